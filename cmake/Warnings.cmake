@@ -1,0 +1,3 @@
+function(docgate_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror -Wpedantic)
+endfunction()

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what docgate needs to build, test and run, from Debian's archive only.
+# Idempotent: packages already present are not touched, and apt is not called at all when
+# nothing is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config curl ca-certificates
+  libboost-dev libsqlite3-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libjwt-dev
+  libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libpqxx-dev libpq-dev postgresql
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "deps.sh: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,304 @@
+#include "app/document_service.h"
+
+#include <utility>
+
+#include "core/lifecycle.h"
+
+namespace docgate {
+namespace {
+
+Error NotFound(std::string_view what, std::int64_t id) {
+  return MakeError(ErrorCode::kNotFound, std::string(what) + " " + std::to_string(id) + " not found");
+}
+
+// Releases the gate on every way out of a transition, exceptions included. Declared before the
+// transaction so that the transaction ends (commit or rollback) before the key is released.
+class GateLease {
+ public:
+  GateLease(LockGate& gate, std::string key, Acquisition acquisition)
+      : gate_(gate), key_(std::move(key)), acquisition_(std::move(acquisition)) {}
+  GateLease(const GateLease&) = delete;
+  GateLease& operator=(const GateLease&) = delete;
+  ~GateLease() {
+    if (acquisition_.outcome == AcquireOutcome::kAcquired) gate_.Release(key_, acquisition_.token);
+  }
+
+ private:
+  LockGate& gate_;
+  std::string key_;
+  Acquisition acquisition_;
+};
+
+int RetryAfterSeconds(std::chrono::milliseconds remaining) {
+  const auto seconds = (remaining.count() + 999) / 1000;
+  return seconds < 1 ? 1 : static_cast<int>(seconds);
+}
+
+}  // namespace
+
+DocumentService::DocumentService(DocumentStore& store, LockGate& gate, Clock& clock,
+                                 RandomSource& random, OutboxWakeup& wakeup, ServiceConfig config)
+    : store_(store),
+      gate_(gate),
+      clock_(clock),
+      random_(random),
+      wakeup_(wakeup),
+      config_(config) {}
+
+std::string DocumentService::SubmitLockKey(DocumentId id) { return "doc:submit:" + std::to_string(id); }
+std::string DocumentService::ReviewLockKey(ReviewId id) { return "doc:review:" + std::to_string(id); }
+
+template <typename Fn>
+Result<Transition> DocumentService::Gated(const std::string& key, std::chrono::milliseconds ttl,
+                                          Fn&& body) {
+  Acquisition acquisition = gate_.Acquire(key, ttl);
+  if (acquisition.outcome == AcquireOutcome::kBusy) {
+    const int retry = RetryAfterSeconds(acquisition.remaining_ttl);
+    return Error{ErrorCode::kLockBusy,
+                 "another request holds " + key + "; retry in " + std::to_string(retry) + " s",
+                 retry};
+  }
+  // kBackendFailed falls through: the transaction's row locks still decide (degraded mode).
+  GateLease lease(gate_, key, std::move(acquisition));
+  auto tx = store_.Begin();
+  Result<Transition> result = body(*tx);
+  if (!result) return result;
+  tx->Commit();
+  wakeup_.Wake();
+  return result;
+}
+
+OutboxEvent DocumentService::MakeEvent(EventType type, const Transition& t, const Actor& actor,
+                                       TimePoint now) {
+  OutboxEvent event;
+  event.event_id = random_.Uuid();
+  event.type = type;
+  event.document_id = t.document.id;
+  event.review_id = t.review.id;
+  event.version = t.review.document_version;
+  event.actor_id = actor.id;
+  event.occurred_at = now;
+  return event;
+}
+
+Result<Document> DocumentService::Create(const Actor& actor, const std::string& title,
+                                         const std::string& content) {
+  if (auto s = RequireAuthorRole(actor); !s) return s.error();
+  if (auto s = ValidateTitle(title); !s) return s.error();
+  if (auto s = ValidateContent(content); !s) return s.error();
+  const TimePoint now = clock_.Now();
+  Document doc;
+  doc.title = title;
+  doc.author_id = actor.id;
+  doc.created_at = now;
+  doc.updated_at = now;
+  auto tx = store_.Begin();
+  doc.id = tx->InsertDocument(doc);
+  tx->PutContent(doc.id, doc.version, content, now);
+  tx->Commit();
+  return doc;
+}
+
+Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
+                                       const EditRequest& request) {
+  if (auto s = RequireAuthorRole(actor); !s) return s.error();
+  if (!request.title && !request.content) {
+    return MakeError(ErrorCode::kValidation, "nothing to change: give title and/or content");
+  }
+  if (request.title) {
+    if (auto s = ValidateTitle(*request.title); !s) return s.error();
+  }
+  if (request.content) {
+    if (auto s = ValidateContent(*request.content); !s) return s.error();
+  }
+  auto tx = store_.Begin();
+  auto doc = tx->LockDocument(id);
+  if (!doc) return NotFound("document", id);
+  if (auto s = RequireOwner(actor, *doc); !s) return s.error();
+  if (request.if_match && *request.if_match != doc->version) {
+    return MakeError(ErrorCode::kVersionMismatch,
+                     "If-Match names version " + std::to_string(*request.if_match) +
+                         ", the document is at version " + std::to_string(doc->version));
+  }
+  const auto current_content = tx->ReadContent(id, doc->version);
+  if (!current_content) throw StorageError("document " + std::to_string(id) + " has no content");
+  const bool title_changed = request.title && *request.title != doc->title;
+  const bool content_changed = request.content && *request.content != *current_content;
+  const TimePoint now = clock_.Now();
+  if (auto s = docgate::Edit(*doc, title_changed || content_changed, now); !s) return s.error();
+  if (title_changed) doc->title = *request.title;
+  if (title_changed || content_changed) {
+    tx->PutContent(id, doc->version, content_changed ? *request.content : *current_content, now);
+  }
+  tx->UpdateDocument(*doc);
+  tx->Commit();
+  return *doc;
+}
+
+Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id) {
+  if (auto s = RequireAuthorRole(actor); !s) return s.error();
+  return Gated(SubmitLockKey(id), config_.submit_lock_ttl,
+               [&](StoreTransaction& tx) -> Result<Transition> {
+                 auto doc = tx.LockDocument(id);
+                 if (!doc) return NotFound("document", id);
+                 if (auto s = RequireOwner(actor, *doc); !s) return s.error();
+                 const TimePoint now = clock_.Now();
+                 auto review = docgate::Submit(*doc, actor, now);
+                 if (!review) return review.error();
+                 review->id = tx.InsertReview(*review);
+                 AttachReview(*doc, review->id);
+                 tx.UpdateDocument(*doc);
+                 Transition t{std::move(*doc), std::move(*review)};
+                 tx.AppendEvent(MakeEvent(EventType::kSubmitted, t, actor, now));
+                 return t;
+               });
+}
+
+Result<Transition> DocumentService::Withdraw(const Actor& actor, DocumentId id) {
+  if (auto s = RequireAuthorRole(actor); !s) return s.error();
+  return Gated(SubmitLockKey(id), config_.submit_lock_ttl,
+               [&](StoreTransaction& tx) -> Result<Transition> {
+                 // Learn the current review without a lock, then lock review -> document (the one
+                 // lock order) and re-check that it is still the current one.
+                 const auto peek = tx.ReadDocument(id);
+                 if (!peek) return NotFound("document", id);
+                 if (auto s = RequireOwner(actor, *peek); !s) return s.error();
+                 if (!peek->current_review_id) {
+                   return MakeError(ErrorCode::kInvalidState,
+                                    "document " + std::to_string(id) + " is " +
+                                        std::string(ToString(peek->status)) +
+                                        "; only a pending review can be withdrawn");
+                 }
+                 auto review = tx.LockReview(*peek->current_review_id);
+                 auto doc = tx.LockDocument(id);
+                 if (!review || !doc) return NotFound("document", id);
+                 const TimePoint now = clock_.Now();
+                 if (auto s = docgate::Withdraw(*doc, *review, actor, now); !s) return s.error();
+                 tx.UpdateReview(*review);
+                 tx.UpdateDocument(*doc);
+                 Transition t{std::move(*doc), std::move(*review)};
+                 tx.AppendEvent(MakeEvent(EventType::kWithdrawn, t, actor, now));
+                 return t;
+               });
+}
+
+Result<Transition> DocumentService::Approve(const Actor& actor, ReviewId id,
+                                            const std::optional<std::string>& comment) {
+  if (auto s = RequireReviewerRole(actor); !s) return s.error();
+  if (comment) {
+    if (auto s = ValidateComment(*comment); !s) return s.error();
+  }
+  return Gated(ReviewLockKey(id), config_.review_lock_ttl,
+               [&](StoreTransaction& tx) -> Result<Transition> {
+                 auto review = tx.LockReview(id);
+                 if (!review) return NotFound("review", id);
+                 auto doc = tx.LockDocument(review->document_id);
+                 if (!doc) return NotFound("document", review->document_id);
+                 const TimePoint now = clock_.Now();
+                 if (auto s = docgate::Approve(*doc, *review, actor, comment, now); !s) {
+                   return s.error();
+                 }
+                 tx.UpdateReview(*review);
+                 tx.UpdateDocument(*doc);
+                 Transition t{std::move(*doc), std::move(*review)};
+                 tx.AppendEvent(MakeEvent(EventType::kApproved, t, actor, now));
+                 return t;
+               });
+}
+
+Result<Transition> DocumentService::Reject(const Actor& actor, ReviewId id,
+                                           const std::string& reason) {
+  if (auto s = RequireReviewerRole(actor); !s) return s.error();
+  if (auto s = ValidateReason(reason); !s) return s.error();
+  return Gated(ReviewLockKey(id), config_.review_lock_ttl,
+               [&](StoreTransaction& tx) -> Result<Transition> {
+                 auto review = tx.LockReview(id);
+                 if (!review) return NotFound("review", id);
+                 auto doc = tx.LockDocument(review->document_id);
+                 if (!doc) return NotFound("document", review->document_id);
+                 const TimePoint now = clock_.Now();
+                 if (auto s = docgate::Reject(*doc, *review, actor, reason, now); !s) {
+                   return s.error();
+                 }
+                 tx.UpdateReview(*review);
+                 tx.UpdateDocument(*doc);
+                 Transition t{std::move(*doc), std::move(*review)};
+                 tx.AppendEvent(MakeEvent(EventType::kRejected, t, actor, now));
+                 return t;
+               });
+}
+
+Result<Document> DocumentService::GetDocument(DocumentId id) {
+  auto doc = store_.FindDocument(id);
+  if (!doc) return NotFound("document", id);
+  return std::move(*doc);
+}
+
+Result<ContentView> DocumentService::GetContent(DocumentId id) {
+  auto doc = store_.FindDocument(id);
+  if (!doc) return NotFound("document", id);
+  auto content = store_.FindContent(id, doc->version);
+  if (!content) throw StorageError("document " + std::to_string(id) + " has no content");
+  return ContentView{id, doc->version, std::move(*content)};
+}
+
+Result<Preview> DocumentService::GetPreview(DocumentId id) {
+  auto doc = store_.FindDocument(id);
+  if (!doc) return NotFound("document", id);
+  if (!doc->approved_version || !doc->approved_at) {
+    return MakeError(ErrorCode::kNotFound,
+                     "document " + std::to_string(id) + " has no approved version yet");
+  }
+  auto content = store_.FindContent(id, *doc->approved_version);
+  if (!content) throw StorageError("document " + std::to_string(id) + " lost approved content");
+  return Preview{id, *doc->approved_version, std::move(*content), *doc->approved_at};
+}
+
+Result<int> DocumentService::PageSize(const std::optional<int>& requested) const {
+  if (!requested) return config_.default_page_size;
+  if (*requested < 1 || *requested > config_.max_page_size) {
+    return MakeError(ErrorCode::kValidation,
+                     "limit must be 1.." + std::to_string(config_.max_page_size));
+  }
+  return *requested;
+}
+
+// Lists fetch one row more than asked: its presence is what says a next page exists.
+Result<Page<Document>> DocumentService::ListDocuments(const ListDocumentsRequest& request) {
+  auto limit = PageSize(request.limit);
+  if (!limit) return limit.error();
+  DocumentQuery query{request.status, request.author_id, request.after, *limit + 1};
+  Page<Document> page{store_.ListDocuments(query), std::nullopt};
+  if (static_cast<int>(page.items.size()) > *limit) {
+    page.items.resize(*limit);
+    page.next = page.items.back().id;
+  }
+  return page;
+}
+
+Result<Page<Review>> DocumentService::ReviewQueue(const Actor& actor,
+                                                  const ListReviewsRequest& request) {
+  if (auto s = RequireReviewerRole(actor); !s) return s.error();
+  auto limit = PageSize(request.limit);
+  if (!limit) return limit.error();
+  ReviewQuery query{request.status, request.after, *limit + 1};
+  Page<Review> page{store_.ListReviews(query), std::nullopt};
+  if (static_cast<int>(page.items.size()) > *limit) {
+    page.items.resize(*limit);
+    page.next = page.items.back().id;
+  }
+  return page;
+}
+
+Result<Review> DocumentService::GetReview(ReviewId id) {
+  auto review = store_.FindReview(id);
+  if (!review) return NotFound("review", id);
+  return std::move(*review);
+}
+
+Result<std::vector<Review>> DocumentService::ReviewHistory(DocumentId id) {
+  if (!store_.FindDocument(id)) return NotFound("document", id);
+  return store_.ListDocumentReviews(id);
+}
+
+}  // namespace docgate

@@ -1,0 +1,117 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/clock.h"
+#include "app/document_store.h"
+#include "app/events.h"
+#include "app/lock_gate.h"
+#include "app/random_source.h"
+#include "core/error.h"
+#include "core/model.h"
+
+namespace docgate {
+
+struct ServiceConfig {
+  std::chrono::milliseconds submit_lock_ttl{8000};   // lock:doc:submit:{id}
+  std::chrono::milliseconds review_lock_ttl{10000};  // lock:doc:review:{id}
+  int default_page_size = 20;
+  int max_page_size = 100;
+};
+
+// The result of a review transition: both rows as committed.
+struct Transition {
+  Document document;
+  Review review;
+};
+
+struct EditRequest {
+  std::optional<std::string> title;
+  std::optional<std::string> content;
+  std::optional<std::int32_t> if_match;  // the version the client last saw
+};
+
+struct ContentView {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::string content;
+};
+
+struct Preview {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::string content;
+  TimePoint approved_at{};
+};
+
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  std::optional<std::int64_t> next;  // the cursor for the following page
+};
+
+struct ListDocumentsRequest {
+  std::optional<DocumentStatus> status;
+  std::optional<UserId> author_id;
+  std::optional<int> limit;
+  std::optional<DocumentId> after;  // cursor from a previous page
+};
+
+struct ListReviewsRequest {
+  std::optional<ReviewStatus> status = ReviewStatus::kPending;
+  std::optional<int> limit;
+  std::optional<ReviewId> after;
+};
+
+// The use cases of the review gate. Each transition runs as:
+//   gate (LockGate) -> store transaction -> lock review, then document -> check state ->
+//   write state + audit fields + outbox event -> commit -> release the gate (always).
+// Role checks come first (they depend on the token only); SELF_REVIEW and every state predicate are
+// decided inside the transaction on the locked rows, so the gate is an optimisation, never the
+// guarantee. Expected failures are Result errors; StorageUnavailable/StorageError propagate.
+// Thread-safe; the referenced ports must outlive the service.
+class DocumentService {
+ public:
+  DocumentService(DocumentStore& store, LockGate& gate, Clock& clock, RandomSource& random,
+                  OutboxWakeup& wakeup, ServiceConfig config = {});
+
+  Result<Document> Create(const Actor& actor, const std::string& title,
+                          const std::string& content);
+  Result<Document> Edit(const Actor& actor, DocumentId id, const EditRequest& request);
+  Result<Transition> Submit(const Actor& actor, DocumentId id);
+  Result<Transition> Withdraw(const Actor& actor, DocumentId id);
+  Result<Transition> Approve(const Actor& actor, ReviewId id,
+                             const std::optional<std::string>& comment);
+  Result<Transition> Reject(const Actor& actor, ReviewId id, const std::string& reason);
+
+  Result<Document> GetDocument(DocumentId id);
+  Result<ContentView> GetContent(DocumentId id);
+  Result<Preview> GetPreview(DocumentId id);
+  Result<Page<Document>> ListDocuments(const ListDocumentsRequest& request);
+  Result<Review> GetReview(ReviewId id);
+  Result<std::vector<Review>> ReviewHistory(DocumentId id);
+  // The review queue (reviewer role), oldest first.
+  Result<Page<Review>> ReviewQueue(const Actor& actor, const ListReviewsRequest& request);
+
+  static std::string SubmitLockKey(DocumentId id);
+  static std::string ReviewLockKey(ReviewId id);
+
+ private:
+  template <typename Fn>
+  Result<Transition> Gated(const std::string& key, std::chrono::milliseconds ttl, Fn&& body);
+  Result<int> PageSize(const std::optional<int>& requested) const;
+  OutboxEvent MakeEvent(EventType type, const Transition& t, const Actor& actor, TimePoint now);
+
+  DocumentStore& store_;
+  LockGate& gate_;
+  Clock& clock_;
+  RandomSource& random_;
+  OutboxWakeup& wakeup_;
+  ServiceConfig config_;
+};
+
+}  // namespace docgate

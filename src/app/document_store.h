@@ -1,0 +1,95 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+
+namespace docgate {
+
+// One write transaction. Obtained from DocumentStore::Begin; rolled back by the destructor unless
+// Commit succeeded. Not thread-safe: one request uses it at a time.
+//
+// Lock order, which every use case keeps so that concurrent transitions cannot deadlock: the review
+// row first, then the document row. Lock* return the row as of the lock (SELECT ... FOR UPDATE on
+// PostgreSQL; SQLite's BEGIN IMMEDIATE holds the whole database) or nullopt when it does not exist.
+// Every method throws StorageUnavailable when the database cannot be reached and StorageError on
+// anything else that went wrong below.
+class StoreTransaction {
+ public:
+  virtual ~StoreTransaction() = default;
+
+  virtual std::optional<Review> LockReview(ReviewId id) = 0;
+  virtual std::optional<Document> LockDocument(DocumentId id) = 0;
+  // Reads without locking: to learn which review to lock before locking the document.
+  virtual std::optional<Document> ReadDocument(DocumentId id) = 0;
+  // The working copy of `version`, or nullopt.
+  virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
+
+  // Inserts and returns the assigned id; `doc.id` / `review.id` are ignored.
+  virtual DocumentId InsertDocument(const Document& doc) = 0;
+  virtual ReviewId InsertReview(const Review& review) = 0;
+  // Overwrites the mutable columns of an existing row identified by its id.
+  virtual void UpdateDocument(const Document& doc) = 0;
+  virtual void UpdateReview(const Review& review) = 0;
+  // Stores the content of one version (a new version never overwrites an older one).
+  virtual void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+                          TimePoint at) = 0;
+  // Appends to the outbox; the event becomes visible to the dispatcher at commit.
+  virtual void AppendEvent(const OutboxEvent& event) = 0;
+
+  virtual void Commit() = 0;
+};
+
+// Newest first (descending id); `before` is the exclusive cursor.
+struct DocumentQuery {
+  std::optional<DocumentStatus> status;
+  std::optional<UserId> author_id;
+  std::optional<DocumentId> before;
+  int limit = 20;
+};
+
+// Oldest first (ascending id); `after` is the exclusive cursor.
+struct ReviewQuery {
+  std::optional<ReviewStatus> status;
+  std::optional<ReviewId> after;
+  int limit = 20;
+};
+
+// The system of record for documents, their content versions, reviews and the outbox.
+// Thread-safe: any number of threads may call it; it bounds concurrency by its connection count
+// and waits at most its configured timeout for a connection or a lock before throwing
+// StorageUnavailable. Reads take no row locks.
+class DocumentStore {
+ public:
+  virtual ~DocumentStore() = default;
+
+  virtual std::unique_ptr<StoreTransaction> Begin() = 0;
+
+  virtual std::optional<Document> FindDocument(DocumentId id) = 0;
+  virtual std::optional<Review> FindReview(ReviewId id) = 0;
+  virtual std::optional<std::string> FindContent(DocumentId id, std::int32_t version) = 0;
+  // At most query.limit rows.
+  virtual std::vector<Document> ListDocuments(const DocumentQuery& query) = 0;
+  virtual std::vector<Review> ListReviews(const ReviewQuery& query) = 0;
+  // Every review of one document, newest first.
+  virtual std::vector<Review> ListDocumentReviews(DocumentId id) = 0;
+
+  // True when the database answers a trivial query (readiness).
+  virtual bool Ping() = 0;
+};
+
+// The delivery side of the outbox. Thread-safe.
+class OutboxStore {
+ public:
+  virtual ~OutboxStore() = default;
+  // Up to `limit` undelivered events in commit order (ascending sequence).
+  virtual std::vector<OutboxEvent> PendingEvents(int limit) = 0;
+  // Marks the given events delivered; they are never returned by PendingEvents again.
+  virtual void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) = 0;
+};
+
+}  // namespace docgate

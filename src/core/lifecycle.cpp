@@ -1,0 +1,193 @@
+#include "core/lifecycle.h"
+
+#include <cstddef>
+#include <string_view>
+
+namespace docgate {
+namespace {
+
+constexpr std::size_t kMaxTitle = 200;
+constexpr std::size_t kMaxReason = 2000;
+constexpr std::size_t kMaxComment = 2000;
+
+// Counts code points; nullopt when the text is not valid UTF-8 (overlongs and surrogates included).
+std::optional<std::size_t> Utf8Length(std::string_view s) {
+  std::size_t count = 0;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t extra = 0;
+    char32_t cp = 0;
+    if (c < 0x80) {
+      cp = c;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      cp = c & 0x07;
+    } else {
+      return std::nullopt;
+    }
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if (i + k >= s.size()) return std::nullopt;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return std::nullopt;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    static constexpr char32_t kMinForLength[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMinForLength[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return std::nullopt;
+    }
+    i += extra + 1;
+    ++count;
+  }
+  return count;
+}
+
+Status Bounded(const std::string& text, std::string_view field, std::size_t min, std::size_t max) {
+  const auto length = Utf8Length(text);
+  if (!length) return MakeError(ErrorCode::kValidation, std::string(field) + " is not valid UTF-8");
+  if (*length < min || *length > max) {
+    return MakeError(ErrorCode::kValidation, std::string(field) + " must be " + std::to_string(min) +
+                                                 ".." + std::to_string(max) + " characters, got " +
+                                                 std::to_string(*length));
+  }
+  return Ok{};
+}
+
+Error InvalidState(std::string detail) { return MakeError(ErrorCode::kInvalidState, std::move(detail)); }
+
+std::string DocumentIs(const Document& doc) {
+  return "document " + std::to_string(doc.id) + " is " + std::string(ToString(doc.status));
+}
+
+// The checks shared by every decision on a pending review (approve, reject, withdraw).
+Status CheckPendingPair(const Document& doc, const Review& review) {
+  if (review.status != ReviewStatus::kPending) {
+    return InvalidState("review " + std::to_string(review.id) + " is already " +
+                        std::string(ToString(review.status)));
+  }
+  if (doc.status != DocumentStatus::kPendingReview || doc.current_review_id != review.id) {
+    return InvalidState(DocumentIs(doc) + " and review " + std::to_string(review.id) +
+                        " is not its current review");
+  }
+  if (doc.version != review.document_version) {
+    return InvalidState("review " + std::to_string(review.id) + " was submitted for version " +
+                        std::to_string(review.document_version) + ", the document is at version " +
+                        std::to_string(doc.version));
+  }
+  return Ok{};
+}
+
+void Decide(Review& review, ReviewStatus status, const Actor& actor, TimePoint now,
+            std::optional<std::string> comment) {
+  review.status = status;
+  review.decided_by = actor.id;
+  review.decided_at = now;
+  review.comment = std::move(comment);
+}
+
+}  // namespace
+
+Status ValidateTitle(const std::string& title) { return Bounded(title, "title", 1, kMaxTitle); }
+
+Status ValidateContent(const std::string& content) {
+  if (!Utf8Length(content)) return MakeError(ErrorCode::kValidation, "content is not valid UTF-8");
+  return Ok{};
+}
+
+Status ValidateReason(const std::string& reason) { return Bounded(reason, "reason", 1, kMaxReason); }
+
+Status ValidateComment(const std::string& comment) {
+  return Bounded(comment, "comment", 0, kMaxComment);
+}
+
+Status RequireAuthorRole(const Actor& actor) {
+  if (actor.CanAuthor()) return Ok{};
+  return MakeError(ErrorCode::kForbidden, "this action needs the author role");
+}
+
+Status RequireReviewerRole(const Actor& actor) {
+  if (actor.CanReview()) return Ok{};
+  return MakeError(ErrorCode::kForbidden, "this action needs the reviewer role");
+}
+
+Status RequireOwner(const Actor& actor, const Document& doc) {
+  if (actor.is_admin) return Ok{};
+  if (actor.is_author && actor.id == doc.author_id) return Ok{};
+  return MakeError(ErrorCode::kForbidden,
+                   "only the author of document " + std::to_string(doc.id) + " may do this");
+}
+
+Status Edit(Document& doc, bool changed, TimePoint now) {
+  if (doc.status != DocumentStatus::kDraft && doc.status != DocumentStatus::kRejected) {
+    return InvalidState(DocumentIs(doc) + "; only draft or rejected documents can be edited");
+  }
+  if (changed) ++doc.version;
+  doc.status = DocumentStatus::kDraft;
+  doc.updated_at = now;
+  return Ok{};
+}
+
+Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now) {
+  if (doc.status != DocumentStatus::kDraft && doc.status != DocumentStatus::kRejected) {
+    return InvalidState(DocumentIs(doc) + "; only draft or rejected documents can be submitted");
+  }
+  doc.status = DocumentStatus::kPendingReview;
+  doc.updated_at = now;
+  Review review;
+  review.document_id = doc.id;
+  review.document_version = doc.version;
+  review.status = ReviewStatus::kPending;
+  review.submitted_by = actor.id;
+  review.submitted_at = now;
+  return review;
+}
+
+void AttachReview(Document& doc, ReviewId review_id) { doc.current_review_id = review_id; }
+
+Status Withdraw(Document& doc, Review& review, const Actor& actor, TimePoint now) {
+  if (auto pending = CheckPendingPair(doc, review); !pending) return pending;
+  doc.status = DocumentStatus::kDraft;
+  doc.current_review_id.reset();
+  doc.updated_at = now;
+  Decide(review, ReviewStatus::kWithdrawn, actor, now, std::nullopt);
+  return Ok{};
+}
+
+Status Approve(Document& doc, Review& review, const Actor& actor,
+               const std::optional<std::string>& comment, TimePoint now) {
+  if (doc.author_id == actor.id) {
+    return MakeError(ErrorCode::kSelfReview, "you wrote document " + std::to_string(doc.id) +
+                                                 " and cannot decide its review");
+  }
+  if (auto pending = CheckPendingPair(doc, review); !pending) return pending;
+  doc.status = DocumentStatus::kApproved;
+  doc.current_review_id.reset();
+  doc.approved_version = review.document_version;
+  doc.approved_at = now;
+  doc.ingest_status = IngestStatus::kPending;
+  doc.updated_at = now;
+  Decide(review, ReviewStatus::kApproved, actor, now, comment);
+  return Ok{};
+}
+
+Status Reject(Document& doc, Review& review, const Actor& actor, const std::string& reason,
+              TimePoint now) {
+  if (doc.author_id == actor.id) {
+    return MakeError(ErrorCode::kSelfReview, "you wrote document " + std::to_string(doc.id) +
+                                                 " and cannot decide its review");
+  }
+  if (auto pending = CheckPendingPair(doc, review); !pending) return pending;
+  doc.status = DocumentStatus::kRejected;
+  doc.current_review_id.reset();
+  doc.updated_at = now;
+  Decide(review, ReviewStatus::kRejected, actor, now, reason);
+  return Ok{};
+}
+
+}  // namespace docgate

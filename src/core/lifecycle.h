@@ -1,0 +1,54 @@
+#pragma once
+
+// The review lifecycle as pure functions over the two rows a transition holds. Every transition of
+// API.md is here and nothing else; each either refuses with a Result error and leaves the rows
+// untouched, or applies the whole transition (state, audit fields) to them.
+//
+//   document: draft --submit--> pending_review --approve--> approved
+//             rejected --submit--^       |--reject--> rejected --edit--> draft
+//             draft <--withdraw----------|
+//   review:   pending --> approved | rejected | withdrawn   (a decided review never changes)
+
+#include <optional>
+#include <string>
+
+#include "core/error.h"
+#include "core/model.h"
+
+namespace docgate {
+
+// Title 1..200 characters (Unicode code points of valid UTF-8).
+Status ValidateTitle(const std::string& title);
+// Content: any valid UTF-8 (its size is bounded by the request body limit).
+Status ValidateContent(const std::string& content);
+// Rejection reason 1..2000 characters.
+Status ValidateReason(const std::string& reason);
+// Approval comment 0..2000 characters.
+Status ValidateComment(const std::string& comment);
+
+// Role checks. CanAuthor/CanReview come from the token; "owner" means the document's author (an
+// admin may act on any document, API.md: admin may do what an author may).
+Status RequireAuthorRole(const Actor& actor);
+Status RequireReviewerRole(const Actor& actor);
+Status RequireOwner(const Actor& actor, const Document& doc);
+
+// PUT: only in draft or rejected; a rejected document becomes draft. `changed` says whether the
+// title or content differs from the current one: only a change bumps the version.
+Status Edit(Document& doc, bool changed, TimePoint now);
+
+// Submit from draft or rejected. Returns the new pending review bound to the current version
+// (its id is 0 until stored; call AttachReview with the stored id).
+Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now);
+void AttachReview(Document& doc, ReviewId review_id);
+
+// Withdraw the pending review: the document goes back to draft, the review becomes withdrawn.
+Status Withdraw(Document& doc, Review& review, const Actor& actor, TimePoint now);
+
+// Decide a pending review. The document's author can never decide it (SELF_REVIEW). The review
+// must be the document's current one and bound to its current version.
+Status Approve(Document& doc, Review& review, const Actor& actor,
+               const std::optional<std::string>& comment, TimePoint now);
+Status Reject(Document& doc, Review& review, const Actor& actor, const std::string& reason,
+              TimePoint now);
+
+}  // namespace docgate

@@ -1,0 +1,69 @@
+#include "core/model.h"
+
+#include <array>
+#include <utility>
+
+namespace docgate {
+namespace {
+
+template <typename E, std::size_t N>
+std::optional<E> Lookup(const std::array<std::pair<E, std::string_view>, N>& table,
+                        std::string_view text) {
+  for (const auto& [value, name] : table) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+template <typename E, std::size_t N>
+std::string_view Name(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  return "unknown";
+}
+
+constexpr std::array<std::pair<DocumentStatus, std::string_view>, 4> kDocumentStatuses{{
+    {DocumentStatus::kDraft, "draft"},
+    {DocumentStatus::kPendingReview, "pending_review"},
+    {DocumentStatus::kApproved, "approved"},
+    {DocumentStatus::kRejected, "rejected"},
+}};
+constexpr std::array<std::pair<ReviewStatus, std::string_view>, 4> kReviewStatuses{{
+    {ReviewStatus::kPending, "pending"},
+    {ReviewStatus::kApproved, "approved"},
+    {ReviewStatus::kRejected, "rejected"},
+    {ReviewStatus::kWithdrawn, "withdrawn"},
+}};
+constexpr std::array<std::pair<IngestStatus, std::string_view>, 4> kIngestStatuses{{
+    {IngestStatus::kNone, "none"},
+    {IngestStatus::kPending, "pending"},
+    {IngestStatus::kDone, "done"},
+    {IngestStatus::kFailed, "failed"},
+}};
+constexpr std::array<std::pair<EventType, std::string_view>, 4> kEventTypes{{
+    {EventType::kSubmitted, "document.submitted"},
+    {EventType::kApproved, "document.approved"},
+    {EventType::kRejected, "document.rejected"},
+    {EventType::kWithdrawn, "document.withdrawn"},
+}};
+
+}  // namespace
+
+std::string_view ToString(DocumentStatus status) { return Name(kDocumentStatuses, status); }
+std::string_view ToString(ReviewStatus status) { return Name(kReviewStatuses, status); }
+std::string_view ToString(IngestStatus status) { return Name(kIngestStatuses, status); }
+std::string_view ToString(EventType type) { return Name(kEventTypes, type); }
+
+std::optional<DocumentStatus> ParseDocumentStatus(std::string_view text) {
+  return Lookup(kDocumentStatuses, text);
+}
+std::optional<ReviewStatus> ParseReviewStatus(std::string_view text) {
+  return Lookup(kReviewStatuses, text);
+}
+std::optional<IngestStatus> ParseIngestStatus(std::string_view text) {
+  return Lookup(kIngestStatuses, text);
+}
+std::optional<EventType> ParseEventType(std::string_view text) { return Lookup(kEventTypes, text); }
+
+}  // namespace docgate

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace docgate {
+
+using TimePoint = std::chrono::sys_time<std::chrono::milliseconds>;
+using DocumentId = std::int64_t;
+using ReviewId = std::int64_t;
+using UserId = std::string;
+
+enum class DocumentStatus { kDraft, kPendingReview, kApproved, kRejected };
+enum class ReviewStatus { kPending, kApproved, kRejected, kWithdrawn };
+enum class IngestStatus { kNone, kPending, kDone, kFailed };
+
+std::string_view ToString(DocumentStatus status);
+std::string_view ToString(ReviewStatus status);
+std::string_view ToString(IngestStatus status);
+std::optional<DocumentStatus> ParseDocumentStatus(std::string_view text);
+std::optional<ReviewStatus> ParseReviewStatus(std::string_view text);
+std::optional<IngestStatus> ParseIngestStatus(std::string_view text);
+
+struct Document {
+  DocumentId id = 0;
+  std::string title;
+  DocumentStatus status = DocumentStatus::kDraft;
+  std::int32_t version = 1;
+  UserId author_id;
+  std::optional<ReviewId> current_review_id;
+  std::optional<std::int32_t> approved_version;
+  std::optional<TimePoint> approved_at;
+  IngestStatus ingest_status = IngestStatus::kNone;
+  TimePoint created_at{};
+  TimePoint updated_at{};
+
+  bool operator==(const Document&) const = default;
+};
+
+struct Review {
+  ReviewId id = 0;
+  DocumentId document_id = 0;
+  std::int32_t document_version = 0;
+  ReviewStatus status = ReviewStatus::kPending;
+  UserId submitted_by;
+  TimePoint submitted_at{};
+  std::optional<UserId> decided_by;
+  std::optional<TimePoint> decided_at;
+  std::optional<std::string> comment;
+
+  bool operator==(const Review&) const = default;
+};
+
+// The event kinds of API.md; the string form is the AMQP routing key.
+enum class EventType { kSubmitted, kApproved, kRejected, kWithdrawn };
+std::string_view ToString(EventType type);
+std::optional<EventType> ParseEventType(std::string_view text);
+
+// One row of the transactional outbox. `sequence` is assigned by the store at insert and orders
+// events in commit order.
+struct OutboxEvent {
+  std::int64_t sequence = 0;
+  std::string event_id;  // UUID, the consumers' dedupe key
+  EventType type = EventType::kSubmitted;
+  DocumentId document_id = 0;
+  ReviewId review_id = 0;
+  std::int32_t version = 0;
+  UserId actor_id;
+  TimePoint occurred_at{};
+
+  bool operator==(const OutboxEvent&) const = default;
+};
+
+// The authenticated caller, as the token describes it.
+struct Actor {
+  UserId id;
+  std::string name;
+  bool is_author = false;
+  bool is_reviewer = false;
+  bool is_admin = false;
+
+  bool CanAuthor() const { return is_author || is_admin; }
+  bool CanReview() const { return is_reviewer || is_admin; }
+};
+
+}  // namespace docgate
