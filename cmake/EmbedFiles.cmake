@@ -14,6 +14,6 @@ function(docgate_embed_files out_var)
   endforeach()
   set(out ${CMAKE_CURRENT_BINARY_DIR}/${ARG_NAMESPACE_VAR}.cpp)
   file(CONFIGURE OUTPUT ${out} CONTENT
-"#include \"core/embedded_file.h\"\n\nnamespace docgate {\n\nconst std::vector<EmbeddedFile> ${ARG_NAMESPACE_VAR} = {\n${body}};\n\n}  // namespace docgate\n" @ONLY)
+"#include \"core/embedded_file.h\"\n\nnamespace docgate {\n\nextern const std::vector<EmbeddedFile> ${ARG_NAMESPACE_VAR};\nconst std::vector<EmbeddedFile> ${ARG_NAMESPACE_VAR} = {\n${body}};\n\n}  // namespace docgate\n" @ONLY)
   set(${out_var} ${out} PARENT_SCOPE)
 endfunction()

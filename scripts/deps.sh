@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config curl ca-certificates
   libboost-dev libsqlite3-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libjwt-dev
   libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libpqxx-dev libpq-dev postgresql
+  libpqxx-dev libpq-dev postgresql python3 jq
 )
 
 missing=()

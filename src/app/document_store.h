@@ -17,7 +17,9 @@ namespace docgate {
 // row first, then the document row. Lock* return the row as of the lock (SELECT ... FOR UPDATE on
 // PostgreSQL; SQLite's BEGIN IMMEDIATE holds the whole database) or nullopt when it does not exist.
 // Every method throws StorageUnavailable when the database cannot be reached and StorageError on
-// anything else that went wrong below.
+// anything else that went wrong below. After any throw the transaction is finished: the caller
+// only destroys it (PostgreSQL aborts a transaction on a failed statement; SQLite would not, and
+// the contract does not let callers tell the difference). Using it after Commit is a StorageError.
 class StoreTransaction {
  public:
   virtual ~StoreTransaction() = default;
@@ -29,13 +31,17 @@ class StoreTransaction {
   // The working copy of `version`, or nullopt.
   virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
 
-  // Inserts and returns the assigned id; `doc.id` / `review.id` are ignored.
+  // Inserts and returns the assigned id, greater than every id committed before; `doc.id` /
+  // `review.id` are ignored.
   virtual DocumentId InsertDocument(const Document& doc) = 0;
   virtual ReviewId InsertReview(const Review& review) = 0;
-  // Overwrites the mutable columns of an existing row identified by its id.
+  // Overwrites the mutable columns of an existing row identified by its id (StorageError if it
+  // does not exist). A document's author_id and created_at never change; of a review only the
+  // decision (status, decided_by, decided_at, comment) changes.
   virtual void UpdateDocument(const Document& doc) = 0;
   virtual void UpdateReview(const Review& review) = 0;
-  // Stores the content of one version (a new version never overwrites an older one).
+  // Stores the content of one version. Versions are never rewritten: content for a version that
+  // already has some is a StorageError.
   virtual void PutContent(DocumentId id, std::int32_t version, const std::string& content,
                           TimePoint at) = 0;
   // Appends to the outbox; the event becomes visible to the dispatcher at commit.

@@ -51,6 +51,9 @@ std::optional<std::size_t> Utf8Length(std::string_view s) {
 Status Bounded(const std::string& text, std::string_view field, std::size_t min, std::size_t max) {
   const auto length = Utf8Length(text);
   if (!length) return MakeError(ErrorCode::kValidation, std::string(field) + " is not valid UTF-8");
+  if (text.find('\0') != std::string::npos) {
+    return MakeError(ErrorCode::kValidation, std::string(field) + " must not contain U+0000");
+  }
   if (*length < min || *length > max) {
     return MakeError(ErrorCode::kValidation, std::string(field) + " must be " + std::to_string(min) +
                                                  ".." + std::to_string(max) + " characters, got " +
@@ -97,6 +100,10 @@ Status ValidateTitle(const std::string& title) { return Bounded(title, "title", 
 
 Status ValidateContent(const std::string& content) {
   if (!Utf8Length(content)) return MakeError(ErrorCode::kValidation, "content is not valid UTF-8");
+  // PostgreSQL text cannot hold U+0000; refusing it here keeps every store identical.
+  if (content.find('\0') != std::string::npos) {
+    return MakeError(ErrorCode::kValidation, "content must not contain U+0000");
+  }
   return Ok{};
 }
 

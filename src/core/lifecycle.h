@@ -19,7 +19,8 @@ namespace docgate {
 
 // Title 1..200 characters (Unicode code points of valid UTF-8).
 Status ValidateTitle(const std::string& title);
-// Content: any valid UTF-8 (its size is bounded by the request body limit).
+// Content: valid UTF-8 without U+0000 (its size is bounded by the request body limit).
+// Every text field refuses U+0000, which PostgreSQL cannot store.
 Status ValidateContent(const std::string& content);
 // Rejection reason 1..2000 characters.
 Status ValidateReason(const std::string& reason);

@@ -230,6 +230,8 @@ TEST(ValidationTest, RejectsInvalidUtf8) {
   EXPECT_FALSE(ValidateTitle("\xED\xA0\x80").ok());      // UTF-16 surrogate
   EXPECT_FALSE(ValidateContent("ok\xFF").ok());
   EXPECT_TRUE(ValidateContent("").ok());
+  EXPECT_FALSE(ValidateContent(std::string("a\0b", 3)).ok());
+  EXPECT_FALSE(ValidateTitle(std::string("a\0b", 3)).ok());
   EXPECT_TRUE(ValidateContent("\xF0\x9F\x98\x80").ok());  // U+1F600
 }
 

@@ -1,0 +1,433 @@
+#include "adapters/sqlite/sqlite_document_store.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "adapters/sqlite/sqlite_connection.h"
+#include "adapters/sqlite/sqlite_connection_pool.h"
+#include "adapters/sqlite/sqlite_migrations.h"
+#include "core/error.h"
+
+namespace docgate {
+namespace {
+
+// SQL text joined from literals at compile time, so each column list is written once.
+template <std::size_t N>
+struct SqlText {
+  std::array<char, N> chars{};
+  constexpr operator std::string_view() const {  // NOLINT(google-explicit-constructor)
+    return {chars.data(), N};
+  }
+};
+
+template <std::size_t... N>
+consteval SqlText<(N + ...) - sizeof...(N)> Sql(const char (&... parts)[N]) {
+  SqlText<(N + ...) - sizeof...(N)> out;
+  std::size_t at = 0;
+  for (const std::string_view part : {std::string_view(parts, N - 1)...}) {
+    for (const char c : part) out.chars[at++] = c;
+  }
+  return out;
+}
+
+// Row selections; the *FromRow decoders below read their columns by position.
+constexpr char kSelectDocuments[] =
+    "SELECT id, title, status, version, author_id, current_review_id, approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document WHERE ";
+constexpr char kSelectReviews[] =
+    "SELECT id, document_id, document_version, status, submitted_by, submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE ";
+constexpr char kSelectEvents[] =
+    "SELECT id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at"
+    " FROM kh_outbox WHERE ";
+
+constexpr std::string_view kEnableWal = "PRAGMA journal_mode = WAL";
+constexpr std::string_view kPing = "SELECT 1";
+
+constexpr auto kSelectDocument = Sql(kSelectDocuments, "id = ?1");
+// Document lists bind ?1 status, ?2 author_id, ?3 the exclusive cursor, ?4 the limit; one text
+// per filter combination so that each can use its index.
+constexpr char kNewestFirst[] = " ORDER BY id DESC LIMIT ?4";
+constexpr auto kListDocuments = Sql(kSelectDocuments, "id < ?3", kNewestFirst);
+constexpr auto kListDocumentsByStatus =
+    Sql(kSelectDocuments, "status = ?1 AND id < ?3", kNewestFirst);
+constexpr auto kListDocumentsByAuthor =
+    Sql(kSelectDocuments, "author_id = ?2 AND id < ?3", kNewestFirst);
+constexpr auto kListDocumentsByStatusAndAuthor =
+    Sql(kSelectDocuments, "status = ?1 AND author_id = ?2 AND id < ?3", kNewestFirst);
+// Insert and update share the parameter numbers of BindDocument; update leaves author_id (?4) and
+// created_at (?9) alone and names the row by ?11.
+constexpr std::string_view kInsertDocument =
+    "INSERT INTO kh_document (title, status, version, author_id, current_review_id,"
+    " approved_version, approved_at, ingest_status, created_at, updated_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id";
+constexpr std::string_view kUpdateDocument =
+    "UPDATE kh_document SET title = ?1, status = ?2, version = ?3, current_review_id = ?5,"
+    " approved_version = ?6, approved_at = ?7, ingest_status = ?8, updated_at = ?10"
+    " WHERE id = ?11";
+
+constexpr std::string_view kSelectContent =
+    "SELECT content FROM kh_document_content WHERE document_id = ?1 AND version = ?2";
+constexpr std::string_view kInsertContent =
+    "INSERT INTO kh_document_content (document_id, version, content, created_at)"
+    " VALUES (?1, ?2, ?3, ?4)";
+
+constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
+// Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
+constexpr char kOldestFirst[] = " ORDER BY id LIMIT ?3";
+constexpr auto kListReviews = Sql(kSelectReviews, "id > ?2", kOldestFirst);
+constexpr auto kListReviewsByStatus = Sql(kSelectReviews, "status = ?1 AND id > ?2", kOldestFirst);
+constexpr auto kListDocumentReviews = Sql(kSelectReviews, "document_id = ?1 ORDER BY id DESC");
+// Insert and update share the parameter numbers of BindReview; a decision changes only ?3, ?6-?8.
+constexpr std::string_view kInsertReview =
+    "INSERT INTO kh_document_review (document_id, document_version, status, submitted_by,"
+    " submitted_at, decided_by, decided_at, comment)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id";
+constexpr std::string_view kUpdateReview =
+    "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = ?7, comment = ?8"
+    " WHERE id = ?9";
+
+constexpr std::string_view kInsertEvent =
+    "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+constexpr auto kPendingEvents = Sql(kSelectEvents, "delivered_at IS NULL ORDER BY id LIMIT ?1");
+constexpr std::string_view kMarkDelivered =
+    "UPDATE kh_outbox SET delivered_at = ?2 WHERE id = ?1 AND delivered_at IS NULL";
+
+template <typename T>
+std::optional<T> Nullable(const SqliteStatement& row, int column,
+                          T (SqliteStatement::*read)(int) const) {
+  if (row.IsNull(column)) return std::nullopt;
+  return (row.*read)(column);
+}
+
+template <typename E>
+E EnumColumn(const SqliteStatement& row, int column, std::optional<E> (*parse)(std::string_view),
+             std::string_view what) {
+  const std::string text = row.Text(column);
+  if (const std::optional<E> value = parse(text)) return *value;
+  throw StorageError("sqlite: " + std::string(what) + " holds unknown value '" + text + "'");
+}
+
+Document DocumentFromRow(const SqliteStatement& row) {
+  Document doc;
+  doc.id = row.Int64(0);
+  doc.title = row.Text(1);
+  doc.status = EnumColumn(row, 2, &ParseDocumentStatus, "kh_document.status");
+  doc.version = row.Int32(3);
+  doc.author_id = row.Text(4);
+  doc.current_review_id = Nullable(row, 5, &SqliteStatement::Int64);
+  doc.approved_version = Nullable(row, 6, &SqliteStatement::Int32);
+  doc.approved_at = Nullable(row, 7, &SqliteStatement::Time);
+  doc.ingest_status = EnumColumn(row, 8, &ParseIngestStatus, "kh_document.ingest_status");
+  doc.created_at = row.Time(9);
+  doc.updated_at = row.Time(10);
+  return doc;
+}
+
+Review ReviewFromRow(const SqliteStatement& row) {
+  Review review;
+  review.id = row.Int64(0);
+  review.document_id = row.Int64(1);
+  review.document_version = row.Int32(2);
+  review.status = EnumColumn(row, 3, &ParseReviewStatus, "kh_document_review.status");
+  review.submitted_by = row.Text(4);
+  review.submitted_at = row.Time(5);
+  review.decided_by = Nullable(row, 6, &SqliteStatement::Text);
+  review.decided_at = Nullable(row, 7, &SqliteStatement::Time);
+  review.comment = Nullable(row, 8, &SqliteStatement::Text);
+  return review;
+}
+
+OutboxEvent EventFromRow(const SqliteStatement& row) {
+  OutboxEvent event;
+  event.sequence = row.Int64(0);
+  event.event_id = row.Text(1);
+  event.type = EnumColumn(row, 2, &ParseEventType, "kh_outbox.event_type");
+  event.document_id = row.Int64(3);
+  event.review_id = row.Int64(4);
+  event.version = row.Int32(5);
+  event.actor_id = row.Text(6);
+  event.occurred_at = row.Time(7);
+  return event;
+}
+
+void BindDocument(SqliteStatement& stmt, const Document& doc) {
+  stmt.Bind(1, doc.title)
+      .Bind(2, ToString(doc.status))
+      .Bind(3, doc.version)
+      .Bind(4, doc.author_id)
+      .Bind(5, doc.current_review_id)
+      .Bind(6, doc.approved_version)
+      .Bind(7, doc.approved_at)
+      .Bind(8, ToString(doc.ingest_status))
+      .Bind(9, doc.created_at)
+      .Bind(10, doc.updated_at);
+}
+
+void BindReview(SqliteStatement& stmt, const Review& review) {
+  stmt.Bind(1, review.document_id)
+      .Bind(2, review.document_version)
+      .Bind(3, ToString(review.status))
+      .Bind(4, review.submitted_by)
+      .Bind(5, review.submitted_at)
+      .Bind(6, review.decided_by)
+      .Bind(7, review.decided_at)
+      .Bind(8, review.comment);
+}
+
+std::string_view DocumentListSql(const DocumentQuery& query) {
+  if (query.status && query.author_id) return kListDocumentsByStatusAndAuthor;
+  if (query.status) return kListDocumentsByStatus;
+  if (query.author_id) return kListDocumentsByAuthor;
+  return kListDocuments;
+}
+
+template <typename T>
+std::optional<T> FirstRow(SqliteStatement& stmt, T (*decode)(const SqliteStatement&)) {
+  if (!stmt.Step()) return std::nullopt;
+  return decode(stmt);
+}
+
+template <typename T>
+std::vector<T> AllRows(SqliteStatement& stmt, T (*decode)(const SqliteStatement&)) {
+  std::vector<T> rows;
+  while (stmt.Step()) rows.push_back(decode(stmt));
+  return rows;
+}
+
+std::optional<Document> SelectDocument(SqliteConnection& connection, DocumentId id) {
+  auto stmt = connection.Prepare(kSelectDocument);
+  stmt.Bind(1, id);
+  return FirstRow(stmt, &DocumentFromRow);
+}
+
+std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
+  auto stmt = connection.Prepare(kSelectReview);
+  stmt.Bind(1, id);
+  return FirstRow(stmt, &ReviewFromRow);
+}
+
+std::optional<std::string> SelectContent(SqliteConnection& connection, DocumentId id,
+                                         std::int32_t version) {
+  auto stmt = connection.Prepare(kSelectContent);
+  stmt.Bind(1, id).Bind(2, version);
+  if (!stmt.Step()) return std::nullopt;
+  return stmt.Text(0);
+}
+
+std::int64_t ReturnedId(SqliteStatement& stmt) {
+  if (!stmt.Step()) throw StorageError("sqlite: INSERT ... RETURNING id returned no row");
+  const std::int64_t id = stmt.Int64(0);
+  stmt.Run();
+  return id;
+}
+
+void ExpectOneRowChanged(SqliteConnection& connection, std::string_view what, std::int64_t id) {
+  if (connection.Changes() != 1) {
+    throw StorageError("sqlite: no " + std::string(what) + " " + std::to_string(id) + " to update");
+  }
+}
+
+std::int64_t NonNegative(int limit) { return std::max(limit, 0); }
+
+class SqliteStoreTransaction final : public StoreTransaction {
+ public:
+  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease)
+      : lease_(std::move(lease)), tx_(*lease_) {}
+
+  std::optional<Review> LockReview(ReviewId id) override { return SelectReview(Open(), id); }
+  std::optional<Document> LockDocument(DocumentId id) override {
+    return SelectDocument(Open(), id);
+  }
+  std::optional<Document> ReadDocument(DocumentId id) override {
+    return SelectDocument(Open(), id);
+  }
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+    return SelectContent(Open(), id, version);
+  }
+
+  DocumentId InsertDocument(const Document& doc) override {
+    auto stmt = Open().Prepare(kInsertDocument);
+    BindDocument(stmt, doc);
+    return ReturnedId(stmt);
+  }
+
+  ReviewId InsertReview(const Review& review) override {
+    auto stmt = Open().Prepare(kInsertReview);
+    BindReview(stmt, review);
+    return ReturnedId(stmt);
+  }
+
+  void UpdateDocument(const Document& doc) override {
+    auto stmt = Open().Prepare(kUpdateDocument);
+    BindDocument(stmt, doc);
+    stmt.Bind(11, doc.id).Run();
+    ExpectOneRowChanged(*lease_, "document", doc.id);
+  }
+
+  void UpdateReview(const Review& review) override {
+    auto stmt = Open().Prepare(kUpdateReview);
+    BindReview(stmt, review);
+    stmt.Bind(9, review.id).Run();
+    ExpectOneRowChanged(*lease_, "review", review.id);
+  }
+
+  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+                  TimePoint at) override {
+    Open().Prepare(kInsertContent).Bind(1, id).Bind(2, version).Bind(3, content).Bind(4, at).Run();
+  }
+
+  void AppendEvent(const OutboxEvent& event) override {
+    Open()
+        .Prepare(kInsertEvent)
+        .Bind(1, event.event_id)
+        .Bind(2, ToString(event.type))
+        .Bind(3, event.document_id)
+        .Bind(4, event.review_id)
+        .Bind(5, event.version)
+        .Bind(6, event.actor_id)
+        .Bind(7, event.occurred_at)
+        .Run();
+  }
+
+  void Commit() override {
+    Open();
+    tx_.Commit();
+  }
+
+ private:
+  // The connection, as long as the transaction is still open.
+  SqliteConnection& Open() {
+    if (tx_.committed()) throw StorageError("sqlite: the transaction is already committed");
+    return *lease_;
+  }
+
+  SqliteConnectionPool::Lease lease_;
+  SqliteWriteTransaction tx_;  // after lease_: rolled back before the connection goes back
+};
+
+void EnableWal(SqliteConnection& connection) {
+  auto stmt = connection.Prepare(kEnableWal);
+  const std::string mode = stmt.Step() ? stmt.Text(0) : std::string();
+  if (mode != "wal") throw StorageError("cannot switch to WAL (journal mode is '" + mode + "')");
+}
+
+std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
+  if (config.path.empty() || config.path == ":memory:" || config.path.starts_with("file:")) {
+    throw StorageError("path must name a database file (WAL and a pool need one)");
+  }
+  if (config.pool_size < 1) {
+    throw StorageError("pool_size must be at least 1, not " + std::to_string(config.pool_size));
+  }
+  if (config.busy_timeout.count() < 0 ||
+      config.busy_timeout.count() > std::numeric_limits<int>::max()) {
+    throw StorageError("busy_timeout must be 0.." +
+                       std::to_string(std::numeric_limits<int>::max()) + " ms");
+  }
+  const std::filesystem::path parent = std::filesystem::path(config.path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+
+  std::vector<std::unique_ptr<SqliteConnection>> connections;
+  connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
+  EnableWal(*connections.front());
+  ApplySqliteMigrations(*connections.front(), kSqliteMigrations);
+  while (connections.size() < static_cast<std::size_t>(config.pool_size)) {
+    connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
+  }
+  return std::make_unique<SqliteConnectionPool>(std::move(connections), config.busy_timeout);
+}
+
+}  // namespace
+
+SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config) {
+  try {
+    pool_ = OpenPool(config);
+  } catch (const std::runtime_error& e) {
+    // Nothing can be served without the file and its schema, so at start every cause (a bad path,
+    // a foreign or newer database, a malformed migration) means the store is unavailable.
+    throw StorageUnavailable("sqlite database " + config.path + ": " + e.what());
+  }
+}
+
+SqliteDocumentStore::~SqliteDocumentStore() = default;
+
+std::unique_ptr<StoreTransaction> SqliteDocumentStore::Begin() {
+  return std::make_unique<SqliteStoreTransaction>(pool_->AcquireWriter());
+}
+
+std::optional<Document> SqliteDocumentStore::FindDocument(DocumentId id) {
+  auto lease = pool_->Acquire();
+  return SelectDocument(*lease, id);
+}
+
+std::optional<Review> SqliteDocumentStore::FindReview(ReviewId id) {
+  auto lease = pool_->Acquire();
+  return SelectReview(*lease, id);
+}
+
+std::optional<std::string> SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
+  auto lease = pool_->Acquire();
+  return SelectContent(*lease, id, version);
+}
+
+std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& query) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(DocumentListSql(query));
+  if (query.status) stmt.Bind(1, ToString(*query.status));
+  stmt.Bind(2, query.author_id)
+      .Bind(3, query.before.value_or(std::numeric_limits<DocumentId>::max()))
+      .Bind(4, NonNegative(query.limit));
+  return AllRows(stmt, &DocumentFromRow);
+}
+
+std::vector<Review> SqliteDocumentStore::ListReviews(const ReviewQuery& query) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
+                                          : std::string_view(kListReviews));
+  if (query.status) stmt.Bind(1, ToString(*query.status));
+  stmt.Bind(2, query.after.value_or(std::numeric_limits<ReviewId>::min()))
+      .Bind(3, NonNegative(query.limit));
+  return AllRows(stmt, &ReviewFromRow);
+}
+
+std::vector<Review> SqliteDocumentStore::ListDocumentReviews(DocumentId id) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kListDocumentReviews);
+  stmt.Bind(1, id);
+  return AllRows(stmt, &ReviewFromRow);
+}
+
+bool SqliteDocumentStore::Ping() {
+  try {
+    auto lease = pool_->Acquire();
+    auto stmt = lease->Prepare(kPing);
+    return stmt.Step() && stmt.Int64(0) == 1;
+  } catch (const std::runtime_error&) {
+    return false;  // readiness reports the failure instead of propagating it
+  }
+}
+
+std::vector<OutboxEvent> SqliteDocumentStore::PendingEvents(int limit) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kPendingEvents);
+  stmt.Bind(1, NonNegative(limit));
+  return AllRows(stmt, &EventFromRow);
+}
+
+void SqliteDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) {
+  if (sequences.empty()) return;
+  auto lease = pool_->AcquireWriter();
+  SqliteWriteTransaction tx(*lease);
+  for (const std::int64_t sequence : sequences) {
+    lease->Prepare(kMarkDelivered).Bind(1, sequence).Bind(2, at).Run();
+  }
+  tx.Commit();
+}
+
+}  // namespace docgate

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/document_store.h"
+
+namespace docgate {
+
+class SqliteConnectionPool;
+
+struct SqliteConfig {
+  std::string path = "./data/docgate.db";        // file; its directory is created if missing
+  int pool_size = 4;                             // connections; bounds concurrency
+  std::chrono::milliseconds busy_timeout{5000};  // sqlite3_busy_timeout and the wait for a free
+                                                 // pooled connection (and for the writer slot)
+};
+
+// DocumentStore and OutboxStore on one SQLite file in WAL mode (readers never wait for the writer).
+//
+// Writes: one at a time, as SQLite allows. Begin() waits, in arrival order, for the process's
+// writer slot and a pooled connection, then runs BEGIN IMMEDIATE, which holds the database's write
+// lock until Commit or the transaction's destruction; Lock* and Read* are plain SELECTs under it.
+// Reads outside a transaction run in autocommit on any pooled connection and see committed data.
+// Each wait is bounded by busy_timeout; running out throws StorageUnavailable, as do I/O errors,
+// a full disk and a file that cannot be opened. Constraint violations (a second pending review
+// for a document, a duplicate event_id, content for a version that already has it, a row for a
+// missing document) and unreadable rows throw StorageError.
+//
+// Thread-safe. The store must outlive every transaction it hands out.
+class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
+ public:
+  // Opens the pool, turns on WAL, the busy timeout and foreign keys, and applies pending
+  // migrations (recorded in schema_migrations). Throws StorageUnavailable with a message naming
+  // the file and the cause when it cannot: unopenable path, not a database, not docgate's
+  // database, or a schema written by a newer docgate.
+  explicit SqliteDocumentStore(SqliteConfig config);
+  SqliteDocumentStore(const SqliteDocumentStore&) = delete;
+  SqliteDocumentStore& operator=(const SqliteDocumentStore&) = delete;
+  ~SqliteDocumentStore() override;
+
+  std::unique_ptr<StoreTransaction> Begin() override;
+  std::optional<Document> FindDocument(DocumentId id) override;
+  std::optional<Review> FindReview(ReviewId id) override;
+  std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::vector<Document> ListDocuments(const DocumentQuery& query) override;
+  std::vector<Review> ListReviews(const ReviewQuery& query) override;
+  std::vector<Review> ListDocumentReviews(DocumentId id) override;
+  bool Ping() override;
+
+  std::vector<OutboxEvent> PendingEvents(int limit) override;
+  // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
+  void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+
+ private:
+  std::unique_ptr<SqliteConnectionPool> pool_;
+};
+
+}  // namespace docgate

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/document_store.h"
+
+namespace docgate {
+
+// The in-memory DocumentStore/OutboxStore, faithful to the SQLite one (the contract suite runs
+// against both): Begin() takes the one writer slot for the transaction's lifetime (BEGIN
+// IMMEDIATE), waiting at most `lock_timeout` before StorageUnavailable; the transaction works on a
+// copy of the data that Commit swaps in, so a rolled-back transaction leaves nothing behind.
+// Reads outside transactions see the last commit. The rules the database enforces are enforced
+// here with StorageError: one pending review per document, reviews and content only for existing
+// documents, content of a version written once, unique event ids, updates of existing rows only.
+//
+// Faults are injected through the interface: FailNextBegin/FailNextCommit throw
+// StorageUnavailable once; SetUnavailable(true) makes every call throw it (Ping answers false)
+// until SetUnavailable(false). Thread-safe.
+class FakeDocumentStore final : public DocumentStore, public OutboxStore {
+ public:
+  explicit FakeDocumentStore(std::chrono::milliseconds lock_timeout = std::chrono::seconds(5));
+
+  void FailNextBegin();
+  void FailNextCommit();
+  void SetUnavailable(bool unavailable);
+
+  std::unique_ptr<StoreTransaction> Begin() override;
+  std::optional<Document> FindDocument(DocumentId id) override;
+  std::optional<Review> FindReview(ReviewId id) override;
+  std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::vector<Document> ListDocuments(const DocumentQuery& query) override;
+  std::vector<Review> ListReviews(const ReviewQuery& query) override;
+  std::vector<Review> ListDocumentReviews(DocumentId id) override;
+  bool Ping() override;
+
+  std::vector<OutboxEvent> PendingEvents(int limit) override;
+  void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+
+ private:
+  class Transaction;
+
+  // The tables: what a commit swaps in.
+  struct Data {
+    struct OutboxRow {
+      OutboxEvent event;
+      std::optional<TimePoint> delivered_at;
+    };
+    std::map<DocumentId, Document> documents;
+    std::map<ReviewId, Review> reviews;
+    std::map<std::pair<DocumentId, std::int32_t>, std::string> contents;
+    std::map<std::int64_t, OutboxRow> outbox;
+    DocumentId last_document_id = 0;
+    ReviewId last_review_id = 0;
+    std::int64_t last_sequence = 0;
+  };
+
+  // Require mutex_ held through `lock`.
+  void ThrowIfUnavailable() const;
+  void AwaitWriterSlot(std::unique_lock<std::mutex>& lock);
+  // Called by the transaction: Commit throws an injected failure or swaps `data` in; EndWrite
+  // ends the writer's turn (commit or rollback).
+  void Commit(Data& data);
+  void EndWrite();
+
+  const std::chrono::milliseconds lock_timeout_;
+  std::mutex mutex_;
+  std::condition_variable writer_done_;
+  bool writer_active_ = false;
+  bool fail_next_begin_ = false;
+  bool fail_next_commit_ = false;
+  bool unavailable_ = false;
+  Data data_;
+};
+
+}  // namespace docgate

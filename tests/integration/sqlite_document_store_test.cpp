@@ -1,0 +1,308 @@
+#include "adapters/sqlite/sqlite_document_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "contract/document_store_contract.h"
+#include "core/error.h"
+
+namespace docgate {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+// A fresh directory per test, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "docgate-sqlite-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct SqliteStoreFactory {
+  TempDir dir;
+  std::unique_ptr<SqliteDocumentStore> Make() {
+    return std::make_unique<SqliteDocumentStore>(SqliteConfig{.path = dir.path() / "docgate.db"});
+  }
+};
+
+}  // namespace
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<SqliteStoreFactory>);
+
+namespace {
+
+// The database seen from outside the store, as an operator's sqlite3 shell would.
+class RawDatabase {
+ public:
+  explicit RawDatabase(const fs::path& path) {
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK)
+      throw std::runtime_error(sqlite3_errmsg(db_));
+  }
+  RawDatabase(const RawDatabase&) = delete;
+  RawDatabase& operator=(const RawDatabase&) = delete;
+  ~RawDatabase() { sqlite3_close(db_); }
+
+  void Execute(const std::string& sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+      const std::string text = message;
+      sqlite3_free(message);
+      throw std::runtime_error(text);
+    }
+  }
+
+  // Every row, each column as text ("NULL" for null).
+  std::vector<std::vector<std::string>> Rows(const std::string& sql) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+      throw std::runtime_error(sqlite3_errmsg(db_));
+    }
+    std::vector<std::vector<std::string>> rows;
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      std::vector<std::string> row;
+      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+        row.emplace_back(text == nullptr ? "NULL" : text);
+      }
+      rows.push_back(std::move(row));
+    }
+    sqlite3_finalize(stmt);
+    return rows;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class SqliteDocumentStoreTest : public ::testing::Test {
+ protected:
+  SqliteConfig Config(int pool_size = 4, milliseconds busy_timeout = milliseconds(5000)) const {
+    return SqliteConfig{.path = db_path_, .pool_size = pool_size, .busy_timeout = busy_timeout};
+  }
+  std::unique_ptr<SqliteDocumentStore> Open() {
+    return std::make_unique<SqliteDocumentStore>(Config());
+  }
+  std::string OpenError(const SqliteConfig& config) {
+    try {
+      SqliteDocumentStore store(config);
+    } catch (const StorageUnavailable& e) {
+      return e.what();
+    }
+    return "opened without an error";
+  }
+  static DocumentId AddDocument(DocumentStore& store) {
+    auto tx = store.Begin();
+    const DocumentId id = tx->InsertDocument(ContractDocument());
+    tx->PutContent(id, 1, "body", ContractTime());
+    tx->AppendEvent(ContractEvent("e-" + std::to_string(id), id));
+    tx->Commit();
+    return id;
+  }
+
+  TempDir dir_;
+  fs::path db_path_ = dir_.path() / "data" / "docgate.db";
+};
+
+TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {
+  db_path_ = dir_.path() / "a" / "b" / "docgate.db";
+  Open();
+  EXPECT_TRUE(fs::is_regular_file(db_path_));
+}
+
+TEST_F(SqliteDocumentStoreTest, JournalModeIsWal) {
+  Open();
+  RawDatabase raw(db_path_);
+  EXPECT_EQ(raw.Rows("PRAGMA journal_mode"), (std::vector<std::vector<std::string>>{{"wal"}}));
+}
+
+TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens) {
+  Open();
+  const auto recorded = RawDatabase(db_path_).Rows(
+      "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations");
+  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"}}));
+  const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
+  Open();
+  Open();
+  EXPECT_EQ(RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations"), first);
+}
+
+TEST_F(SqliteDocumentStoreTest, DataSurvivesReopen) {
+  DocumentId id = 0;
+  std::optional<Document> before;
+  {
+    auto store = Open();
+    id = AddDocument(*store);
+    before = store->FindDocument(id);
+  }
+  auto store = Open();
+  EXPECT_EQ(store->FindDocument(id), before);
+  EXPECT_EQ(store->FindContent(id, 1), "body");
+  ASSERT_EQ(store->PendingEvents(10).size(), 1u);
+  EXPECT_EQ(store->PendingEvents(10)[0].event_id, "e-" + std::to_string(id));
+}
+
+TEST_F(SqliteDocumentStoreTest, IdsAreNotReusedAfterDeletion) {
+  auto store = Open();
+  const DocumentId first = AddDocument(*store);
+  RawDatabase(db_path_).Execute(
+      "DELETE FROM kh_outbox; DELETE FROM kh_document_content;"
+      " DELETE FROM kh_document");
+  EXPECT_GT(AddDocument(*store), first);
+}
+
+TEST_F(SqliteDocumentStoreTest, FileThatIsNotADatabaseIsRefusedClearly) {
+  fs::create_directories(db_path_.parent_path());
+  std::ofstream(db_path_) << "these are somebody's notes, not a database\n";
+  const std::string error = OpenError(Config());
+  EXPECT_THAT(error, HasSubstr(db_path_.string()));
+  EXPECT_THAT(error, HasSubstr("not a database"));
+}
+
+TEST_F(SqliteDocumentStoreTest, ForeignDatabaseIsRefusedAndLeftUntouched) {
+  fs::create_directories(db_path_.parent_path());
+  RawDatabase(db_path_).Execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)");
+  EXPECT_THAT(OpenError(Config()), HasSubstr("not a docgate database"));
+  EXPECT_EQ(RawDatabase(db_path_).Rows("SELECT name FROM sqlite_schema WHERE type = 'table'"),
+            (std::vector<std::vector<std::string>>{{"users"}}));
+}
+
+TEST_F(SqliteDocumentStoreTest, DatabaseFromANewerDocgateIsRefused) {
+  Open();
+  RawDatabase(db_path_).Execute(
+      "INSERT INTO schema_migrations VALUES (2, '0002_future.sql', 1798000000000)");
+  const std::string error = OpenError(Config());
+  EXPECT_THAT(error, HasSubstr("0002_future.sql"));
+  EXPECT_THAT(error, HasSubstr("newer docgate"));
+}
+
+TEST_F(SqliteDocumentStoreTest, MigrationRecordedUnderAnotherNameIsRefused) {
+  Open();
+  RawDatabase(db_path_).Execute("UPDATE schema_migrations SET name = '0001_other.sql'");
+  const std::string error = OpenError(Config());
+  EXPECT_THAT(error, HasSubstr("0001_other.sql"));
+  EXPECT_THAT(error, HasSubstr("0001_init.sql"));
+}
+
+TEST_F(SqliteDocumentStoreTest, UnopenablePathGivesStorageUnavailable) {
+  fs::create_directories(db_path_);  // a directory where the file should be
+  EXPECT_THAT(OpenError(Config()), HasSubstr("cannot open"));
+}
+
+TEST_F(SqliteDocumentStoreTest, InvalidConfigGivesStorageUnavailable) {
+  EXPECT_THAT(OpenError(Config(0)), HasSubstr("pool_size"));
+  EXPECT_THAT(OpenError(SqliteConfig{.path = ":memory:"}), HasSubstr("path"));
+}
+
+TEST_F(SqliteDocumentStoreTest, UnknownEnumValueReadBackIsStorageError) {
+  auto store = Open();
+  const DocumentId id = AddDocument(*store);
+  RawDatabase raw(db_path_);
+  raw.Execute("PRAGMA ignore_check_constraints = ON; UPDATE kh_document SET status = 'archived'");
+  EXPECT_THROW(store->FindDocument(id), StorageError);
+  EXPECT_THROW(store->ListDocuments({}), StorageError);
+}
+
+TEST_F(SqliteDocumentStoreTest, MarkDeliveredRecordsTheFirstDeliveryTime) {
+  auto store = Open();
+  AddDocument(*store);
+  const std::int64_t sequence = store->PendingEvents(1).at(0).sequence;
+  store->MarkDelivered({sequence}, ContractTime(1));
+  store->MarkDelivered({sequence}, ContractTime(2));
+  EXPECT_EQ(RawDatabase(db_path_).Rows("SELECT delivered_at FROM kh_outbox"),
+            (std::vector<std::vector<std::string>>{
+                {std::to_string(ContractTime(1).time_since_epoch().count())}}));
+}
+
+// Another process holding the write lock: BEGIN IMMEDIATE waits out the busy timeout.
+TEST_F(SqliteDocumentStoreTest, DatabaseBusyBeyondTheTimeoutGivesStorageUnavailable) {
+  SqliteDocumentStore holder(Config());
+  SqliteDocumentStore waiter(Config(4, milliseconds(50)));
+  auto held = holder.Begin();
+  EXPECT_THROW(waiter.Begin(), StorageUnavailable);
+  EXPECT_THROW(waiter.MarkDelivered({1}, ContractTime()), StorageUnavailable);
+  held.reset();
+  EXPECT_NE(waiter.Begin(), nullptr);
+}
+
+TEST_F(SqliteDocumentStoreTest, SecondWriterInTheProcessGivesUpAfterTheTimeout) {
+  SqliteDocumentStore store(Config(4, milliseconds(50)));
+  const DocumentId id = AddDocument(store);
+  auto held = store.Begin();
+  EXPECT_THROW(store.Begin(), StorageUnavailable);
+  EXPECT_NE(store.FindDocument(id), std::nullopt);  // readers do not wait for the writer
+}
+
+TEST_F(SqliteDocumentStoreTest, ExhaustedPoolGivesStorageUnavailableAndPingFalse) {
+  SqliteDocumentStore store(Config(1, milliseconds(50)));
+  auto held = store.Begin();
+  EXPECT_THROW(store.FindDocument(1), StorageUnavailable);
+  EXPECT_FALSE(store.Ping());
+  held.reset();
+  EXPECT_TRUE(store.Ping());
+}
+
+// Two stores on one file behave like two processes: their writers meet in sqlite's busy handler.
+// No update is lost, and the only failure that may escape is StorageUnavailable.
+TEST_F(SqliteDocumentStoreTest, IncrementsFromTwoProcessesLoseNoUpdate) {
+  SqliteDocumentStore first(Config(2));
+  SqliteDocumentStore second(Config(2));
+  const DocumentId id = AddDocument(first);
+  std::atomic<int> committed{0};
+  std::atomic<int> unavailable{0};
+  std::atomic<int> other_failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    DocumentStore& store = t % 2 == 0 ? static_cast<DocumentStore&>(first) : second;
+    threads.emplace_back([&store, &committed, &unavailable, &other_failures, id] {
+      for (int i = 0; i < 20; ++i) {
+        try {
+          auto tx = store.Begin();
+          Document doc = *tx->LockDocument(id);
+          doc.version += 1;
+          tx->UpdateDocument(doc);
+          tx->Commit();
+          ++committed;
+        } catch (const StorageUnavailable&) {
+          ++unavailable;
+        } catch (const std::exception&) {
+          ++other_failures;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(other_failures.load(), 0);
+  EXPECT_EQ(committed.load() + unavailable.load(), 8 * 20);
+  EXPECT_GT(committed.load(), 0);
+  EXPECT_EQ(first.FindDocument(id)->version, 1 + committed.load());
+}
+
+}  // namespace
+}  // namespace docgate
