@@ -1,0 +1,543 @@
+#include "adapters/pg/pg_document_store.h"
+
+#include <algorithm>
+#include <array>
+#include <pqxx/pqxx>
+#include <random>
+#include <string_view>
+#include <utility>
+
+#include "adapters/pg/pg_connection_pool.h"
+#include "adapters/pg/pg_errors.h"
+#include "adapters/pg/pg_migrations.h"
+#include "core/error.h"
+
+namespace docgate {
+namespace {
+
+// A statement prepared once per connection.
+struct Statement {
+  const char* name;
+  const char* sql;
+};
+
+constexpr Statement kSelectDocument{
+    "select_document",
+    "SELECT id, title, status, version, author_id, current_review_id, approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document WHERE id = $1"};
+constexpr Statement kLockDocument{
+    "lock_document",
+    "SELECT id, title, status, version, author_id, current_review_id, approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document WHERE id = $1"
+    " FOR UPDATE"};
+constexpr Statement kInsertDocument{
+    "insert_document",
+    "INSERT INTO kh_document (title, status, version, author_id, current_review_id,"
+    " approved_version, approved_at, ingest_status, created_at, updated_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
+// The mutable columns only: the author and the creation time never change.
+constexpr Statement kUpdateDocument{
+    "update_document",
+    "UPDATE kh_document SET title = $2, status = $3, version = $4, current_review_id = $5,"
+    " approved_version = $6, approved_at = $7, ingest_status = $8, updated_at = $9"
+    " WHERE id = $1"};
+
+constexpr Statement kSelectReview{
+    "select_review",
+    "SELECT id, document_id, document_version, status, submitted_by, submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE id = $1"};
+constexpr Statement kLockReview{
+    "lock_review",
+    "SELECT id, document_id, document_version, status, submitted_by, submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE id = $1 FOR UPDATE"};
+constexpr Statement kInsertReview{
+    "insert_review",
+    "INSERT INTO kh_document_review (document_id, document_version, status, submitted_by,"
+    " submitted_at, decided_by, decided_at, comment)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"};
+// The decision only: what was submitted, by whom and when, never changes.
+constexpr Statement kUpdateReview{
+    "update_review",
+    "UPDATE kh_document_review SET status = $2, decided_by = $3, decided_at = $4, comment = $5"
+    " WHERE id = $1"};
+constexpr Statement kSelectDocumentReviews{
+    "select_document_reviews",
+    "SELECT id, document_id, document_version, status, submitted_by, submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE document_id = $1 ORDER BY id DESC"};
+
+constexpr Statement kSelectContent{
+    "select_content",
+    "SELECT content FROM kh_document_content WHERE document_id = $1 AND version = $2"};
+constexpr Statement kInsertContent{
+    "insert_content",
+    "INSERT INTO kh_document_content (document_id, version, content, created_at)"
+    " VALUES ($1, $2, $3, $4)"};
+
+constexpr Statement kInsertEvent{
+    "insert_event",
+    "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"};
+// Claims up to $1 undelivered rows for instance $2 for $3 ms of the database's clock (one clock
+// for every instance, whatever their hosts' clocks say). Rows another instance is claiming right
+// now are skipped, not waited for; rows of an expired claim, or already this instance's, are taken.
+constexpr Statement kClaimEvents{
+    "claim_events",
+    "WITH now_ms AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)"
+    " UPDATE kh_outbox SET claimed_by = $2, claimed_until = (SELECT ms FROM now_ms) + $3"
+    " WHERE id IN (SELECT id FROM kh_outbox WHERE delivered_at IS NULL"
+    "   AND (claimed_until IS NULL OR claimed_until < (SELECT ms FROM now_ms)"
+    "        OR claimed_by = $2)"
+    "   ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)"
+    " RETURNING id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at"};
+constexpr Statement kMarkDelivered{
+    "mark_delivered",
+    "UPDATE kh_outbox SET delivered_at = $2, claimed_by = NULL, claimed_until = NULL"
+    " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL"};
+
+constexpr Statement kPing{"ping", "SELECT 1"};
+
+constexpr std::array kStatements{
+    kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument,        kSelectReview,
+    kLockReview,     kInsertReview, kUpdateReview,   kSelectDocumentReviews, kSelectContent,
+    kInsertContent,  kInsertEvent,  kClaimEvents,    kMarkDelivered,         kPing,
+};
+
+// The list queries filter on optional parameters; run unprepared, each is planned with its actual
+// values, so a NULL filter folds away and the matching index is used.
+constexpr const char* kListDocuments =
+    "SELECT id, title, status, version, author_id, current_review_id, approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document"
+    " WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR author_id = $2)"
+    "   AND ($3::bigint IS NULL OR id < $3)"
+    " ORDER BY id DESC LIMIT $4";
+constexpr const char* kListReviews =
+    "SELECT id, document_id, document_version, status, submitted_by, submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review"
+    " WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR id > $2)"
+    " ORDER BY id LIMIT $3";
+
+// Prepared when the connection opens (the schema exists by then), so that a statement's first use
+// is never also its PREPARE round trip, possibly on a connection that has meanwhile died.
+void PrepareStatements(pqxx::connection_base& connection) {
+  for (const Statement& statement : kStatements) {
+    connection.prepare(statement.name, statement.sql);
+    connection.prepare_now(statement.name);
+  }
+}
+
+std::int64_t Millis(TimePoint t) { return t.time_since_epoch().count(); }
+TimePoint FromMillis(std::int64_t ms) { return TimePoint{std::chrono::milliseconds{ms}}; }
+
+// libpqxx 6.4 takes no std::optional parameters: SQL NULL is a null `const char*`, so nullable
+// values travel as optional text that lives until the statement has run.
+std::optional<std::string> Text(const std::optional<std::int64_t>& v) {
+  return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+}
+std::optional<std::string> Text(const std::optional<std::int32_t>& v) {
+  return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
+}
+std::optional<std::string> Text(const std::optional<TimePoint>& v) {
+  return v ? std::optional<std::string>(std::to_string(Millis(*v))) : std::nullopt;
+}
+std::optional<std::string> Text(std::string_view v) { return std::string(v); }
+
+// Text parameters end at the first NUL byte on their way through libpq, and PostgreSQL's text
+// cannot hold one anyway: refuse instead of storing a silently truncated value.
+const char* Checked(const std::string& value) {
+  if (value.find('\0') != std::string::npos) {
+    throw StorageError("postgres: text with a NUL character cannot be stored");
+  }
+  return value.c_str();
+}
+const char* Checked(const std::optional<std::string>& value) {
+  return value ? Checked(*value) : nullptr;
+}
+
+template <typename T>
+std::optional<T> Nullable(const pqxx::field& field) {
+  if (field.is_null()) return std::nullopt;
+  return field.as<T>();
+}
+
+template <typename E, typename Parse>
+E Enum(const pqxx::field& field, Parse parse, const char* column) {
+  const auto text = field.as<std::string>();
+  const auto value = parse(text);
+  if (!value) throw StorageError(std::string("postgres: unknown ") + column + " '" + text + "'");
+  return *value;
+}
+
+Document ToDocument(const pqxx::row& row) {
+  Document doc;
+  doc.id = row[0].as<std::int64_t>();
+  doc.title = row[1].as<std::string>();
+  doc.status = Enum<DocumentStatus>(row[2], ParseDocumentStatus, "document status");
+  doc.version = row[3].as<std::int32_t>();
+  doc.author_id = row[4].as<std::string>();
+  doc.current_review_id = Nullable<std::int64_t>(row[5]);
+  doc.approved_version = Nullable<std::int32_t>(row[6]);
+  if (const auto at = Nullable<std::int64_t>(row[7])) doc.approved_at = FromMillis(*at);
+  doc.ingest_status = Enum<IngestStatus>(row[8], ParseIngestStatus, "ingest status");
+  doc.created_at = FromMillis(row[9].as<std::int64_t>());
+  doc.updated_at = FromMillis(row[10].as<std::int64_t>());
+  return doc;
+}
+
+Review ToReview(const pqxx::row& row) {
+  Review review;
+  review.id = row[0].as<std::int64_t>();
+  review.document_id = row[1].as<std::int64_t>();
+  review.document_version = row[2].as<std::int32_t>();
+  review.status = Enum<ReviewStatus>(row[3], ParseReviewStatus, "review status");
+  review.submitted_by = row[4].as<std::string>();
+  review.submitted_at = FromMillis(row[5].as<std::int64_t>());
+  review.decided_by = Nullable<std::string>(row[6]);
+  if (const auto at = Nullable<std::int64_t>(row[7])) review.decided_at = FromMillis(*at);
+  review.comment = Nullable<std::string>(row[8]);
+  return review;
+}
+
+OutboxEvent ToEvent(const pqxx::row& row) {
+  OutboxEvent event;
+  event.sequence = row[0].as<std::int64_t>();
+  event.event_id = row[1].as<std::string>();
+  event.type = Enum<EventType>(row[2], ParseEventType, "event type");
+  event.document_id = row[3].as<std::int64_t>();
+  event.review_id = row[4].as<std::int64_t>();
+  event.version = row[5].as<std::int32_t>();
+  event.actor_id = row[6].as<std::string>();
+  event.occurred_at = FromMillis(row[7].as<std::int64_t>());
+  return event;
+}
+
+template <typename T, typename Convert>
+std::optional<T> First(const pqxx::result& result, Convert convert) {
+  if (result.empty()) return std::nullopt;
+  return convert(result[0]);
+}
+
+template <typename T, typename Convert>
+std::vector<T> All(const pqxx::result& result, Convert convert) {
+  std::vector<T> rows;
+  rows.reserve(result.size());
+  for (const auto& row : result) rows.push_back(convert(row));
+  return rows;
+}
+
+std::string Describe(const char* operation, std::int64_t id) {
+  return std::string(operation) + " " + std::to_string(id);
+}
+
+std::string Name(std::string_view spelling) { return std::string(spelling); }
+
+// Runs `fn` on a pooled connection in autocommit (one statement, no BEGIN/COMMIT round trips). A
+// connection that served before may have died while idle without the pool's check seeing it yet;
+// when the first attempt finds it gone, a second one on a fresh connection is safe because every
+// caller's statement is a read or idempotent.
+template <typename Fn>
+auto Autocommit(PgConnectionPool& pool, std::chrono::milliseconds wait,
+                const std::string& operation, Fn&& fn) {
+  for (bool retried = false;; retried = true) {
+    PgConnectionPool::Lease lease = pool.Acquire(wait);
+    try {
+      pqxx::nontransaction tx(lease.connection());
+      return fn(tx);
+    } catch (const std::exception&) {
+      const bool lost = HandlingConnectionLoss();
+      if (lost) lease.Discard();
+      if (lost && lease.reused() && !retried) continue;
+      RethrowAsStorageFailure(operation);
+    }
+  }
+}
+
+// Refused like an unreachable server: the store cannot serve with it.
+PgConfig Validated(PgConfig config) {
+  const auto refuse = [](const std::string& why) {
+    throw StorageUnavailable("postgres: invalid configuration: " + why);
+  };
+  if (config.url.empty()) refuse("url is empty");
+  if (config.pool_size < 1) refuse("pool_size must be at least 1");
+  if (config.connect_timeout.count() < 1) refuse("connect_timeout must be positive");
+  if (config.statement_timeout.count() < 1) refuse("statement_timeout must be positive");
+  if (config.pool_wait_timeout.count() < 0) refuse("pool_wait_timeout must not be negative");
+  if (config.outbox_claim_ttl.count() < 1) refuse("outbox_claim_ttl must be positive");
+  return config;
+}
+
+std::string NewInstanceToken() {
+  std::random_device device;
+  std::uniform_int_distribution<unsigned> nibble(0, 15);
+  std::string token(32, '0');
+  for (char& c : token) c = "0123456789abcdef"[nibble(device)];
+  return token;
+}
+
+class PgTransaction final : public StoreTransaction {
+ public:
+  explicit PgTransaction(PgConnectionPool::Lease lease) : lease_(std::move(lease)) {
+    work_.emplace(lease_->connection());
+  }
+
+  std::optional<Review> LockReview(ReviewId id) override {
+    return Run("lock review", id,
+               [&] { return First<Review>(work_->exec_prepared(kLockReview.name, id), ToReview); });
+  }
+
+  std::optional<Document> LockDocument(DocumentId id) override {
+    return Run("lock document", id, [&] {
+      return First<Document>(work_->exec_prepared(kLockDocument.name, id), ToDocument);
+    });
+  }
+
+  std::optional<Document> ReadDocument(DocumentId id) override {
+    return Run("read document", id, [&] {
+      return First<Document>(work_->exec_prepared(kSelectDocument.name, id), ToDocument);
+    });
+  }
+
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+    return Run("read content of document", id, [&] {
+      return First<std::string>(work_->exec_prepared(kSelectContent.name, id, version),
+                                [](const pqxx::row& row) { return row[0].as<std::string>(); });
+    });
+  }
+
+  DocumentId InsertDocument(const Document& doc) override {
+    return Run("insert document", 0, [&] {
+      return work_
+          ->exec_prepared1(
+              kInsertDocument.name, Checked(doc.title), Name(ToString(doc.status)), doc.version,
+              Checked(doc.author_id), Checked(Text(doc.current_review_id)),
+              Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
+              Name(ToString(doc.ingest_status)), Millis(doc.created_at), Millis(doc.updated_at))[0]
+          .as<DocumentId>();
+    });
+  }
+
+  ReviewId InsertReview(const Review& review) override {
+    return Run("insert review of document", review.document_id, [&] {
+      return work_
+          ->exec_prepared1(kInsertReview.name, review.document_id, review.document_version,
+                           Name(ToString(review.status)), Checked(review.submitted_by),
+                           Millis(review.submitted_at), Checked(review.decided_by),
+                           Checked(Text(review.decided_at)), Checked(review.comment))[0]
+          .as<ReviewId>();
+    });
+  }
+
+  void UpdateDocument(const Document& doc) override {
+    Run("update document", doc.id, [&] {
+      const auto result = work_->exec_prepared(
+          kUpdateDocument.name, doc.id, Checked(doc.title), Name(ToString(doc.status)), doc.version,
+          Checked(Text(doc.current_review_id)), Checked(Text(doc.approved_version)),
+          Checked(Text(doc.approved_at)), Name(ToString(doc.ingest_status)),
+          Millis(doc.updated_at));
+      ExpectOneRow(result, "document", doc.id);
+    });
+  }
+
+  void UpdateReview(const Review& review) override {
+    Run("update review", review.id, [&] {
+      const auto result = work_->exec_prepared(
+          kUpdateReview.name, review.id, Name(ToString(review.status)), Checked(review.decided_by),
+          Checked(Text(review.decided_at)), Checked(review.comment));
+      ExpectOneRow(result, "review", review.id);
+    });
+  }
+
+  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+                  TimePoint at) override {
+    Run("put content of document", id, [&] {
+      work_->exec_prepared(kInsertContent.name, id, version, Checked(content), Millis(at));
+    });
+  }
+
+  void AppendEvent(const OutboxEvent& event) override {
+    Run("append event of document", event.document_id, [&] {
+      work_->exec_prepared(kInsertEvent.name, Checked(event.event_id), Name(ToString(event.type)),
+                           event.document_id, event.review_id, event.version,
+                           Checked(event.actor_id), Millis(event.occurred_at));
+    });
+  }
+
+  // Whatever the outcome, the transaction is over and its connection goes back to the pool now, not
+  // when the caller gets round to destroying the transaction.
+  void Commit() override {
+    try {
+      Run("commit", 0, [&] { work_->commit(); });
+    } catch (const std::exception&) {
+      End();
+      throw;
+    }
+    End();
+  }
+
+ private:
+  // libpqxx 6.4 runs prepared statements on a committed transaction and lets commit() be called
+  // twice, so the end of the transaction is tracked here.
+  template <typename Fn>
+  auto Run(const char* operation, std::int64_t id, Fn&& fn) -> decltype(fn()) {
+    const std::string what = id > 0 ? Describe(operation, id) : std::string(operation);
+    if (!work_) throw StorageError("postgres: " + what + ": the transaction has already ended");
+    try {
+      return fn();
+    } catch (const std::exception&) {
+      if (HandlingConnectionLoss()) lease_->Discard();
+      RethrowAsStorageFailure(what);
+    }
+  }
+
+  void End() {
+    work_.reset();
+    lease_.reset();
+  }
+
+  static void ExpectOneRow(const pqxx::result& result, const char* table, std::int64_t id) {
+    if (result.affected_rows() != 1) {
+      throw StorageError("postgres: no " + std::string(table) + " " + std::to_string(id) +
+                         " to update");
+    }
+  }
+
+  // Declared first, destroyed last: the transaction ends (rollback unless committed) before the
+  // connection goes back to the pool. Both are empty once the transaction has ended.
+  std::optional<PgConnectionPool::Lease> lease_;
+  std::optional<pqxx::work> work_;
+};
+
+}  // namespace
+
+PgDocumentStore::PgDocumentStore(PgConfig config)
+    : config_(Validated(std::move(config))), instance_token_(NewInstanceToken()) {
+  Migrate(config_);
+  pool_ = std::make_unique<PgConnectionPool>(config_, PrepareStatements);
+}
+
+PgDocumentStore::~PgDocumentStore() = default;
+
+void PgDocumentStore::Migrate(const PgConfig& config) {
+  PgConfig single = Validated(config);
+  single.pool_size = 1;
+  PgConnectionPool pool(single, nullptr);
+  PgConnectionPool::Lease lease = pool.Acquire();
+  try {
+    ApplyPostgresMigrations(lease.connection(), kPostgresMigrations);
+  } catch (const std::exception&) {
+    RethrowAsStorageFailure("migrate " + pool.description());
+  }
+}
+
+std::unique_ptr<StoreTransaction> PgDocumentStore::Begin() {
+  // BEGIN is the first statement on the connection; if it finds a reused connection dead, nothing
+  // has happened yet and a fresh connection may simply be tried once.
+  for (bool retried = false;; retried = true) {
+    PgConnectionPool::Lease lease = pool_->Acquire();
+    const bool may_retry = lease.reused() && !retried;
+    try {
+      return std::make_unique<PgTransaction>(std::move(lease));
+    } catch (const std::exception&) {
+      if (may_retry && HandlingConnectionLoss()) continue;
+      RethrowAsStorageFailure("begin transaction");
+    }
+  }
+}
+
+std::optional<Document> PgDocumentStore::FindDocument(DocumentId id) {
+  return Autocommit(*pool_, config_.pool_wait_timeout, Describe("find document", id),
+                    [&](pqxx::transaction_base& tx) {
+                      return First<Document>(tx.exec_prepared(kSelectDocument.name, id),
+                                             ToDocument);
+                    });
+}
+
+std::optional<Review> PgDocumentStore::FindReview(ReviewId id) {
+  return Autocommit(*pool_, config_.pool_wait_timeout, Describe("find review", id),
+                    [&](pqxx::transaction_base& tx) {
+                      return First<Review>(tx.exec_prepared(kSelectReview.name, id), ToReview);
+                    });
+}
+
+std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int32_t version) {
+  return Autocommit(*pool_, config_.pool_wait_timeout, Describe("find content of document", id),
+                    [&](pqxx::transaction_base& tx) {
+                      return First<std::string>(
+                          tx.exec_prepared(kSelectContent.name, id, version),
+                          [](const pqxx::row& row) { return row[0].as<std::string>(); });
+                    });
+}
+
+std::vector<Document> PgDocumentStore::ListDocuments(const DocumentQuery& query) {
+  if (query.limit <= 0) return {};
+  const std::optional<std::string> status =
+      query.status ? Text(ToString(*query.status)) : std::nullopt;
+  return Autocommit(*pool_, config_.pool_wait_timeout, "list documents",
+                    [&](pqxx::transaction_base& tx) {
+                      return All<Document>(
+                          tx.exec_params(kListDocuments, Checked(status), Checked(query.author_id),
+                                         Checked(Text(query.before)), query.limit),
+                          ToDocument);
+                    });
+}
+
+std::vector<Review> PgDocumentStore::ListReviews(const ReviewQuery& query) {
+  if (query.limit <= 0) return {};
+  const std::optional<std::string> status =
+      query.status ? Text(ToString(*query.status)) : std::nullopt;
+  return Autocommit(
+      *pool_, config_.pool_wait_timeout, "list reviews", [&](pqxx::transaction_base& tx) {
+        return All<Review>(
+            tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)), query.limit),
+            ToReview);
+      });
+}
+
+std::vector<Review> PgDocumentStore::ListDocumentReviews(DocumentId id) {
+  return Autocommit(*pool_, config_.pool_wait_timeout, Describe("list reviews of document", id),
+                    [&](pqxx::transaction_base& tx) {
+                      return All<Review>(tx.exec_prepared(kSelectDocumentReviews.name, id),
+                                         ToReview);
+                    });
+}
+
+bool PgDocumentStore::Ping() {
+  try {
+    const auto wait = std::min(config_.pool_wait_timeout, config_.connect_timeout);
+    return Autocommit(*pool_, wait, "ping", [](pqxx::transaction_base& tx) {
+      return !tx.exec_prepared(kPing.name).empty();
+    });
+  } catch (const std::exception&) {
+    // Readiness needs only the answer; reporting the cause is the next real call's job.
+    return false;
+  }
+}
+
+std::vector<OutboxEvent> PgDocumentStore::PendingEvents(int limit) {
+  if (limit <= 0) return {};
+  auto events = Autocommit(
+      *pool_, config_.pool_wait_timeout, "claim outbox events", [&](pqxx::transaction_base& tx) {
+        return All<OutboxEvent>(
+            tx.exec_prepared(kClaimEvents.name, limit, instance_token_,
+                             static_cast<std::int64_t>(config_.outbox_claim_ttl.count())),
+            ToEvent);
+      });
+  std::sort(events.begin(), events.end(),
+            [](const OutboxEvent& a, const OutboxEvent& b) { return a.sequence < b.sequence; });
+  return events;
+}
+
+void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) {
+  if (sequences.empty()) return;
+  std::string array = "{";
+  for (std::size_t i = 0; i < sequences.size(); ++i) {
+    if (i > 0) array += ',';
+    array += std::to_string(sequences[i]);
+  }
+  array += '}';
+  Autocommit(*pool_, config_.pool_wait_timeout, "mark outbox events delivered",
+             [&](pqxx::transaction_base& tx) {
+               tx.exec_prepared(kMarkDelivered.name, array, Millis(at));
+             });
+}
+
+}  // namespace docgate

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adapters/pg/pg_config.h"
+#include "app/document_store.h"
+
+namespace docgate {
+
+class PgConnectionPool;
+
+// DocumentStore and OutboxStore on PostgreSQL (libpqxx), schema in migrations/postgres.
+//
+// Transactions: Begin() takes a pooled connection and opens a READ COMMITTED transaction on it,
+// held until Commit (which gives the connection back at once, whatever its outcome) or the
+// transaction's destruction (which rolls back and never throws). LockReview/LockDocument are SELECT
+// ... FOR UPDATE, so a second transaction locking the same row waits for the first to end and then
+// sees its committed state; ReadDocument/ReadContent and every read outside a transaction take no
+// row locks. Each statement, row-lock waits included, is bounded by statement_timeout; the wait for
+// a pooled connection by pool_wait_timeout; opening one by connect_timeout.
+//
+// Outbox: PendingEvents claims the rows it returns for outbox_claim_ttl (database clock) on behalf
+// of this store instance; rows claimed by another instance are skipped until their claim runs out,
+// so several docgate processes on one database never hand out the same row at the same time, and a
+// crashed process's rows are taken over after the TTL. This instance gets its own claimed rows
+// again on its next call (a failed delivery is retried at once, not after the TTL). Commit order
+// holds within one instance's batches; across instances each delivers its own batches.
+//
+// Errors: StorageUnavailable when PostgreSQL cannot serve (unreachable within connect_timeout,
+// connection lost, shutdown, too many connections, statement timeout, serialization failure or
+// deadlock, a commit whose outcome is unknown, no free connection in time); StorageError for
+// everything else (constraint violations: a second pending review for a document, a duplicate
+// event_id, content for a version that already has it, a review or content of a missing document; a
+// missing row to update; malformed rows; text containing NUL, which PostgreSQL cannot store; use of
+// a transaction after Commit). A connection that broke is closed, never handed out again; the next
+// call opens a fresh one, so the store recovers by itself when the server is back.
+//
+// Thread-safe. The store must outlive every transaction it hands out.
+class PgDocumentStore final : public DocumentStore, public OutboxStore {
+ public:
+  // Applies pending migrations (see Migrate); pooled connections are opened on demand. Throws
+  // StorageUnavailable for an invalid config or URL and when the server cannot be reached (the
+  // message names host, port and database and libpq's reason, never the password), StorageError for
+  // a schema it refuses (written by a newer docgate) or a migration that fails.
+  explicit PgDocumentStore(PgConfig config);
+  PgDocumentStore(const PgDocumentStore&) = delete;
+  PgDocumentStore& operator=(const PgDocumentStore&) = delete;
+  ~PgDocumentStore() override;
+
+  // `docgate migrate`: applies migrations/postgres in one transaction under a PostgreSQL advisory
+  // lock, so that instances starting together migrate exactly once. Throws like the constructor.
+  static void Migrate(const PgConfig& config);
+
+  std::unique_ptr<StoreTransaction> Begin() override;
+  std::optional<Document> FindDocument(DocumentId id) override;
+  std::optional<Review> FindReview(ReviewId id) override;
+  std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::vector<Document> ListDocuments(const DocumentQuery& query) override;
+  std::vector<Review> ListReviews(const ReviewQuery& query) override;
+  std::vector<Review> ListDocumentReviews(DocumentId id) override;
+  // SELECT 1; false on any failure, never throws. Waits for a pooled connection at most the shorter
+  // of pool_wait_timeout and connect_timeout.
+  bool Ping() override;
+
+  std::vector<OutboxEvent> PendingEvents(int limit) override;
+  // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
+  void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+
+ private:
+  PgConfig config_;
+  std::string instance_token_;  // claimed_by of this instance's outbox claims
+  std::unique_ptr<PgConnectionPool> pool_;
+};
+
+}  // namespace docgate

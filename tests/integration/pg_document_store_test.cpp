@@ -1,0 +1,361 @@
+#include "adapters/pg/pg_document_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <latch>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/document_service.h"
+#include "contract/document_store_contract.h"
+#include "core/error.h"
+#include "core/lifecycle.h"
+#include "fakes/counting_wakeup.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_lock_gate.h"
+#include "fakes/fake_random.h"
+#include "integration/pg_test_database.h"
+
+namespace docgate {
+namespace {
+
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+struct PgStoreFactory {
+  PgTestDatabase db;
+  std::unique_ptr<PgDocumentStore> Make() { return std::make_unique<PgDocumentStore>(db.Config()); }
+};
+
+}  // namespace
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentStoreContract, ::testing::Types<PgStoreFactory>);
+
+namespace {
+
+const Actor kAlice{"alice", "Alice", true, false, false};
+const Actor kBob{"bob", "Bob", false, true, false};
+const Actor kDave{"dave", "Dave", false, true, false};
+
+constexpr int kRacers = 50;
+
+// Runs body(i) on `n` threads released together, so that they really contend.
+template <typename Body>
+void RunTogether(int n, Body body) {
+  std::latch start(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      body(i);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+}
+
+struct Tally {
+  int accepted = 0;
+  int refused = 0;
+};
+
+// Runs attempt(i) on kRacers threads released together; attempt returns whether it was accepted
+// (false: refused as the state machine says). An exception fails the test.
+template <typename Attempt>
+Tally Race(Attempt attempt) {
+  std::atomic<int> accepted{0};
+  std::atomic<int> refused{0};
+  RunTogether(kRacers, [&](int i) {
+    try {
+      ++(attempt(i) ? accepted : refused);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "racer " << i << ": " << e.what();
+    }
+  });
+  return {accepted.load(), refused.load()};
+}
+
+// A use case's answer in a race: success, or INVALID_STATE for a loser; anything else fails.
+bool Accepted(const Result<Transition>& result) {
+  if (result.ok()) return true;
+  EXPECT_EQ(result.error().code, ErrorCode::kInvalidState) << result.error().detail;
+  return false;
+}
+
+class PgDocumentStoreTest : public ::testing::Test {
+ protected:
+  PgConfig Config(int pool_size = 8) const {
+    PgConfig config = db_.Config();
+    config.pool_size = pool_size;
+    return config;
+  }
+
+  // A draft with its content, committed.
+  static Document AddDraft(DocumentStore& store, TimePoint now) {
+    Document doc;
+    doc.title = "Guide";
+    doc.author_id = kAlice.id;
+    doc.created_at = now;
+    doc.updated_at = now;
+    auto tx = store.Begin();
+    doc.id = tx->InsertDocument(doc);
+    tx->PutContent(doc.id, doc.version, "body", now);
+    tx->Commit();
+    return doc;
+  }
+
+  // A document pending review, submitted the way DocumentService::Submit does it.
+  static Review AddSubmitted(DocumentStore& store, TimePoint now) {
+    Document doc = AddDraft(store, now);
+    auto tx = store.Begin();
+    doc = *tx->LockDocument(doc.id);
+    Review review = *Submit(doc, kAlice, now);
+    review.id = tx->InsertReview(review);
+    AttachReview(doc, review.id);
+    tx->UpdateDocument(doc);
+    tx->Commit();
+    return review;
+  }
+
+  static OutboxEvent EventFor(EventType type, const Document& doc, const Review& review,
+                              const Actor& actor, const std::string& event_id, TimePoint now) {
+    OutboxEvent event;
+    event.event_id = event_id;
+    event.type = type;
+    event.document_id = doc.id;
+    event.review_id = review.id;
+    event.version = review.document_version;
+    event.actor_id = actor.id;
+    event.occurred_at = now;
+    return event;
+  }
+
+  std::int64_t OutboxRows() const { return db_.Count("SELECT count(*) FROM kh_outbox"); }
+
+  // The message of the `E` that opening a store with `config` throws.
+  template <typename E>
+  static std::string OpenError(const PgConfig& config) {
+    try {
+      PgDocumentStore store(config);
+    } catch (const E& e) {
+      return e.what();
+    }
+    return "opened without an error";
+  }
+
+  PgTestDatabase db_;
+  FakeClock clock_;
+};
+
+TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
+  std::atomic<int> failures{0};
+  std::vector<std::unique_ptr<PgDocumentStore>> stores(2);
+  RunTogether(6, [&](int i) {
+    try {
+      if (i < 2) {
+        stores[i] = std::make_unique<PgDocumentStore>(Config());
+      } else {
+        PgDocumentStore::Migrate(Config());
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "start " << i << ": " << e.what();
+      ++failures;
+    }
+  });
+  EXPECT_EQ(failures.load(), 0);
+  const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].as<int>(), 1);
+  EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                      " AND tablename IN ('kh_document', 'kh_document_content',"
+                      " 'kh_document_review', 'kh_outbox', 'schema_migrations')"),
+            5);
+}
+
+TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
+  DocumentId id = 0;
+  {
+    PgDocumentStore store(Config());
+    id = AddDraft(store, clock_.Now()).id;
+  }
+  const auto recorded = db_.Execute("SELECT version, name, applied_at FROM schema_migrations");
+  PgDocumentStore::Migrate(Config());
+  PgDocumentStore store(Config());
+  const auto again = db_.Execute("SELECT version, name, applied_at FROM schema_migrations");
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0][2].as<std::int64_t>(), recorded[0][2].as<std::int64_t>());
+  EXPECT_GT(again[0][2].as<std::int64_t>(), 1'700'000'000'000);
+  EXPECT_NE(store.FindDocument(id), std::nullopt);
+}
+
+TEST_F(PgDocumentStoreTest, DatabaseFromANewerDocgateIsRefused) {
+  PgDocumentStore::Migrate(Config());
+  db_.Execute("INSERT INTO schema_migrations VALUES (2, '0002_future.sql', 1798000000000)");
+  const std::string error = OpenError<StorageError>(Config());
+  EXPECT_THAT(error, HasSubstr("0002_future.sql"));
+  EXPECT_THAT(error, HasSubstr("newer docgate"));
+}
+
+TEST_F(PgDocumentStoreTest, MigrationRecordedUnderAnotherNameIsRefused) {
+  PgDocumentStore::Migrate(Config());
+  db_.Execute("UPDATE schema_migrations SET name = '0001_other.sql'");
+  const std::string error = OpenError<StorageError>(Config());
+  EXPECT_THAT(error, HasSubstr("0001_other.sql"));
+  EXPECT_THAT(error, HasSubstr("0001_init.sql"));
+}
+
+// Only the row locks protect here: 50 transactions decide one review the way the service does.
+TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftyDecideAReview) {
+  PgDocumentStore store(Config(16));
+  const Review submitted = AddSubmitted(store, clock_.Now());
+  const Tally tally = Race([&](int i) {
+    auto tx = store.Begin();
+    auto review = tx->LockReview(submitted.id);
+    auto doc = tx->LockDocument(review->document_id);
+    const Actor& reviewer = i % 2 == 0 ? kBob : kDave;
+    const Status outcome = i % 2 == 0 ? Approve(*doc, *review, reviewer, "fine", clock_.Now())
+                                      : Reject(*doc, *review, reviewer, "no", clock_.Now());
+    if (!outcome) return false;
+    tx->UpdateReview(*review);
+    tx->UpdateDocument(*doc);
+    tx->AppendEvent(EventFor(i % 2 == 0 ? EventType::kApproved : EventType::kRejected, *doc,
+                             *review, reviewer, "e-" + std::to_string(i), clock_.Now()));
+    tx->Commit();
+    return true;
+  });
+  EXPECT_EQ(tally.accepted, 1);
+  EXPECT_EQ(tally.refused, kRacers - 1);
+  EXPECT_EQ(OutboxRows(), 1);
+  const Review review = *store.FindReview(submitted.id);
+  const Document doc = *store.FindDocument(submitted.document_id);
+  EXPECT_NE(review.status, ReviewStatus::kPending);
+  EXPECT_EQ(doc.status, review.status == ReviewStatus::kApproved ? DocumentStatus::kApproved
+                                                                 : DocumentStatus::kRejected);
+  EXPECT_EQ(doc.current_review_id, std::nullopt);
+}
+
+TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftySubmitADraft) {
+  PgDocumentStore store(Config(16));
+  const Document draft = AddDraft(store, clock_.Now());
+  const Tally tally = Race([&](int i) {
+    auto tx = store.Begin();
+    auto doc = tx->LockDocument(draft.id);
+    auto review = Submit(*doc, kAlice, clock_.Now());
+    if (!review) return false;
+    review->id = tx->InsertReview(*review);
+    AttachReview(*doc, review->id);
+    tx->UpdateDocument(*doc);
+    tx->AppendEvent(EventFor(EventType::kSubmitted, *doc, *review, kAlice, "e-" + std::to_string(i),
+                             clock_.Now()));
+    tx->Commit();
+    return true;
+  });
+  EXPECT_EQ(tally.accepted, 1);
+  EXPECT_EQ(tally.refused, kRacers - 1);
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_review WHERE status = 'pending'"), 1);
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_review"), 1);
+  EXPECT_EQ(OutboxRows(), 1);
+  EXPECT_EQ(store.FindDocument(draft.id)->status, DocumentStatus::kPendingReview);
+}
+
+// The same races through the use cases, with the outer gate down (degraded mode).
+class PgServiceRaceTest : public PgDocumentStoreTest {
+ protected:
+  PgServiceRaceTest() { gate_.SetBackendDown(true); }
+
+  PgDocumentStore store_{Config(16)};
+  FakeRandom random_;
+  FakeLockGate gate_{clock_, random_};
+  CountingWakeup wakeup_;
+  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+};
+
+TEST_F(PgServiceRaceTest, FiftyMixedDecisionsWithoutTheGateGiveOneSuccess) {
+  const Document doc = *service_.Create(kAlice, "Guide", "body");
+  const ReviewId review = service_.Submit(kAlice, doc.id)->review.id;
+  const std::int64_t events_before = OutboxRows();
+  const Tally tally = Race([&](int i) {
+    return Accepted(i % 2 == 0 ? service_.Approve(kBob, review, std::nullopt)
+                               : service_.Reject(kDave, review, "not yet"));
+  });
+  EXPECT_EQ(tally.accepted, 1);
+  EXPECT_EQ(tally.refused, kRacers - 1);
+  EXPECT_EQ(OutboxRows() - events_before, 1);
+}
+
+TEST_F(PgServiceRaceTest, FiftySubmitsWithoutTheGateOpenOneReview) {
+  const Document doc = *service_.Create(kAlice, "Guide", "body");
+  const Tally tally = Race([&](int) { return Accepted(service_.Submit(kAlice, doc.id)); });
+  EXPECT_EQ(tally.accepted, 1);
+  EXPECT_EQ(tally.refused, kRacers - 1);
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_review WHERE status = 'pending'"), 1);
+  EXPECT_EQ(OutboxRows(), 1);
+}
+
+TEST_F(PgDocumentStoreTest, ReadsTakeNoRowLocksButLocksWaitUpToTheStatementTimeout) {
+  PgConfig config = Config();
+  config.statement_timeout = milliseconds(300);
+  PgDocumentStore store(config);
+  const Review review = AddSubmitted(store, clock_.Now());
+  auto holder = store.Begin();
+  ASSERT_TRUE(holder->LockReview(review.id));
+  ASSERT_TRUE(holder->LockDocument(review.document_id));
+
+  EXPECT_NE(store.FindDocument(review.document_id), std::nullopt);
+  EXPECT_NE(store.FindReview(review.id), std::nullopt);
+  auto reader = store.Begin();
+  EXPECT_NE(reader->ReadDocument(review.document_id), std::nullopt);
+  EXPECT_NE(reader->ReadContent(review.document_id, 1), std::nullopt);
+  reader.reset();
+
+  auto waiter = store.Begin();
+  EXPECT_THROW(waiter->LockDocument(review.document_id), StorageUnavailable);
+  waiter.reset();
+  auto review_waiter = store.Begin();
+  EXPECT_THROW(review_waiter->LockReview(review.id), StorageUnavailable);
+  review_waiter.reset();
+
+  holder->Commit();
+  holder.reset();
+  auto next = store.Begin();
+  EXPECT_NE(next->LockDocument(review.document_id), std::nullopt);
+}
+
+TEST_F(PgDocumentStoreTest, TextWithANulCharacterIsRefusedNotTruncated) {
+  PgDocumentStore store(Config());
+  const Document doc = AddDraft(store, clock_.Now());
+  auto tx = store.Begin();
+  EXPECT_THROW(tx->PutContent(doc.id, 2, std::string("before\0after", 12), clock_.Now()),
+               StorageError);
+  tx.reset();
+  EXPECT_EQ(store.FindContent(doc.id, 2), std::nullopt);
+}
+
+TEST_F(PgDocumentStoreTest, UnknownEnumValueReadBackIsStorageError) {
+  PgDocumentStore store(Config());
+  const DocumentId id = AddDraft(store, clock_.Now()).id;
+  db_.Execute(
+      "ALTER TABLE kh_document DROP CONSTRAINT kh_document_status_check;"
+      " UPDATE kh_document SET status = 'archived'");
+  EXPECT_THROW(store.FindDocument(id), StorageError);
+  EXPECT_THROW(store.ListDocuments({}), StorageError);
+}
+
+TEST_F(PgDocumentStoreTest, InvalidConfigIsRefusedWithTheReason) {
+  PgConfig config = Config();
+  config.pool_size = 0;
+  EXPECT_THAT(OpenError<StorageUnavailable>(config), HasSubstr("pool_size"));
+  config = Config();
+  config.url = "postgresql://[::1";
+  EXPECT_THAT(OpenError<StorageUnavailable>(config), HasSubstr("malformed database URL"));
+  config = Config();
+  config.url.clear();
+  EXPECT_THAT(OpenError<StorageUnavailable>(config), HasSubstr("url"));
+}
+
+}  // namespace
+}  // namespace docgate

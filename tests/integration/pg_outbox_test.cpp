@@ -1,0 +1,131 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <latch>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adapters/pg/pg_document_store.h"
+#include "contract/document_store_contract.h"
+#include "integration/pg_test_database.h"
+
+namespace docgate {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+class PgOutboxTest : public ::testing::Test {
+ protected:
+  PgConfig Config(milliseconds claim_ttl) const {
+    PgConfig config = db_.Config();
+    config.outbox_claim_ttl = claim_ttl;
+    return config;
+  }
+  void AppendEvents(DocumentStore& store, int count) {
+    auto tx = store.Begin();
+    for (int i = 0; i < count; ++i) tx->AppendEvent(ContractEvent("e-" + std::to_string(next_++)));
+    tx->Commit();
+  }
+  static std::vector<std::int64_t> Sequences(const std::vector<OutboxEvent>& events) {
+    std::vector<std::int64_t> sequences;
+    for (const OutboxEvent& event : events) sequences.push_back(event.sequence);
+    return sequences;
+  }
+  // Polls `store` until it hands out something (another instance's claim has run out).
+  static std::vector<OutboxEvent> PendingWithin(PgDocumentStore& store, milliseconds limit) {
+    const auto deadline = steady_clock::now() + limit;
+    for (;;) {
+      auto events = store.PendingEvents(10);
+      if (!events.empty() || steady_clock::now() > deadline) return events;
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+  }
+
+  PgTestDatabase db_;
+  int next_ = 1;
+};
+
+TEST_F(PgOutboxTest, ClaimedRowsAreNotHandedToAnotherInstance) {
+  PgDocumentStore first(Config(milliseconds(60'000)));
+  PgDocumentStore second(Config(milliseconds(60'000)));
+  AppendEvents(first, 5);
+  const auto claimed = first.PendingEvents(3);
+  ASSERT_EQ(claimed.size(), 3u);
+  const auto rest = second.PendingEvents(10);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_GT(rest.front().sequence, claimed.back().sequence);
+  EXPECT_TRUE(second.PendingEvents(10).size() == 2u) << "an instance sees its own claims again";
+  EXPECT_EQ(Sequences(first.PendingEvents(10)), Sequences(claimed))
+      << "and only its own: the other instance's rows stay with it";
+}
+
+TEST_F(PgOutboxTest, ConcurrentInstancesNeverGetTheSameRow) {
+  PgDocumentStore first(Config(milliseconds(60'000)));
+  PgDocumentStore second(Config(milliseconds(60'000)));
+  constexpr int kEvents = 300;
+  AppendEvents(first, kEvents);
+  std::vector<std::int64_t> got[2];
+  std::latch start(2);
+  std::vector<std::thread> threads;
+  PgDocumentStore* stores[2] = {&first, &second};
+  for (int s = 0; s < 2; ++s) {
+    threads.emplace_back([&, s] {
+      start.arrive_and_wait();
+      // As the dispatcher does: claim a batch, deliver it, mark it, until nothing is left.
+      for (;;) {
+        const auto batch = stores[s]->PendingEvents(7);
+        if (batch.empty()) return;
+        const auto sequences = Sequences(batch);
+        EXPECT_TRUE(std::is_sorted(sequences.begin(), sequences.end()));
+        got[s].insert(got[s].end(), sequences.begin(), sequences.end());
+        stores[s]->MarkDelivered(sequences, ContractTime(1));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::set<std::int64_t> all(got[0].begin(), got[0].end());
+  for (std::int64_t sequence : got[1]) {
+    EXPECT_TRUE(all.insert(sequence).second) << "row " << sequence << " was handed out twice";
+  }
+  EXPECT_EQ(got[0].size() + got[1].size(), static_cast<std::size_t>(kEvents));
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(kEvents));
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL"), 0);
+}
+
+// A crashed instance: its claims run out and another instance takes the rows over.
+TEST_F(PgOutboxTest, ExpiredClaimIsTakenOverByAnotherInstance) {
+  auto crashed = std::make_unique<PgDocumentStore>(Config(milliseconds(200)));
+  PgDocumentStore survivor(Config(milliseconds(60'000)));
+  AppendEvents(survivor, 2);
+  const auto claimed = crashed->PendingEvents(10);
+  ASSERT_EQ(claimed.size(), 2u);
+  crashed.reset();
+  const auto taken_over = PendingWithin(survivor, milliseconds(10'000));
+  EXPECT_EQ(Sequences(taken_over), Sequences(claimed));
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE claimed_until - "
+                      "(extract(epoch FROM clock_timestamp()) * 1000)::bigint > 50000"),
+            2)
+      << "the survivor's claim lasts its own TTL";
+}
+
+TEST_F(PgOutboxTest, DeliveredRowsAreNeverClaimedAgain) {
+  PgDocumentStore first(Config(milliseconds(60'000)));
+  PgDocumentStore second(Config(milliseconds(60'000)));
+  AppendEvents(first, 3);
+  const auto claimed = first.PendingEvents(10);
+  first.MarkDelivered(Sequences(claimed), ContractTime(5));
+  EXPECT_TRUE(first.PendingEvents(10).empty());
+  db_.Execute("UPDATE kh_outbox SET claimed_until = 0");  // every claim long expired
+  EXPECT_TRUE(second.PendingEvents(10).empty());
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at = " +
+                      std::to_string(ContractTime(5).time_since_epoch().count())),
+            3);
+}
+
+}  // namespace
+}  // namespace docgate
