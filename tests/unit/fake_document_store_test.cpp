@@ -62,7 +62,7 @@ TEST(FakeDocumentStoreTest, UnavailableStoreFailsEveryCallUntilItRecovers) {
   EXPECT_THROW(store.Begin(), StorageUnavailable);
   EXPECT_THROW(store.FindDocument(id), StorageUnavailable);
   EXPECT_THROW(store.ListDocuments({}), StorageUnavailable);
-  EXPECT_THROW(store.PendingEvents(10), StorageUnavailable);
+  EXPECT_THROW(store.ClaimPending(10), StorageUnavailable);
   EXPECT_THROW(store.MarkDelivered({1}, ContractTime()), StorageUnavailable);
   store.SetUnavailable(false);
   EXPECT_TRUE(store.Ping());
@@ -85,12 +85,12 @@ TEST(FakeDocumentStoreTest, DeliveryMarksSurviveALaterCommit) {
     tx->AppendEvent(ContractEvent("e-1"));
     tx->Commit();
   }
-  store.MarkDelivered({store.PendingEvents(1).at(0).sequence}, ContractTime());
+  store.MarkDelivered({store.ClaimPending(1).at(0).sequence}, ContractTime());
   auto tx = store.Begin();
   tx->AppendEvent(ContractEvent("e-2"));
   tx->Commit();
-  ASSERT_EQ(store.PendingEvents(10).size(), 1u);
-  EXPECT_EQ(store.PendingEvents(10)[0].event_id, "e-2");
+  ASSERT_EQ(store.ClaimPending(10).size(), 1u);
+  EXPECT_EQ(store.ClaimPending(10)[0].event_id, "e-2");
 }
 
 }  // namespace

@@ -50,14 +50,14 @@ TEST_F(OutboxDispatcherTest, DeliversEveryEventOnceInCommitOrder) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     EXPECT_EQ(events[i].event_id, "e-" + std::to_string(i));
   }
-  EXPECT_TRUE(store_.PendingEvents(100).empty());
+  EXPECT_TRUE(store_.ClaimPending(100).empty());
 }
 
 TEST_F(OutboxDispatcherTest, AFailureKeepsTheEventAndEverythingBehindItPending) {
   Append(5);
   consumer_.FailNext(1);
   EXPECT_THROW(dispatcher_.RunOnce(), std::runtime_error);
-  EXPECT_EQ(store_.PendingEvents(100).size(), 5u);
+  EXPECT_EQ(store_.ClaimPending(100).size(), 5u);
   EXPECT_EQ(dispatcher_.RunOnce(), 5);
   EXPECT_EQ(consumer_.events().size(), 5u);
   EXPECT_EQ(consumer_.events().front().event_id, "e-0");
@@ -67,7 +67,7 @@ TEST_F(OutboxDispatcherTest, AFailureMidBatchKeepsWhatWasDelivered) {
   Append(2);
   dispatcher_.RunOnce();
   Append(3);
-  EXPECT_EQ(store_.PendingEvents(100).size(), 3u);
+  EXPECT_EQ(store_.ClaimPending(100).size(), 3u);
   EXPECT_EQ(dispatcher_.RunOnce(), 3);
   EXPECT_EQ(consumer_.events().size(), 5u);
 }

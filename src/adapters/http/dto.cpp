@@ -1,0 +1,151 @@
+#include "adapters/http/dto.h"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+
+namespace docgate {
+namespace {
+
+using nlohmann::json;
+
+json OptionalId(const std::optional<std::int64_t>& id) {
+  return id ? json(std::to_string(*id)) : json(nullptr);
+}
+
+template <typename T>
+json OptionalValue(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json OptionalTime(const std::optional<TimePoint>& time) {
+  return time ? json(FormatTime(*time)) : json(nullptr);
+}
+
+// Exactly `width` ASCII digits at text[pos...].
+std::optional<int> Digits(std::string_view text, std::size_t pos, std::size_t width) {
+  if (pos + width > text.size()) return std::nullopt;
+  int value = 0;
+  for (std::size_t i = pos; i < pos + width; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+template <typename T>
+json Items(const std::vector<T>& items) {
+  json out = json::array();
+  for (const auto& item : items) out.push_back(ToJson(item));
+  return out;
+}
+
+}  // namespace
+
+std::string FormatTime(TimePoint time) {
+  using namespace std::chrono;
+  const auto day = floor<days>(time);
+  const year_month_day ymd{day};
+  const hh_mm_ss<milliseconds> hms{time - day};
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", int{ymd.year()},
+                unsigned{ymd.month()}, unsigned{ymd.day()}, static_cast<int>(hms.hours().count()),
+                static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()),
+                static_cast<int>(hms.subseconds().count()));
+  return buffer;
+}
+
+std::optional<TimePoint> ParseTime(std::string_view text) {
+  using namespace std::chrono;
+  // YYYY-MM-DDTHH:MM:SS.mmmZ
+  if (text.size() != 24 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
+      text[13] != ':' || text[16] != ':' || text[19] != '.' || text[23] != 'Z') {
+    return std::nullopt;
+  }
+  const auto y = Digits(text, 0, 4), mo = Digits(text, 5, 2), d = Digits(text, 8, 2);
+  const auto h = Digits(text, 11, 2), mi = Digits(text, 14, 2), s = Digits(text, 17, 2);
+  const auto ms = Digits(text, 20, 3);
+  if (!y || !mo || !d || !h || !mi || !s || !ms) return std::nullopt;
+  const year_month_day ymd{year{*y}, month{static_cast<unsigned>(*mo)},
+                           day{static_cast<unsigned>(*d)}};
+  if (!ymd.ok() || *h > 23 || *mi > 59 || *s > 59) return std::nullopt;
+  return TimePoint{sys_days{ymd}.time_since_epoch() + hours{*h} + minutes{*mi} + seconds{*s} +
+                   milliseconds{*ms}};
+}
+
+std::optional<std::int64_t> ParsePositiveId(std::string_view text) {
+  if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || value <= 0) return std::nullopt;
+  return value;
+}
+
+std::optional<std::int32_t> ParseVersionTag(std::string_view text) {
+  if (text.size() < 3 || text.front() != '"' || text.back() != '"') return std::nullopt;
+  const auto id = ParsePositiveId(text.substr(1, text.size() - 2));
+  if (!id || *id > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+  return static_cast<std::int32_t>(*id);
+}
+
+std::string VersionTag(std::int32_t version) { return "\"" + std::to_string(version) + "\""; }
+
+json ToJson(const Document& doc) {
+  return json{{"id", std::to_string(doc.id)},
+              {"title", doc.title},
+              {"status", ToString(doc.status)},
+              {"version", doc.version},
+              {"author_id", doc.author_id},
+              {"current_review_id", OptionalId(doc.current_review_id)},
+              {"approved_version", OptionalValue(doc.approved_version)},
+              {"approved_at", OptionalTime(doc.approved_at)},
+              {"ingest_status", ToString(doc.ingest_status)},
+              {"created_at", FormatTime(doc.created_at)},
+              {"updated_at", FormatTime(doc.updated_at)}};
+}
+
+json ToJson(const Review& review) {
+  return json{{"id", std::to_string(review.id)},
+              {"document_id", std::to_string(review.document_id)},
+              {"document_version", review.document_version},
+              {"status", ToString(review.status)},
+              {"submitted_by", review.submitted_by},
+              {"submitted_at", FormatTime(review.submitted_at)},
+              {"decided_by", OptionalValue(review.decided_by)},
+              {"decided_at", OptionalTime(review.decided_at)},
+              {"comment", OptionalValue(review.comment)}};
+}
+
+json ToJson(const Transition& transition) {
+  return json{{"document", ToJson(transition.document)}, {"review", ToJson(transition.review)}};
+}
+
+json ToJson(const ContentView& content) {
+  return json{{"document_id", std::to_string(content.document_id)},
+              {"version", content.version},
+              {"content", content.content}};
+}
+
+json ToJson(const Preview& preview) {
+  return json{{"document_id", std::to_string(preview.document_id)},
+              {"version", preview.version},
+              {"content", preview.content},
+              {"approved_at", FormatTime(preview.approved_at)}};
+}
+
+json ToJson(const Page<Document>& page) {
+  return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
+}
+
+json ToJson(const Page<Review>& page) {
+  return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
+}
+
+json ToJson(const std::vector<Review>& reviews) { return json{{"items", Items(reviews)}}; }
+
+std::string Dump(const json& json) {
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace docgate

@@ -1,0 +1,45 @@
+#pragma once
+
+// DTO <-> JSON for the HTTP contract (shared/API.md): ids as decimal strings, times RFC 3339 UTC
+// with milliseconds, enums by their API spelling. Pure functions, no I/O.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/document_service.h"
+#include "core/model.h"
+
+namespace docgate {
+
+// "2026-11-29T14:00:00.123Z".
+std::string FormatTime(TimePoint time);
+// The inverse of FormatTime for exactly that shape; nullopt for anything else.
+std::optional<TimePoint> ParseTime(std::string_view text);
+
+// A positive int64 written in decimal digits only ("42"); nullopt for "", "abc", "-1", "0", "+1",
+// " 1", "1.0" and anything that overflows int64.
+std::optional<std::int64_t> ParsePositiveId(std::string_view text);
+// A strict entity tag naming a version: "\"3\"" -> 3; nullopt when malformed or not a positive int32.
+std::optional<std::int32_t> ParseVersionTag(std::string_view text);
+// The ETag of a version: 3 -> "\"3\"".
+std::string VersionTag(std::int32_t version);
+
+nlohmann::json ToJson(const Document& doc);
+nlohmann::json ToJson(const Review& review);
+nlohmann::json ToJson(const Transition& transition);
+nlohmann::json ToJson(const ContentView& content);
+nlohmann::json ToJson(const Preview& preview);
+nlohmann::json ToJson(const Page<Document>& page);
+nlohmann::json ToJson(const Page<Review>& page);
+// A document's review history: {"items": [...]}.
+nlohmann::json ToJson(const std::vector<Review>& reviews);
+
+// Serialises for the wire; invalid UTF-8 (which the core never stores) is replaced, not thrown.
+std::string Dump(const nlohmann::json& json);
+
+}  // namespace docgate

@@ -1,0 +1,350 @@
+#include "adapters/http/http_server.h"
+
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility>.
+#include <utility>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "adapters/http/error_mapper.h"
+
+namespace docgate {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
+
+constexpr auto kDrainTimeout = 2s;
+constexpr std::size_t kMaxDrainBytes = 16 * 1024 * 1024;
+constexpr auto kForcedStopWait = 5s;
+
+std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
+
+std::string_view PathOf(beast::string_view target) {
+  const std::string_view view = View(target);
+  return view.substr(0, view.find('?'));
+}
+
+struct Connection {
+  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+  beast::tcp_stream stream;
+  bool idle = false;  // waiting for the next request; guarded by HttpServer::Impl::mutex
+};
+
+// The answer to a request the parser refused, or nullopt when the connection just went away.
+std::optional<HttpResponse> TransportProblem(const beast::error_code& ec, const HttpConfig& config) {
+  if (ec == http::error::body_limit) {
+    return ProblemResponse(MakeError(ErrorCode::kPayloadTooLarge,
+                                     "request body exceeds " + std::to_string(config.body_limit) +
+                                         " bytes"));
+  }
+  if (ec == http::error::header_limit) {
+    return ProblemResponse(MakeError(ErrorCode::kValidation,
+                                     "request header exceeds " +
+                                         std::to_string(config.header_limit) + " bytes"));
+  }
+  if (ec == http::error::end_of_stream || ec == http::error::partial_message) return std::nullopt;
+  if (ec.category() == http::make_error_code(http::error::bad_method).category()) {
+    return ProblemResponse(
+        MakeError(ErrorCode::kValidation, "malformed HTTP request: " + ec.message()));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(HttpConfig c, RequestHandler h)
+      : config(std::move(c)),
+        handler(std::move(h)),
+        acceptor(asio::make_strand(ioc)),
+        pool(static_cast<std::size_t>(std::max(1, config.worker_threads))) {}
+
+  asio::awaitable<void> Accept();
+  asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
+  asio::awaitable<void> LingeringClose(Connection& conn);
+  // Runs the handler on the worker pool and resumes the caller on its own executor.
+  asio::awaitable<HttpResponse> Dispatch(const HttpRequest& request);
+  HttpResponse Invoke(const HttpRequest& request);
+  void Forget(const std::shared_ptr<Connection>& conn);
+  bool Stopping();
+
+  const HttpConfig config;
+  const RequestHandler handler;
+  asio::io_context ioc;
+  asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
+  tcp::acceptor acceptor;
+  asio::thread_pool pool;
+  std::vector<std::thread> threads;
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::unordered_set<std::shared_ptr<Connection>> connections;
+  bool accepting = false;
+  bool started = false;
+  bool stopping = false;
+  std::uint16_t bound_port = 0;
+};
+
+bool HttpServer::Impl::Stopping() {
+  std::lock_guard lock(mutex);
+  return stopping;
+}
+
+void HttpServer::Impl::Forget(const std::shared_ptr<Connection>& conn) {
+  {
+    std::lock_guard lock(mutex);
+    connections.erase(conn);
+  }
+  changed.notify_all();
+}
+
+asio::awaitable<void> HttpServer::Impl::Accept() {
+  for (;;) {
+    beast::error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(
+        asio::make_strand(ioc), asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) break;
+      // Typically out of file descriptors: pause instead of spinning on the error.
+      spdlog::warn("http: accept failed: {}", ec.message());
+      asio::steady_timer pause(acceptor.get_executor(), 100ms);
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    auto conn = std::make_shared<Connection>(std::move(socket));
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) continue;  // closed by its destructor
+      connections.insert(conn);
+    }
+    asio::co_spawn(conn->stream.get_executor(), Serve(conn), asio::detached);
+  }
+  {
+    std::lock_guard lock(mutex);
+    accepting = false;
+  }
+  changed.notify_all();
+}
+
+asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) {
+  beast::tcp_stream& stream = conn->stream;
+  beast::flat_buffer buffer;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex);
+      if (stopping) break;
+      conn->idle = true;
+    }
+    http::request_parser<http::string_body> parser;
+    parser.body_limit(config.body_limit);
+    parser.header_limit(static_cast<std::uint32_t>(config.header_limit));
+    stream.expires_after(config.read_timeout);
+    beast::error_code ec;
+    co_await http::async_read_header(stream, buffer, parser,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    {
+      std::lock_guard lock(mutex);
+      conn->idle = false;
+    }
+    const auto started_at = std::chrono::steady_clock::now();
+    if (!ec && !parser.is_done() &&
+        beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+      http::response<http::empty_body> go_on{http::status::continue_, parser.get().version()};
+      co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (!ec) {
+      co_await http::async_read(stream, buffer, parser,
+                                asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (ec) {
+      if (auto problem = TransportProblem(ec, config)) {
+        problem->keep_alive(false);
+        problem->prepare_payload();
+        beast::error_code write_ec;
+        co_await http::async_write(stream, *problem,
+                                   asio::redirect_error(asio::use_awaitable, write_ec));
+        spdlog::info("{} {} {}", View(parser.get().method_string()),
+                     PathOf(parser.get().target()), problem->result_int());
+        co_await LingeringClose(*conn);
+      }
+      break;
+    }
+
+    const HttpRequest request = parser.release();
+    stream.expires_never();
+    HttpResponse response = co_await Dispatch(request);
+    const bool keep_alive = config.keep_alive && request.keep_alive() && !Stopping();
+    response.version(request.version());
+    response.keep_alive(keep_alive);
+    response.prepare_payload();
+    if (request.method() == http::verb::head) response.body().clear();
+    stream.expires_after(config.read_timeout);
+    co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+    const std::chrono::duration<double, std::milli> took =
+        std::chrono::steady_clock::now() - started_at;
+    spdlog::info("{} {} {} {:.1f}ms", View(request.method_string()), PathOf(request.target()),
+                 response.result_int(), took.count());
+    if (ec || !keep_alive) break;
+  }
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  stream.close();
+  Forget(conn);
+}
+
+// After refusing a request whose body we did not read: half-close and discard what the client
+// is still sending, so that closing does not reset the connection before it reads our answer.
+asio::awaitable<void> HttpServer::Impl::LingeringClose(Connection& conn) {
+  beast::error_code ec;
+  conn.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  conn.stream.expires_after(kDrainTimeout);
+  std::array<char, 16 * 1024> scratch;
+  std::size_t drained = 0;
+  while (!ec && drained < kMaxDrainBytes) {
+    drained += co_await conn.stream.async_read_some(asio::buffer(scratch),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
+  }
+}
+
+HttpResponse HttpServer::Impl::Invoke(const HttpRequest& request) {
+  try {
+    return handler(request);
+  } catch (const std::exception& e) {
+    spdlog::error("http: handler threw for {} {}: {}", View(request.method_string()),
+                  PathOf(request.target()), e.what());
+    return InternalError();
+  }
+}
+
+asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(const HttpRequest& request) {
+  // `request` lives in the suspended caller's frame until the completion resumes it.
+  return asio::async_initiate<const asio::use_awaitable_t<>&, void(HttpResponse)>(
+      [this, &request](auto completion) {
+        asio::post(pool, [this, &request, completion = std::move(completion)]() mutable {
+          HttpResponse response = Invoke(request);
+          auto executor = asio::get_associated_executor(completion);
+          asio::dispatch(executor, [completion = std::move(completion),
+                                    response = std::move(response)]() mutable {
+            std::move(completion)(std::move(response));
+          });
+        });
+      },
+      asio::use_awaitable);
+}
+
+HttpServer::HttpServer(HttpConfig config, RequestHandler handler)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(handler))) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Start() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.started) throw std::logic_error("HttpServer::Start called twice");
+  }
+  try {
+    const tcp::endpoint endpoint(asio::ip::make_address(s.config.address), s.config.port);
+    s.acceptor.open(endpoint.protocol());
+    s.acceptor.set_option(asio::socket_base::reuse_address(true));
+    s.acceptor.bind(endpoint);
+    s.acceptor.listen(asio::socket_base::max_listen_connections);
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error("cannot listen on " + s.config.address + ":" +
+                             std::to_string(s.config.port) + ": " + e.code().message());
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    s.bound_port = s.acceptor.local_endpoint().port();
+    s.started = true;
+    s.accepting = true;
+  }
+  asio::co_spawn(s.acceptor.get_executor(), s.Accept(), asio::detached);
+  const int threads = std::max(1, s.config.io_threads);
+  for (int i = 0; i < threads; ++i) s.threads.emplace_back([&s] { s.ioc.run(); });
+  spdlog::info("http: listening on {}:{}", s.config.address, s.bound_port);
+}
+
+std::uint16_t HttpServer::port() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->bound_port;
+}
+
+void HttpServer::Stop() {
+  Impl& s = *impl_;
+  std::vector<std::shared_ptr<Connection>> idle;
+  {
+    std::lock_guard lock(s.mutex);
+    if (!s.started || s.stopping) return;
+    s.stopping = true;
+    for (const auto& conn : s.connections) {
+      if (conn->idle) idle.push_back(conn);
+    }
+  }
+  asio::post(s.acceptor.get_executor(), [&s] {
+    beast::error_code ignored;
+    s.acceptor.close(ignored);
+  });
+  // Re-checked on the connection's strand: it may have started reading a request meanwhile.
+  for (const auto& conn : idle) {
+    asio::post(conn->stream.get_executor(), [&s, conn] {
+      std::lock_guard lock(s.mutex);
+      if (conn->idle) conn->stream.cancel();
+    });
+  }
+  bool drained = false;
+  {
+    std::unique_lock lock(s.mutex);
+    const auto done = [&s] { return s.connections.empty() && !s.accepting; };
+    drained = s.changed.wait_for(lock, s.config.shutdown_grace, done);
+    if (!drained) {
+      spdlog::warn("http: {} connection(s) still busy after the shutdown grace; closing them",
+                   s.connections.size());
+      for (const auto& conn : s.connections) {
+        asio::post(conn->stream.get_executor(), [conn] { conn->stream.close(); });
+      }
+      drained = s.changed.wait_for(lock, kForcedStopWait, done);
+    }
+  }
+  s.work.reset();
+  if (!drained) s.ioc.stop();
+  for (auto& thread : s.threads) thread.join();
+  s.threads.clear();
+  s.pool.join();
+  spdlog::info("http: stopped");
+}
+
+}  // namespace docgate

@@ -1,0 +1,345 @@
+#include "adapters/http/rest_api.h"
+
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <exception>
+#include <nlohmann/json.hpp>
+
+#include "adapters/http/dto.h"
+#include "adapters/http/error_mapper.h"
+
+namespace docgate {
+namespace {
+
+namespace http = boost::beast::http;
+using nlohmann::json;
+
+std::string_view View(boost::beast::string_view text) { return {text.data(), text.size()}; }
+
+Error Invalid(std::string detail) { return MakeError(ErrorCode::kValidation, std::move(detail)); }
+
+HttpResponse JsonResponse(HttpStatus status, const json& body) {
+  HttpResponse response{status, 11};
+  response.set(http::field::content_type, "application/json");
+  response.body() = Dump(body);
+  return response;
+}
+
+HttpResponse DocumentResponse(HttpStatus status, const Document& doc) {
+  HttpResponse response = JsonResponse(status, ToJson(doc));
+  response.set(http::field::etag, VersionTag(doc.version));
+  return response;
+}
+
+// 200 with the use case's value as JSON, or its error.
+template <typename T>
+Result<HttpResponse> Ok200(const Result<T>& result) {
+  if (!result) return result.error();
+  return JsonResponse(HttpStatus::ok, ToJson(*result));
+}
+
+Result<std::int64_t> PathId(const RouteContext& ctx, std::string_view what) {
+  const auto raw = ctx.params.Get("id");
+  const auto id = ParsePositiveId(raw);
+  if (!id) {
+    return Invalid(std::string(what) + " id must be a positive 64-bit decimal integer, got '" +
+                   std::string(raw) + "'");
+  }
+  return *id;
+}
+
+bool IsBlank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+// The body as a JSON object; an empty body is {} when `optional`.
+Result<json> ObjectBody(const HttpRequest& request, bool optional) {
+  if (optional && IsBlank(request.body())) return json::object();
+  json body = json::parse(request.body(), nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return Invalid("request body is not valid JSON");
+  if (!body.is_object()) return Invalid("request body must be a JSON object");
+  return body;
+}
+
+// A string field: nullopt when absent; VALIDATION when present with another type (null included).
+Result<std::optional<std::string>> StringField(const json& body, const char* name) {
+  const auto it = body.find(name);
+  if (it == body.end()) return std::optional<std::string>{};
+  if (!it->is_string()) return Invalid(std::string("`") + name + "` must be a string");
+  return std::optional<std::string>{it->get<std::string>()};
+}
+
+Result<std::string> RequiredString(const json& body, const char* name) {
+  auto field = StringField(body, name);
+  if (!field) return field.error();
+  if (!*field) return Invalid(std::string("`") + name + "` is required");
+  return std::move(**field);
+}
+
+struct Paging {
+  std::optional<int> limit;
+  std::optional<std::int64_t> after;
+};
+
+Result<std::optional<int>> LimitParam(const QueryParams& query) {
+  const auto it = query.find("limit");
+  if (it == query.end()) return std::optional<int>{};
+  int value = 0;
+  const auto& text = it->second;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
+    return Invalid("limit must be an integer, got '" + text + "'");
+  }
+  return std::optional<int>{value};
+}
+
+Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query) {
+  const auto it = query.find("after");
+  if (it == query.end()) return std::optional<std::int64_t>{};
+  const auto cursor = ParsePositiveId(it->second);
+  if (!cursor) return Invalid("after must be a cursor from a previous page, got '" + it->second + "'");
+  return std::optional<std::int64_t>{*cursor};
+}
+
+Result<Paging> PagingParams(const QueryParams& query) {
+  auto limit = LimitParam(query);
+  if (!limit) return limit.error();
+  auto after = CursorParam(query);
+  if (!after) return after.error();
+  return Paging{*limit, *after};
+}
+
+Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string_view>& allowed) {
+  return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
+}
+
+}  // namespace
+
+RestApi::RestApi(DocumentService& service, const JwtVerifier& verifier, HealthChecks health)
+    : service_(service), verifier_(verifier), health_(std::move(health)) {
+  using V = HttpVerb;
+  router_.Add(V::get, "/healthz", [this](const RouteContext& ctx) { return Healthz(ctx); });
+  router_.Add(V::get, "/readyz", [this](const RouteContext& ctx) { return Readyz(ctx); });
+  router_.Add(V::post, "/api/v1/documents", Authenticated(&RestApi::CreateDocument));
+  router_.Add(V::get, "/api/v1/documents", Authenticated(&RestApi::ListDocuments));
+  router_.Add(V::get, "/api/v1/documents/{id}", Authenticated(&RestApi::GetDocument));
+  router_.Add(V::put, "/api/v1/documents/{id}", Authenticated(&RestApi::EditDocument));
+  router_.Add(V::get, "/api/v1/documents/{id}/content", Authenticated(&RestApi::GetContent));
+  router_.Add(V::get, "/api/v1/documents/{id}/preview", Authenticated(&RestApi::GetPreview));
+  router_.Add(V::post, "/api/v1/documents/{id}/submit", Authenticated(&RestApi::Submit));
+  router_.Add(V::post, "/api/v1/documents/{id}/withdraw", Authenticated(&RestApi::Withdraw));
+  router_.Add(V::get, "/api/v1/documents/{id}/reviews", Authenticated(&RestApi::DocumentReviews));
+  router_.Add(V::get, "/api/v1/reviews", Authenticated(&RestApi::ReviewQueue));
+  router_.Add(V::get, "/api/v1/reviews/{id}", Authenticated(&RestApi::GetReview));
+  router_.Add(V::post, "/api/v1/reviews/{id}/approve", Authenticated(&RestApi::Approve));
+  router_.Add(V::post, "/api/v1/reviews/{id}/reject", Authenticated(&RestApi::Reject));
+}
+
+HttpResponse RestApi::Handle(const HttpRequest& request) const {
+  try {
+    const auto path = TargetPath(View(request.target()));
+    const auto match = router_.Find(request.method(), path);
+    switch (match.kind) {
+      case Router::Match::Kind::kFound:
+        return (*match.handler)(RouteContext{request, match.params});
+      case Router::Match::Kind::kMethodNotAllowed:
+        return MethodNotAllowed(match.allow);
+      case Router::Match::Kind::kNotFound:
+        break;
+    }
+    return ProblemResponse(MakeError(ErrorCode::kNotFound, "no route for " + std::string(path)));
+  } catch (const StorageUnavailable& e) {
+    spdlog::warn("{} {}: database unavailable: {}", View(request.method_string()),
+                 TargetPath(View(request.target())), e.what());
+    return ProblemResponse(Error{ErrorCode::kUnavailable, "the database is unavailable", 1});
+  } catch (const std::exception& e) {
+    spdlog::error("{} {}: unhandled error: {}", View(request.method_string()),
+                  TargetPath(View(request.target())), e.what());
+    return InternalError();
+  }
+}
+
+RouteHandler RestApi::Authenticated(Handler handler) const {
+  return [this, handler](const RouteContext& ctx) -> HttpResponse {
+    const auto authorization = ctx.request.find(http::field::authorization);
+    auto actor = verifier_.Authenticate(
+        authorization == ctx.request.end() ? std::string_view{} : View(authorization->value()));
+    if (!actor) return ProblemResponse(actor.error());
+    auto response = (this->*handler)(ctx, *actor);
+    if (!response) return ProblemResponse(response.error());
+    return std::move(response).value();
+  };
+}
+
+HttpResponse RestApi::Healthz(const RouteContext&) const {
+  return JsonResponse(HttpStatus::ok, {{"status", "ok"}});
+}
+
+HttpResponse RestApi::Readyz(const RouteContext&) const {
+  bool database_up = false;
+  try {
+    database_up = health_.database();
+  } catch (const std::exception& e) {
+    spdlog::warn("readiness: database check failed: {}", e.what());
+  }
+  const std::string lock = health_.lock();
+  const std::string broker = health_.broker();
+  const bool degraded = (lock != "ok" && lock != "disabled") || (broker != "ok" && broker != "disabled");
+  const char* status = !database_up ? "down" : degraded ? "degraded" : "ok";
+  return JsonResponse(database_up ? HttpStatus::ok : HttpStatus::service_unavailable,
+                      {{"status", status},
+                       {"checks", {{"database", database_up ? "ok" : "down"},
+                                   {"lock", lock},
+                                   {"broker", broker}}}});
+}
+
+Result<HttpResponse> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor) const {
+  auto body = ObjectBody(ctx.request, /*optional=*/false);
+  if (!body) return body.error();
+  auto title = RequiredString(*body, "title");
+  if (!title) return title.error();
+  auto content = RequiredString(*body, "content");
+  if (!content) return content.error();
+  auto doc = service_.Create(actor, *title, *content);
+  if (!doc) return doc.error();
+  HttpResponse response = DocumentResponse(HttpStatus::created, *doc);
+  response.set(http::field::location, "/api/v1/documents/" + std::to_string(doc->id));
+  return response;
+}
+
+Result<HttpResponse> RestApi::ListDocuments(const RouteContext& ctx, const Actor&) const {
+  auto query = Query(ctx, {"status", "author_id", "limit", "after"});
+  if (!query) return query.error();
+  ListDocumentsRequest request;
+  if (const auto it = query->find("status"); it != query->end()) {
+    request.status = ParseDocumentStatus(it->second);
+    if (!request.status) {
+      return Invalid("status must be draft, pending_review, approved or rejected, got '" +
+                     it->second + "'");
+    }
+  }
+  if (const auto it = query->find("author_id"); it != query->end()) {
+    if (it->second.empty()) return Invalid("author_id must not be empty");
+    request.author_id = it->second;
+  }
+  auto paging = PagingParams(*query);
+  if (!paging) return paging.error();
+  request.limit = paging->limit;
+  request.after = paging->after;
+  return Ok200(service_.ListDocuments(request));
+}
+
+Result<HttpResponse> RestApi::GetDocument(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  auto doc = service_.GetDocument(*id);
+  if (!doc) return doc.error();
+  return DocumentResponse(HttpStatus::ok, *doc);
+}
+
+Result<HttpResponse> RestApi::EditDocument(const RouteContext& ctx, const Actor& actor) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  EditRequest request;
+  if (const auto it = ctx.request.find(http::field::if_match); it != ctx.request.end()) {
+    const auto value = View(it->value());
+    if (value != "*") {
+      request.if_match = ParseVersionTag(value);
+      if (!request.if_match) {
+        return Invalid("If-Match must be a version tag like \"3\", got '" + std::string(value) + "'");
+      }
+    }
+  }
+  auto body = ObjectBody(ctx.request, /*optional=*/false);
+  if (!body) return body.error();
+  auto title = StringField(*body, "title");
+  if (!title) return title.error();
+  auto content = StringField(*body, "content");
+  if (!content) return content.error();
+  request.title = std::move(*title);
+  request.content = std::move(*content);
+  auto doc = service_.Edit(actor, *id, request);
+  if (!doc) return doc.error();
+  return DocumentResponse(HttpStatus::ok, *doc);
+}
+
+Result<HttpResponse> RestApi::GetContent(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.GetContent(*id));
+}
+
+Result<HttpResponse> RestApi::GetPreview(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.GetPreview(*id));
+}
+
+Result<HttpResponse> RestApi::Submit(const RouteContext& ctx, const Actor& actor) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.Submit(actor, *id));
+}
+
+Result<HttpResponse> RestApi::Withdraw(const RouteContext& ctx, const Actor& actor) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.Withdraw(actor, *id));
+}
+
+Result<HttpResponse> RestApi::DocumentReviews(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.ReviewHistory(*id));
+}
+
+Result<HttpResponse> RestApi::ReviewQueue(const RouteContext& ctx, const Actor& actor) const {
+  auto query = Query(ctx, {"status", "limit", "after"});
+  if (!query) return query.error();
+  ListReviewsRequest request;
+  if (const auto it = query->find("status"); it != query->end()) {
+    request.status = ParseReviewStatus(it->second);
+    if (!request.status) {
+      return Invalid("status must be pending, approved, rejected or withdrawn, got '" +
+                     it->second + "'");
+    }
+  }
+  auto paging = PagingParams(*query);
+  if (!paging) return paging.error();
+  request.limit = paging->limit;
+  request.after = paging->after;
+  return Ok200(service_.ReviewQueue(actor, request));
+}
+
+Result<HttpResponse> RestApi::GetReview(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "review");
+  if (!id) return id.error();
+  return Ok200(service_.GetReview(*id));
+}
+
+Result<HttpResponse> RestApi::Approve(const RouteContext& ctx, const Actor& actor) const {
+  auto id = PathId(ctx, "review");
+  if (!id) return id.error();
+  auto body = ObjectBody(ctx.request, /*optional=*/true);
+  if (!body) return body.error();
+  std::optional<std::string> comment;
+  // `comment` may be absent or null (no comment), otherwise a string.
+  if (const auto it = body->find("comment"); it != body->end() && !it->is_null()) {
+    if (!it->is_string()) return Invalid("`comment` must be a string");
+    comment = it->get<std::string>();
+  }
+  return Ok200(service_.Approve(actor, *id, comment));
+}
+
+Result<HttpResponse> RestApi::Reject(const RouteContext& ctx, const Actor& actor) const {
+  auto id = PathId(ctx, "review");
+  if (!id) return id.error();
+  auto body = ObjectBody(ctx.request, /*optional=*/false);
+  if (!body) return body.error();
+  auto reason = RequiredString(*body, "reason");
+  if (!reason) return reason.error();
+  return Ok200(service_.Reject(actor, *id, *reason));
+}
+
+}  // namespace docgate

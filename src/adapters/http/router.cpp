@@ -1,0 +1,153 @@
+#include "adapters/http/router.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <boost/beast/http/verb.hpp>
+
+namespace docgate {
+namespace {
+
+// "/a/b/c" -> {"a", "b", "c"}; "/" -> {}; "/a/" -> {"a", ""} so a trailing slash never matches.
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  if (path.empty() || path.front() != '/') {
+    out.emplace_back(path);
+    return out;
+  }
+  path.remove_prefix(1);
+  if (path.empty()) return out;
+  for (;;) {
+    const auto slash = path.find('/');
+    out.push_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) return out;
+    path.remove_prefix(slash + 1);
+  }
+}
+
+bool IsParam(std::string_view segment) {
+  return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::string> PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%') {
+      if (i + 2 >= text.size()) return std::nullopt;
+      const int hi = HexValue(text[i + 1]);
+      const int lo = HexValue(text[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view PathParams::Get(std::string_view name) const {
+  for (const auto& [key, value] : values_) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+std::string_view TargetPath(std::string_view target) {
+  return target.substr(0, target.find('?'));
+}
+
+std::string_view TargetQuery(std::string_view target) {
+  const auto mark = target.find('?');
+  return mark == std::string_view::npos ? std::string_view{} : target.substr(mark + 1);
+}
+
+Result<QueryParams> ParseQuery(std::string_view query,
+                               const std::vector<std::string_view>& allowed) {
+  QueryParams params;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    auto name = PercentDecode(pair.substr(0, eq));
+    auto value = PercentDecode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    if (!name || !value) {
+      return MakeError(ErrorCode::kValidation, "malformed percent-encoding in the query string");
+    }
+    if (std::find(allowed.begin(), allowed.end(), *name) == allowed.end()) {
+      return MakeError(ErrorCode::kValidation, "unknown query parameter '" + *name + "'");
+    }
+    if (!params.emplace(*name, std::move(*value)).second) {
+      return MakeError(ErrorCode::kValidation, "query parameter '" + *name + "' given twice");
+    }
+  }
+  return params;
+}
+
+void Router::Add(HttpVerb verb, std::string_view pattern, RouteHandler handler) {
+  Route route{verb, {}, std::move(handler)};
+  for (const auto segment : Segments(pattern)) route.segments.emplace_back(segment);
+  routes_.push_back(std::move(route));
+}
+
+bool Router::Matches(const Route& route, const std::vector<std::string_view>& segments,
+                     PathParams* params) {
+  if (route.segments.size() != segments.size()) return false;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const std::string& expected = route.segments[i];
+    if (IsParam(expected) ? segments[i].empty() : expected != segments[i]) return false;
+  }
+  if (params != nullptr) {
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const std::string& expected = route.segments[i];
+      if (IsParam(expected)) {
+        params->Add(expected.substr(1, expected.size() - 2), std::string(segments[i]));
+      }
+    }
+  }
+  return true;
+}
+
+Router::Match Router::Find(HttpVerb verb, std::string_view path) const {
+  const auto segments = Segments(path);
+  Match match;
+  std::vector<std::string_view> allowed;
+  for (const auto& route : routes_) {
+    if (!Matches(route, segments, nullptr)) continue;
+    if (route.verb == verb) {
+      match.kind = Match::Kind::kFound;
+      match.handler = &route.handler;
+      Matches(route, segments, &match.params);
+      return match;
+    }
+    const auto name = boost::beast::http::to_string(route.verb);
+    const std::string_view verb_name(name.data(), name.size());
+    if (std::find(allowed.begin(), allowed.end(), verb_name) == allowed.end()) {
+      allowed.push_back(verb_name);
+    }
+  }
+  if (!allowed.empty()) {
+    match.kind = Match::Kind::kMethodNotAllowed;
+    for (const auto name : allowed) {
+      if (!match.allow.empty()) match.allow += ", ";
+      match.allow += name;
+    }
+  }
+  return match;
+}
+
+}  // namespace docgate

@@ -1,0 +1,68 @@
+#include "runtime/application.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+namespace docgate {
+
+SqliteConfig ToSqliteConfig(const Config& config) {
+  SqliteConfig sqlite;
+  sqlite.path = SqlitePath(config.database.url).value_or(std::string{});
+  sqlite.pool_size = config.database.pool_size;
+  sqlite.busy_timeout = config.database.busy_timeout;
+  return sqlite;
+}
+
+void ApplyMigrations(const Config& config) {
+  ValidateConfig(config);
+  SqliteDocumentStore store(ToSqliteConfig(config));
+}
+
+Application::Application(Config config, Clock* clock) : config_(std::move(config)) {
+  ValidateConfig(config_);
+  if (clock == nullptr) {
+    system_clock_ = std::make_unique<SystemClock>();
+    clock = system_clock_.get();
+  }
+  clock_ = clock;
+  random_ = std::make_unique<OpenSslRandom>();
+  jwt_secret_ = ResolveJwtSecret(config_, *random_);
+  store_ = std::make_unique<SqliteDocumentStore>(ToSqliteConfig(config_));
+  gate_ = std::make_unique<InProcessLockGate>(*clock_, *random_, config_.gate.key_prefix);
+  sink_ = std::make_unique<InProcessEventSink>();
+  dispatcher_ = std::make_unique<OutboxDispatcher>(*store_, *sink_, *clock_, config_.dispatcher);
+  service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *dispatcher_,
+                                               ToServiceConfig(config_));
+  verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
+  HealthChecks health;
+  health.database = [store = store_.get()] { return store->Ping(); };
+  api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
+  server_ = std::make_unique<HttpServer>(
+      config_.http, [api = api_.get()](const HttpRequest& request) { return api->Handle(request); });
+}
+
+Application::~Application() { Stop(); }
+
+void Application::AddConsumer(EventConsumer& consumer) { sink_->Register(consumer); }
+
+void Application::Start() {
+  dispatcher_thread_ =
+      std::jthread([dispatcher = dispatcher_.get()](std::stop_token stop) { dispatcher->Run(stop); });
+  started_ = true;
+  server_->Start();
+}
+
+std::uint16_t Application::port() const { return server_->port(); }
+
+void Application::Stop() {
+  if (!started_) return;
+  started_ = false;
+  server_->Stop();
+  if (dispatcher_thread_.joinable()) {
+    dispatcher_thread_.request_stop();
+    dispatcher_thread_.join();
+  }
+}
+
+}  // namespace docgate

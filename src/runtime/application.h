@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "adapters/crypto/openssl_random.h"
+#include "adapters/http/http_server.h"
+#include "adapters/http/jwt_auth.h"
+#include "adapters/http/rest_api.h"
+#include "adapters/memory/in_process_lock_gate.h"
+#include "adapters/sqlite/sqlite_document_store.h"
+#include "app/clock.h"
+#include "app/document_service.h"
+#include "runtime/config.h"
+#include "worker/in_process_event_sink.h"
+#include "worker/outbox_dispatcher.h"
+
+namespace docgate {
+
+// One running docgate on the embedded default: the SQLite store, the in-process lock gate, the
+// in-process event delivery (outbox dispatcher on its own thread), the use cases and the HTTP
+// server, wired from a Config. main.cpp and the end-to-end tests build exactly this.
+//
+// Lifecycle: construct (validates the config, resolves the JWT secret, opens the store and applies
+// migrations) -> AddConsumer... -> Start -> Stop (also run by the destructor). Not thread-safe
+// except where noted.
+class Application {
+ public:
+  // Throws ConfigError for an invalid config or JWT secret, StorageUnavailable when the database
+  // cannot be opened or migrated. `clock`, when given (tests), replaces the system clock and must
+  // outlive the application.
+  explicit Application(Config config, Clock* clock = nullptr);
+  ~Application();
+  Application(const Application&) = delete;
+  Application& operator=(const Application&) = delete;
+
+  // Registers a consumer of the events (after the built-in ones). Only before Start; `consumer`
+  // must outlive the application.
+  void AddConsumer(EventConsumer& consumer);
+
+  // Starts event delivery (undelivered events left by a previous run go first) and the HTTP
+  // server; returns once the port is bound. Throws std::runtime_error when it cannot bind.
+  void Start();
+  // The bound HTTP port (the real one when the config says port 0). Thread-safe.
+  std::uint16_t port() const;
+  // Graceful: the HTTP server stops accepting and finishes in-flight requests, then event
+  // delivery stops. Idempotent.
+  void Stop();
+
+  const Config& config() const { return config_; }
+  const std::string& jwt_secret() const { return jwt_secret_; }
+  Clock& clock() { return *clock_; }
+  DocumentService& service() { return *service_; }
+  InProcessLockGate& gate() { return *gate_; }
+  SqliteDocumentStore& store() { return *store_; }
+  OutboxDispatcher& dispatcher() { return *dispatcher_; }
+
+ private:
+  Config config_;
+  std::unique_ptr<SystemClock> system_clock_;
+  Clock* clock_;
+  std::unique_ptr<OpenSslRandom> random_;
+  std::string jwt_secret_;
+  std::unique_ptr<SqliteDocumentStore> store_;
+  std::unique_ptr<InProcessLockGate> gate_;
+  std::unique_ptr<InProcessEventSink> sink_;
+  std::unique_ptr<OutboxDispatcher> dispatcher_;
+  std::unique_ptr<DocumentService> service_;
+  std::unique_ptr<JwtVerifier> verifier_;
+  std::unique_ptr<RestApi> api_;
+  std::unique_ptr<HttpServer> server_;
+  std::jthread dispatcher_thread_;
+  bool started_ = false;
+};
+
+// The SQLite store settings of a Config (its sqlite:// path, pool size, busy timeout).
+SqliteConfig ToSqliteConfig(const Config& config);
+
+// `docgate migrate`: opens the configured database, which applies pending migrations, and closes
+// it. Throws what the store's constructor throws.
+void ApplyMigrations(const Config& config);
+
+}  // namespace docgate

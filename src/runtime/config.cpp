@@ -1,0 +1,314 @@
+#include "runtime/config.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace docgate {
+namespace {
+
+constexpr std::string_view kSqliteScheme = "sqlite://";
+constexpr std::array<std::string_view, 2> kPostgresSchemes = {"postgresql://", "postgres://"};
+constexpr std::array<std::string_view, 8> kLogLevels = {"trace", "debug", "info",     "warn",
+                                                        "warning", "error", "critical", "off"};
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool IsPostgres(std::string_view url) {
+  for (const auto scheme : kPostgresSchemes) {
+    if (StartsWith(url, scheme)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> Get(const EnvLookup& env, std::string_view name) {
+  auto value = env(name);
+  if (!value || value->empty()) return std::nullopt;
+  return value;
+}
+
+template <typename Int>
+Int ParseInteger(std::string_view name, const std::string& text) {
+  Int value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size()) {
+    throw ConfigError(std::string(name) + " must be an integer, got '" + text + "'");
+  }
+  return value;
+}
+
+template <typename Int>
+void ReadInteger(const EnvLookup& env, std::string_view name, Int& out) {
+  if (auto text = Get(env, name)) out = ParseInteger<Int>(name, *text);
+}
+
+void ReadMillis(const EnvLookup& env, std::string_view name, std::chrono::milliseconds& out) {
+  if (auto text = Get(env, name)) out = std::chrono::milliseconds{ParseInteger<std::int64_t>(name, *text)};
+}
+
+void ReadString(const EnvLookup& env, std::string_view name, std::string& out) {
+  if (auto text = Get(env, name)) out = std::move(*text);
+}
+
+bool IsIpLiteral(const std::string& host) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), buffer) == 1;
+}
+
+// "127.0.0.1:8080", "[::1]:8080", "localhost:8080" -> address and port.
+void ParseListen(const std::string& text, HttpConfig& http) {
+  const auto fail = [&text](const std::string& why) {
+    throw ConfigError("DOCGATE_LISTEN must be HOST:PORT (e.g. 127.0.0.1:8080), got '" + text +
+                      "': " + why);
+  };
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) fail("no port");
+  std::string host = text.substr(0, colon);
+  const std::string port_text = text.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host == "localhost") host = "127.0.0.1";
+  if (host.empty()) fail("no host");
+  if (!IsIpLiteral(host)) fail("the host must be an IP address or localhost");
+  int port = -1;
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc{} || end != port_text.data() + port_text.size() ||
+      port < 0 || port > 65535) {
+    fail("the port must be 0..65535");
+  }
+  http.address = host;
+  http.port = static_cast<std::uint16_t>(port);
+}
+
+template <typename T>
+void RequireRange(std::string_view what, T value, T min, T max) {
+  if (value < min || value > max) {
+    std::ostringstream message;
+    message << what << " must be " << min << ".." << max << ", got " << value;
+    throw ConfigError(message.str());
+  }
+}
+
+void RequirePositive(std::string_view what, std::chrono::milliseconds value) {
+  if (value.count() <= 0) {
+    throw ConfigError(std::string(what) + " must be a positive number of milliseconds, got " +
+                      std::to_string(value.count()));
+  }
+}
+
+std::string Trimmed(std::string text) {
+  const auto end = text.find_last_not_of(" \t\r\n");
+  text.erase(end == std::string::npos ? 0 : end + 1);
+  return text;
+}
+
+std::string ReadSecretFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("cannot read the JWT secret file " + path + ": " + std::strerror(errno));
+  std::stringstream content;
+  content << in.rdbuf();
+  std::string secret = Trimmed(content.str());
+  if (secret.empty()) {
+    throw ConfigError("the JWT secret file " + path +
+                      " is empty; delete it to have a new secret generated, or set "
+                      "DOCGATE_JWT_SECRET");
+  }
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && (info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    spdlog::warn("the JWT secret file {} is readable by other users; chmod 600 it", path);
+  }
+  return secret;
+}
+
+}  // namespace
+
+EnvLookup ProcessEnvironment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::less<>> overrides) {
+  return [base = std::move(base),
+          overrides = std::move(overrides)](std::string_view name) -> std::optional<std::string> {
+    if (const auto it = overrides.find(name); it != overrides.end()) return it->second;
+    return base(name);
+  };
+}
+
+Config LoadConfig(const EnvLookup& env) {
+  Config config;
+  if (auto listen = Get(env, "DOCGATE_LISTEN")) ParseListen(*listen, config.http);
+  ReadInteger(env, "DOCGATE_HTTP_IO_THREADS", config.http.io_threads);
+  ReadMillis(env, "DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);
+  ReadInteger(env, "DOCGATE_HTTP_BODY_LIMIT", config.http.body_limit);
+  ReadMillis(env, "DOCGATE_SHUTDOWN_GRACE_MS", config.http.shutdown_grace);
+
+  ReadString(env, "DOCGATE_DATABASE_URL", config.database.url);
+  ReadInteger(env, "DOCGATE_DB_POOL_SIZE", config.database.pool_size);
+  ReadMillis(env, "DOCGATE_DB_BUSY_TIMEOUT_MS", config.database.busy_timeout);
+  // Blocking request work is bounded by the connections that can serve it.
+  config.http.worker_threads = config.database.pool_size;
+  ReadInteger(env, "DOCGATE_HTTP_WORKERS", config.http.worker_threads);
+
+  ReadString(env, "DOCGATE_JWT_SECRET", config.auth.jwt_secret);
+  ReadString(env, "DOCGATE_JWT_SECRET_FILE", config.auth.secret_file);
+  ReadString(env, "DOCGATE_LOCK_PREFIX", config.gate.key_prefix);
+  ReadString(env, "DOCGATE_REDIS_URL", config.external.redis_url);
+  ReadString(env, "DOCGATE_AMQP_URL", config.external.amqp_url);
+  ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
+  ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
+  return config;
+}
+
+void ValidateConfig(const Config& config) {
+  const std::string& url = config.database.url;
+  const bool postgres = IsPostgres(url);
+  if (!StartsWith(url, kSqliteScheme) && !postgres) {
+    throw ConfigError("DOCGATE_DATABASE_URL must be sqlite://PATH or postgresql://..., got '" +
+                      url.substr(0, url.find("://")) + "://...'");
+  }
+  if (!StartsWith(url, kSqliteScheme) && config.auth.jwt_secret.empty()) {
+    throw ConfigError(
+        "DOCGATE_JWT_SECRET is required when the database is not SQLite: every instance must "
+        "verify tokens with the same secret");
+  }
+  if (postgres) {
+    throw ConfigError(
+        "DOCGATE_DATABASE_URL is a PostgreSQL URL, which this build does not support yet; use "
+        "sqlite://PATH (the default is sqlite://./data/docgate.db)");
+  }
+  const auto path = SqlitePath(url);
+  if (!path || path->empty()) {
+    throw ConfigError("DOCGATE_DATABASE_URL sqlite:// needs a file path, e.g. sqlite://./data/docgate.db");
+  }
+  struct Unsupported {
+    const std::string& value;
+    const char* variable;
+    const char* system;
+    const char* fallback;
+  };
+  const Unsupported unsupported[] = {
+      {config.external.redis_url, "DOCGATE_REDIS_URL", "Redis", "use the in-process lock gate"},
+      {config.external.amqp_url, "DOCGATE_AMQP_URL", "RabbitMQ", "deliver events in process"},
+      {config.external.mongodb_uri, "DOCGATE_MONGODB_URI", "MongoDB",
+       "keep content in the database"},
+  };
+  for (const auto& backend : unsupported) {
+    if (!backend.value.empty()) {
+      throw ConfigError(std::string(backend.variable) + " is set, but this build does not support " +
+                        backend.system + " yet; unset it to " + backend.fallback);
+    }
+  }
+  if (!IsIpLiteral(config.http.address)) {
+    throw ConfigError("the listen address must be an IP address, got '" + config.http.address + "'");
+  }
+  RequireRange("DOCGATE_DB_POOL_SIZE", config.database.pool_size, 1, 1024);
+  RequirePositive("DOCGATE_DB_BUSY_TIMEOUT_MS", config.database.busy_timeout);
+  RequireRange("DOCGATE_HTTP_IO_THREADS", config.http.io_threads, 1, 256);
+  RequireRange("DOCGATE_HTTP_WORKERS", config.http.worker_threads, 1, 1024);
+  RequirePositive("DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);
+  RequireRange<std::size_t>("DOCGATE_HTTP_BODY_LIMIT", config.http.body_limit, 1,
+                            std::size_t{1} << 30);
+  RequireRange<std::int64_t>("DOCGATE_SHUTDOWN_GRACE_MS", config.http.shutdown_grace.count(), 0,
+                             std::numeric_limits<std::int64_t>::max());
+  RequirePositive("the submit lock TTL", config.gate.submit_ttl);
+  RequirePositive("the review lock TTL", config.gate.review_ttl);
+  RequireRange("the dispatcher batch size", config.dispatcher.batch_size, 1, 100000);
+  RequirePositive("the dispatcher idle poll", config.dispatcher.idle_poll);
+  RequirePositive("the dispatcher initial backoff", config.dispatcher.initial_backoff);
+  if (config.dispatcher.max_backoff < config.dispatcher.initial_backoff) {
+    throw ConfigError("the dispatcher max backoff must be at least its initial backoff");
+  }
+  bool known_level = false;
+  for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;
+  if (!known_level) {
+    throw ConfigError("DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got '" +
+                      config.log.level + "'");
+  }
+}
+
+std::optional<std::string> SqlitePath(std::string_view database_url) {
+  if (!StartsWith(database_url, kSqliteScheme)) return std::nullopt;
+  return std::string(database_url.substr(kSqliteScheme.size()));
+}
+
+std::string JwtSecretFile(const Config& config) {
+  if (!config.auth.secret_file.empty()) return config.auth.secret_file;
+  const auto path = SqlitePath(config.database.url);
+  if (!path) return {};
+  std::filesystem::path directory = std::filesystem::path(*path).parent_path();
+  if (directory.empty()) directory = ".";
+  return (directory / "jwt_secret").string();
+}
+
+std::string ResolveJwtSecret(const Config& config, RandomSource& random) {
+  if (!config.auth.jwt_secret.empty()) return config.auth.jwt_secret;
+  const std::string path = JwtSecretFile(config);
+  if (path.empty()) {
+    throw ConfigError("DOCGATE_JWT_SECRET is required when the database is not SQLite");
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) return ReadSecretFile(path);
+
+  const auto directory = std::filesystem::path(path).parent_path();
+  if (!directory.empty()) {
+    std::filesystem::create_directories(directory, ec);
+    if (ec) {
+      throw ConfigError("cannot create the data directory " + directory.string() + " for the JWT secret: " +
+                        ec.message());
+    }
+  }
+  const std::string secret = random.Token128() + random.Token128();  // 256 bits, hex
+  // Written aside and linked into place, so the file appears whole; when two processes start at
+  // once, link() lets exactly one win and the other reads the winner's secret.
+  const std::string temporary = path + "." + random.Token128() + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw ConfigError("cannot create the JWT secret file " + path + ": " + std::strerror(errno));
+  }
+  const std::string line = secret + "\n";
+  const bool written = ::fchmod(fd, 0600) == 0 &&
+                       ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                       ::fsync(fd) == 0;
+  int saved_errno = errno;
+  ::close(fd);
+  const bool linked = written && ::link(temporary.c_str(), path.c_str()) == 0;
+  if (written && !linked) saved_errno = errno;
+  ::unlink(temporary.c_str());
+  if (!linked) {
+    if (written && saved_errno == EEXIST) return ReadSecretFile(path);
+    throw ConfigError("cannot write the JWT secret file " + path + ": " + std::strerror(saved_errno));
+  }
+  spdlog::info("generated a JWT secret in {} (mode 0600); `docgate token` signs with it", path);
+  return secret;
+}
+
+ServiceConfig ToServiceConfig(const Config& config) {
+  ServiceConfig service;
+  service.submit_lock_ttl = config.gate.submit_ttl;
+  service.review_lock_ttl = config.gate.review_ttl;
+  return service;
+}
+
+}  // namespace docgate

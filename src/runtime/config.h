@@ -1,0 +1,104 @@
+#pragma once
+
+// The one configuration aggregate of a running docgate: per-component structs with their defaults,
+// read from DOCGATE_* environment variables by a pure function (testable with a map), and
+// validated once, at start, with messages that name the variable and what is wrong.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "adapters/http/http_server.h"
+#include "app/document_service.h"
+#include "app/random_source.h"
+#include "worker/outbox_dispatcher.h"
+
+namespace docgate {
+
+struct DatabaseConfig {
+  std::string url = "sqlite://./data/docgate.db";  // DOCGATE_DATABASE_URL
+  int pool_size = 4;                                // DOCGATE_DB_POOL_SIZE
+  std::chrono::milliseconds busy_timeout{5000};     // DOCGATE_DB_BUSY_TIMEOUT_MS
+};
+
+struct AuthConfig {
+  std::string jwt_secret;   // DOCGATE_JWT_SECRET; empty: kept in secret_file (SQLite only)
+  std::string secret_file;  // DOCGATE_JWT_SECRET_FILE; empty: `jwt_secret` beside the SQLite file
+};
+
+struct GateConfig {
+  std::string key_prefix = "lock:";              // DOCGATE_LOCK_PREFIX
+  std::chrono::milliseconds submit_ttl{8000};   // lock:doc:submit:{id}
+  std::chrono::milliseconds review_ttl{10000};  // lock:doc:review:{id}
+};
+
+// Outside systems later builds talk to. This build refuses to start when one is configured rather
+// than silently running without it.
+struct ExternalConfig {
+  std::string redis_url;    // DOCGATE_REDIS_URL
+  std::string amqp_url;     // DOCGATE_AMQP_URL
+  std::string mongodb_uri;  // DOCGATE_MONGODB_URI
+};
+
+struct LogConfig {
+  std::string level = "info";  // DOCGATE_LOG_LEVEL: trace, debug, info, warn, error, critical, off
+};
+
+struct Config {
+  // DOCGATE_LISTEN (host:port), DOCGATE_HTTP_IO_THREADS, DOCGATE_HTTP_WORKERS (default: the
+  // database pool size), DOCGATE_HTTP_READ_TIMEOUT_MS, DOCGATE_HTTP_BODY_LIMIT (bytes),
+  // DOCGATE_SHUTDOWN_GRACE_MS.
+  HttpConfig http;
+  DatabaseConfig database;
+  AuthConfig auth;
+  GateConfig gate;
+  DispatcherConfig dispatcher;
+  ExternalConfig external;
+  LogConfig log;
+};
+
+// A startup configuration problem; what() is one line for the operator.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Looks an environment variable up; nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// The process environment (getenv).
+EnvLookup ProcessEnvironment();
+// `base`, except for the names in `overrides` (command-line flags win over the environment).
+EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::less<>> overrides);
+
+// Builds a Config from DOCGATE_* variables over the defaults; an empty variable counts as unset.
+// Throws ConfigError for a malformed value (naming the variable). Does not run ValidateConfig.
+Config LoadConfig(const EnvLookup& env);
+
+// The cross-field and support rules: only sqlite:// databases in this build (postgresql:// is
+// recognised and refused as not supported yet), a JWT secret is required with any non-SQLite
+// database, Redis/AMQP/MongoDB are refused as not supported yet, and every number is in range.
+// Throws ConfigError with the first problem.
+void ValidateConfig(const Config& config);
+
+// The file of a `sqlite://PATH` URL ("sqlite://./data/x.db" -> "./data/x.db",
+// "sqlite:///var/x.db" -> "/var/x.db"); nullopt for any other scheme.
+std::optional<std::string> SqlitePath(std::string_view database_url);
+
+// Where the generated JWT secret is kept: auth.secret_file, else `jwt_secret` in the SQLite
+// file's directory. Empty for non-SQLite databases.
+std::string JwtSecretFile(const Config& config);
+
+// The HS256 secret: auth.jwt_secret when set; otherwise (SQLite only) the content of
+// JwtSecretFile, generated on first use as 256 random bits in hex, written with mode 0600 (its
+// directory created if missing) and reused afterwards. Throws ConfigError when it cannot.
+std::string ResolveJwtSecret(const Config& config, RandomSource& random);
+
+// The use cases' settings derived from the gate's.
+ServiceConfig ToServiceConfig(const Config& config);
+
+}  // namespace docgate

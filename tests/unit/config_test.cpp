@@ -1,0 +1,216 @@
+#include "runtime/config.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "fakes/fake_random.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+using Env = std::map<std::string, std::string, std::less<>>;
+
+EnvLookup Lookup(Env env) {
+  return [env = std::move(env)](std::string_view name) -> std::optional<std::string> {
+    if (const auto it = env.find(name); it != env.end()) return it->second;
+    return std::nullopt;
+  };
+}
+
+Config Load(Env env) { return LoadConfig(Lookup(std::move(env))); }
+
+// The message of the ConfigError that `fn` throws ("" when it does not throw).
+template <typename Fn>
+std::string ErrorOf(Fn&& fn) {
+  try {
+    fn();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string ValidationError(Env env) {
+  return ErrorOf([&] { ValidateConfig(Load(std::move(env))); });
+}
+
+TEST(Config, DefaultsWithAnEmptyEnvironment) {
+  const Config config = Load({});
+  EXPECT_EQ(config.http.address, "127.0.0.1");
+  EXPECT_EQ(config.http.port, 8080);
+  EXPECT_EQ(config.http.body_limit, 1024u * 1024u);
+  EXPECT_EQ(config.database.url, "sqlite://./data/docgate.db");
+  EXPECT_EQ(config.database.pool_size, 4);
+  EXPECT_EQ(config.http.worker_threads, config.database.pool_size);
+  EXPECT_EQ(config.gate.key_prefix, "lock:");
+  EXPECT_EQ(config.gate.submit_ttl, 8s);
+  EXPECT_EQ(config.gate.review_ttl, 10s);
+  EXPECT_TRUE(config.auth.jwt_secret.empty());
+  EXPECT_EQ(config.log.level, "info");
+  EXPECT_NO_THROW(ValidateConfig(config));
+}
+
+TEST(Config, ReadsEveryVariable) {
+  const Config config = Load({{"DOCGATE_LISTEN", "0.0.0.0:9090"},
+                              {"DOCGATE_DATABASE_URL", "sqlite:///var/lib/docgate/x.db"},
+                              {"DOCGATE_DB_POOL_SIZE", "8"},
+                              {"DOCGATE_DB_BUSY_TIMEOUT_MS", "250"},
+                              {"DOCGATE_HTTP_IO_THREADS", "3"},
+                              {"DOCGATE_HTTP_READ_TIMEOUT_MS", "1500"},
+                              {"DOCGATE_HTTP_BODY_LIMIT", "2048"},
+                              {"DOCGATE_SHUTDOWN_GRACE_MS", "100"},
+                              {"DOCGATE_JWT_SECRET", "s3cret"},
+                              {"DOCGATE_JWT_SECRET_FILE", "/tmp/x"},
+                              {"DOCGATE_LOCK_PREFIX", "test:"},
+                              {"DOCGATE_LOG_LEVEL", "debug"}});
+  EXPECT_EQ(config.http.address, "0.0.0.0");
+  EXPECT_EQ(config.http.port, 9090);
+  EXPECT_EQ(config.database.url, "sqlite:///var/lib/docgate/x.db");
+  EXPECT_EQ(config.database.pool_size, 8);
+  EXPECT_EQ(config.http.worker_threads, 8);
+  EXPECT_EQ(config.database.busy_timeout, 250ms);
+  EXPECT_EQ(config.http.io_threads, 3);
+  EXPECT_EQ(config.http.read_timeout, 1500ms);
+  EXPECT_EQ(config.http.body_limit, 2048u);
+  EXPECT_EQ(config.http.shutdown_grace, 100ms);
+  EXPECT_EQ(config.auth.jwt_secret, "s3cret");
+  EXPECT_EQ(config.auth.secret_file, "/tmp/x");
+  EXPECT_EQ(config.gate.key_prefix, "test:");
+  EXPECT_EQ(config.log.level, "debug");
+  EXPECT_NO_THROW(ValidateConfig(config));
+  EXPECT_EQ(Load({{"DOCGATE_DB_POOL_SIZE", "8"}, {"DOCGATE_HTTP_WORKERS", "2"}}).http.worker_threads,
+            2);
+}
+
+TEST(Config, ParsesListenForms) {
+  EXPECT_EQ(Load({{"DOCGATE_LISTEN", "[::1]:8081"}}).http.address, "::1");
+  EXPECT_EQ(Load({{"DOCGATE_LISTEN", "localhost:8082"}}).http.address, "127.0.0.1");
+  EXPECT_EQ(Load({{"DOCGATE_LISTEN", "127.0.0.1:0"}}).http.port, 0);
+  for (const char* bad : {"8080", "127.0.0.1", "127.0.0.1:", ":8080", "127.0.0.1:65536",
+                          "127.0.0.1:-1", "127.0.0.1:http", "example.com:80"}) {
+    const auto message = ErrorOf([&] { Load({{"DOCGATE_LISTEN", bad}}); });
+    EXPECT_NE(message.find("DOCGATE_LISTEN"), std::string::npos) << bad << ": " << message;
+  }
+}
+
+TEST(Config, EmptyVariablesCountAsUnset) {
+  const Config config = Load({{"DOCGATE_REDIS_URL", ""}, {"DOCGATE_LISTEN", ""}});
+  EXPECT_EQ(config.http.port, 8080);
+  EXPECT_NO_THROW(ValidateConfig(config));
+}
+
+TEST(Config, MalformedNumbersNameTheVariable) {
+  for (const char* name : {"DOCGATE_DB_POOL_SIZE", "DOCGATE_DB_BUSY_TIMEOUT_MS",
+                           "DOCGATE_HTTP_IO_THREADS", "DOCGATE_HTTP_WORKERS",
+                           "DOCGATE_HTTP_BODY_LIMIT", "DOCGATE_HTTP_READ_TIMEOUT_MS"}) {
+    const auto message = ErrorOf([&] { Load({{name, "12abc"}}); });
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+  }
+  EXPECT_NE(ValidationError({{"DOCGATE_DB_POOL_SIZE", "0"}}).find("DOCGATE_DB_POOL_SIZE"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_HTTP_READ_TIMEOUT_MS", "0"}}).find("READ_TIMEOUT"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_LOG_LEVEL", "loud"}}).find("DOCGATE_LOG_LEVEL"),
+            std::string::npos);
+}
+
+TEST(Config, OnlySqliteIsSupportedForNow) {
+  const auto pg = ValidationError(
+      {{"DOCGATE_DATABASE_URL", "postgresql://u:p@localhost/docgate"}, {"DOCGATE_JWT_SECRET", "x"}});
+  EXPECT_NE(pg.find("not support"), std::string::npos) << pg;
+  EXPECT_EQ(pg.find("u:p"), std::string::npos) << "credentials must not be echoed: " << pg;
+  EXPECT_NE(ValidationError({{"DOCGATE_DATABASE_URL", "mysql://x"}}).find("DOCGATE_DATABASE_URL"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_DATABASE_URL", "sqlite://"}}).find("path"),
+            std::string::npos);
+}
+
+TEST(Config, NonSqliteDatabasesRequireAJwtSecret) {
+  const auto message = ValidationError({{"DOCGATE_DATABASE_URL", "postgresql://localhost/docgate"}});
+  EXPECT_NE(message.find("DOCGATE_JWT_SECRET is required"), std::string::npos) << message;
+}
+
+TEST(Config, BrokersAndOtherBackendsAreRefusedNotIgnored) {
+  EXPECT_NE(ValidationError({{"DOCGATE_REDIS_URL", "redis://localhost:6379"}}).find("DOCGATE_REDIS_URL"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_AMQP_URL", "amqp://localhost"}}).find("DOCGATE_AMQP_URL"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_URI", "mongodb://localhost"}}).find("DOCGATE_MONGODB_URI"),
+            std::string::npos);
+}
+
+TEST(Config, FlagsOverrideTheEnvironment) {
+  const auto env = WithOverrides(Lookup({{"DOCGATE_LISTEN", "127.0.0.1:1"}}),
+                                 {{"DOCGATE_LISTEN", "127.0.0.1:2"}});
+  EXPECT_EQ(LoadConfig(env).http.port, 2);
+}
+
+TEST(Config, SqlitePathAndSecretFile) {
+  EXPECT_EQ(SqlitePath("sqlite://./data/docgate.db"), "./data/docgate.db");
+  EXPECT_EQ(SqlitePath("sqlite:///var/x.db"), "/var/x.db");
+  EXPECT_FALSE(SqlitePath("postgresql://x"));
+  Config config;
+  EXPECT_EQ(JwtSecretFile(config), "./data/jwt_secret");
+  config.database.url = "sqlite://docgate.db";
+  EXPECT_EQ(JwtSecretFile(config), "./jwt_secret");
+  config.auth.secret_file = "/etc/docgate/secret";
+  EXPECT_EQ(JwtSecretFile(config), "/etc/docgate/secret");
+}
+
+class JwtSecretTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("docgate-config-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    config_.database.url = "sqlite://" + (dir_ / "nested" / "docgate.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+  Config config_;
+  FakeRandom random_;
+};
+
+TEST_F(JwtSecretTest, AnExplicitSecretWins) {
+  config_.auth.jwt_secret = "explicit";
+  EXPECT_EQ(ResolveJwtSecret(config_, random_), "explicit");
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+}
+
+TEST_F(JwtSecretTest, GeneratedOnceWithMode0600AndReused) {
+  const std::string first = ResolveJwtSecret(config_, random_);
+  EXPECT_EQ(first.size(), 64u);  // 256 bits in hex
+  const auto file = dir_ / "nested" / "jwt_secret";
+  ASSERT_TRUE(std::filesystem::exists(file));
+  struct stat info {};
+  ASSERT_EQ(::stat(file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_EQ(ResolveJwtSecret(config_, random_), first);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ / "nested"),
+                          std::filesystem::directory_iterator{}),
+            1);
+}
+
+TEST_F(JwtSecretTest, AnEmptySecretFileIsAnError) {
+  std::filesystem::create_directories(dir_ / "nested");
+  std::ofstream(dir_ / "nested" / "jwt_secret") << "\n";
+  EXPECT_NE(ErrorOf([&] { ResolveJwtSecret(config_, random_); }).find("empty"), std::string::npos);
+}
+
+TEST_F(JwtSecretTest, NonSqliteWithoutSecretIsAnError) {
+  config_.database.url = "postgresql://localhost/docgate";
+  EXPECT_NE(ErrorOf([&] { ResolveJwtSecret(config_, random_); }).find("DOCGATE_JWT_SECRET"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace docgate

@@ -1,0 +1,186 @@
+#include "adapters/http/dto.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "adapters/http/error_mapper.h"
+#include "adapters/http/router.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono;
+using nlohmann::json;
+
+TimePoint At(int y, unsigned mo, unsigned d, int h, int mi, int s, int ms) {
+  return TimePoint{sys_days{year{y} / month{mo} / day{d}}.time_since_epoch() + hours{h} +
+                   minutes{mi} + seconds{s} + milliseconds{ms}};
+}
+
+TEST(HttpDto, FormatsTimesAsRfc3339UtcWithMilliseconds) {
+  EXPECT_EQ(FormatTime(At(2026, 11, 29, 14, 0, 0, 123)), "2026-11-29T14:00:00.123Z");
+  EXPECT_EQ(FormatTime(At(2024, 2, 29, 23, 59, 59, 999)), "2024-02-29T23:59:59.999Z");
+  EXPECT_EQ(FormatTime(TimePoint{}), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatTime(At(2026, 1, 2, 3, 4, 5, 6)), "2026-01-02T03:04:05.006Z");
+}
+
+TEST(HttpDto, ParsesExactlyWhatItFormats) {
+  const TimePoint t = At(2026, 11, 29, 14, 0, 0, 123);
+  EXPECT_EQ(ParseTime(FormatTime(t)), t);
+  EXPECT_FALSE(ParseTime("2026-11-29T14:00:00Z"));
+  EXPECT_FALSE(ParseTime("2026-02-30T14:00:00.000Z"));
+  EXPECT_FALSE(ParseTime("2026-11-29 14:00:00.123Z"));
+  EXPECT_FALSE(ParseTime(""));
+}
+
+TEST(HttpDto, ParsesOnlyPositiveDecimalInt64Ids) {
+  EXPECT_EQ(ParsePositiveId("1"), 1);
+  EXPECT_EQ(ParsePositiveId("42"), 42);
+  EXPECT_EQ(ParsePositiveId("9223372036854775807"), INT64_MAX);
+  for (const char* bad : {"", "abc", "-1", "0", "+1", " 1", "1 ", "1.0", "1e3", "0x10",
+                          "99999999999999999999", "9223372036854775808", "12abc"}) {
+    EXPECT_FALSE(ParsePositiveId(bad)) << bad;
+  }
+}
+
+TEST(HttpDto, ParsesStrictVersionTags) {
+  EXPECT_EQ(ParseVersionTag("\"3\""), 3);
+  EXPECT_EQ(VersionTag(3), "\"3\"");
+  for (const char* bad : {"3", "\"\"", "\"abc\"", "W/\"3\"", "\"0\"", "\"-1\"", "\"3", "\"2147483648\""}) {
+    EXPECT_FALSE(ParseVersionTag(bad)) << bad;
+  }
+}
+
+TEST(HttpDto, DocumentUsesStringIdsAndNullsForAbsentValues) {
+  Document doc;
+  doc.id = 17;
+  doc.title = "Onboarding guide";
+  doc.status = DocumentStatus::kPendingReview;
+  doc.version = 3;
+  doc.author_id = "alice";
+  doc.current_review_id = 40;
+  doc.created_at = At(2026, 11, 29, 14, 0, 0, 123);
+  doc.updated_at = At(2026, 11, 29, 15, 0, 0, 0);
+  const json j = ToJson(doc);
+  EXPECT_EQ(j["id"], "17");
+  EXPECT_EQ(j["title"], "Onboarding guide");
+  EXPECT_EQ(j["status"], "pending_review");
+  EXPECT_EQ(j["version"], 3);
+  EXPECT_EQ(j["author_id"], "alice");
+  EXPECT_EQ(j["current_review_id"], "40");
+  EXPECT_TRUE(j["approved_version"].is_null());
+  EXPECT_EQ(j["ingest_status"], "none");
+  EXPECT_EQ(j["created_at"], "2026-11-29T14:00:00.123Z");
+  EXPECT_EQ(j["updated_at"], "2026-11-29T15:00:00.000Z");
+
+  doc.current_review_id.reset();
+  doc.approved_version = 2;
+  const json approved = ToJson(doc);
+  EXPECT_TRUE(approved["current_review_id"].is_null());
+  EXPECT_EQ(approved["approved_version"], 2);
+}
+
+TEST(HttpDto, ReviewHasEveryContractField) {
+  Review review;
+  review.id = 40;
+  review.document_id = 17;
+  review.document_version = 3;
+  review.status = ReviewStatus::kApproved;
+  review.submitted_by = "alice";
+  review.submitted_at = At(2026, 11, 29, 14, 0, 0, 1);
+  review.decided_by = "bob";
+  review.decided_at = At(2026, 11, 29, 14, 5, 0, 2);
+  review.comment = "fine";
+  const json j = ToJson(review);
+  EXPECT_EQ(j, json::parse(R"({"id": "40", "document_id": "17", "document_version": 3,
+      "status": "approved", "submitted_by": "alice", "submitted_at": "2026-11-29T14:00:00.001Z",
+      "decided_by": "bob", "decided_at": "2026-11-29T14:05:00.002Z", "comment": "fine"})"));
+  Review pending;
+  const json p = ToJson(pending);
+  EXPECT_TRUE(p["decided_by"].is_null());
+  EXPECT_TRUE(p["decided_at"].is_null());
+  EXPECT_TRUE(p["comment"].is_null());
+}
+
+TEST(HttpDto, PagesCarryTheNextCursorAsAStringOrNull) {
+  Page<Review> page;
+  EXPECT_TRUE(ToJson(page)["next"].is_null());
+  EXPECT_TRUE(ToJson(page)["items"].is_array());
+  page.next = 7;
+  EXPECT_EQ(ToJson(page)["next"], "7");
+}
+
+TEST(HttpDto, DumpNeverThrowsOnInvalidUtf8) {
+  EXPECT_NO_THROW(Dump(json{{"x", std::string("\xff\xfe")}}));
+}
+
+TEST(ErrorMapper, MapsEveryCodeToTheApiStatus) {
+  const std::pair<ErrorCode, unsigned> table[] = {
+      {ErrorCode::kValidation, 400},          {ErrorCode::kUnauthenticated, 401},
+      {ErrorCode::kForbidden, 403},           {ErrorCode::kSelfReview, 403},
+      {ErrorCode::kNotFound, 404},            {ErrorCode::kLockBusy, 409},
+      {ErrorCode::kInvalidState, 409},        {ErrorCode::kIdempotencyInFlight, 409},
+      {ErrorCode::kVersionMismatch, 412},     {ErrorCode::kPayloadTooLarge, 413},
+      {ErrorCode::kIdempotencyKeyReused, 422}, {ErrorCode::kUnavailable, 503},
+  };
+  for (const auto& [code, status] : table) {
+    EXPECT_EQ(static_cast<unsigned>(HttpStatusOf(code)), status) << ErrorCodeName(code);
+    const HttpResponse response = ProblemResponse(MakeError(code, "why"));
+    EXPECT_EQ(response.result_int(), status);
+    EXPECT_EQ(response[boost::beast::http::field::content_type], "application/problem+json");
+    const json body = json::parse(response.body());
+    EXPECT_EQ(body["status"], status);
+    EXPECT_EQ(body["code"], ErrorCodeName(code));
+    EXPECT_EQ(body["detail"], "why");
+    EXPECT_TRUE(body["type"].is_string());
+    EXPECT_TRUE(body["title"].is_string());
+  }
+}
+
+TEST(ErrorMapper, RetryAfterAndWwwAuthenticate) {
+  const HttpResponse busy = ProblemResponse(Error{ErrorCode::kLockBusy, "busy", 7});
+  EXPECT_EQ(busy[boost::beast::http::field::retry_after], "7");
+  const HttpResponse unavailable = ProblemResponse(MakeError(ErrorCode::kUnavailable, "down"));
+  EXPECT_EQ(unavailable[boost::beast::http::field::retry_after], "1");
+  const HttpResponse zero = ProblemResponse(Error{ErrorCode::kLockBusy, "busy", 0});
+  EXPECT_EQ(zero[boost::beast::http::field::retry_after], "1");
+  const HttpResponse unauthenticated =
+      ProblemResponse(MakeError(ErrorCode::kUnauthenticated, "no token"));
+  EXPECT_EQ(unauthenticated[boost::beast::http::field::www_authenticate].substr(0, 6), "Bearer");
+}
+
+TEST(Router, MatchesTemplatesAndAnswers404And405) {
+  Router router;
+  int called = 0;
+  router.Add(HttpVerb::get, "/api/v1/documents/{id}", [&](const RouteContext&) {
+    ++called;
+    return HttpResponse{};
+  });
+  router.Add(HttpVerb::put, "/api/v1/documents/{id}", [](const RouteContext&) { return HttpResponse{}; });
+  auto found = router.Find(HttpVerb::get, "/api/v1/documents/abc");
+  ASSERT_EQ(found.kind, Router::Match::Kind::kFound);
+  EXPECT_EQ(found.params.Get("id"), "abc");
+  EXPECT_EQ(router.Find(HttpVerb::get, "/api/v1/documents/").kind, Router::Match::Kind::kNotFound);
+  EXPECT_EQ(router.Find(HttpVerb::get, "/api/v1/documents/1/x").kind,
+            Router::Match::Kind::kNotFound);
+  auto wrong = router.Find(HttpVerb::delete_, "/api/v1/documents/1");
+  ASSERT_EQ(wrong.kind, Router::Match::Kind::kMethodNotAllowed);
+  EXPECT_EQ(wrong.allow, "GET, PUT");
+}
+
+TEST(Router, ParsesQueryStrings) {
+  auto query = ParseQuery("status=draft&author_id=a%40b+c", {"status", "author_id"});
+  ASSERT_TRUE(query);
+  EXPECT_EQ(query->at("status"), "draft");
+  EXPECT_EQ(query->at("author_id"), "a@b c");
+  EXPECT_FALSE(ParseQuery("bogus=1", {"status"}));
+  EXPECT_FALSE(ParseQuery("status=a&status=b", {"status"}));
+  EXPECT_FALSE(ParseQuery("status=%zz", {"status"}));
+  EXPECT_FALSE(ParseQuery("status=%4", {"status"}));
+  EXPECT_EQ(TargetPath("/a/b?x=1"), "/a/b");
+  EXPECT_EQ(TargetQuery("/a/b?x=1"), "x=1");
+}
+
+}  // namespace
+}  // namespace docgate

@@ -1,0 +1,155 @@
+#include "adapters/http/jwt_auth.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <chrono>
+#include <string>
+
+#include "e2e/token_forge.h"
+#include "fakes/fake_clock.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+constexpr char kSecret[] = "unit-test-secret-0123456789abcdef";
+
+// A token built by hand, so that tests control every byte: header, claims and signature.
+std::string Craft(const json& header, const json& claims, const EVP_MD* md = EVP_sha256(),
+                  const std::string& secret = kSecret) {
+  const std::string input = e2e::SigningInput(header.dump(), claims.dump());
+  if (md == nullptr) return input + ".";
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(md, secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &length);
+  return input + "." + e2e::Base64Url(std::string(reinterpret_cast<char*>(mac), length));
+}
+
+class JwtAuthTest : public ::testing::Test {
+ protected:
+  std::int64_t NowSeconds() {
+    return std::chrono::duration_cast<std::chrono::seconds>(clock_.Now().time_since_epoch()).count();
+  }
+  json Claims() { return {{"sub", "alice"}, {"roles", {"author"}}, {"exp", NowSeconds() + 60}}; }
+  Result<Actor> Check(const std::string& token) { return verifier_.Authenticate("Bearer " + token); }
+  void ExpectRejected(const std::string& token) {
+    const auto actor = Check(token);
+    ASSERT_FALSE(actor) << token;
+    EXPECT_EQ(actor.error().code, ErrorCode::kUnauthenticated);
+  }
+
+  FakeClock clock_;
+  JwtVerifier verifier_{kSecret, clock_};
+};
+
+TEST_F(JwtAuthTest, AcceptsTokensItSigns) {
+  TokenClaims claims{"alice", {"author", "reviewer", "unknown-role"}, "Alice A.", clock_.Now() + 1h};
+  const auto actor = Check(SignHs256Token(kSecret, claims, clock_.Now()));
+  ASSERT_TRUE(actor) << actor.error().detail;
+  EXPECT_EQ(actor->id, "alice");
+  EXPECT_EQ(actor->name, "Alice A.");
+  EXPECT_TRUE(actor->is_author);
+  EXPECT_TRUE(actor->is_reviewer);
+  EXPECT_FALSE(actor->is_admin);
+}
+
+TEST_F(JwtAuthTest, AcceptsHandCraftedHs256AndAnyCaseOfTheScheme) {
+  const std::string token = Craft({{"alg", "HS256"}, {"typ", "JWT"}}, Claims());
+  ASSERT_TRUE(Check(token));
+  ASSERT_TRUE(verifier_.Authenticate("bearer " + token));
+  ASSERT_TRUE(verifier_.Authenticate("BEARER  " + token + " "));
+}
+
+TEST_F(JwtAuthTest, TokenWithoutExpIsAccepted) {
+  ASSERT_TRUE(Check(Craft({{"alg", "HS256"}}, {{"sub", "alice"}})));
+}
+
+TEST_F(JwtAuthTest, RejectsMissingOrMalformedHeaders) {
+  for (const char* header : {"", "Bearer", "Bearer ", "Basic YWxpY2U6cHc=", "Token abc",
+                             "Bearer abc", "Bearer a.b.c", "Bearer ...", "Bearer \xff\xfe"}) {
+    const auto actor = verifier_.Authenticate(header);
+    ASSERT_FALSE(actor) << header;
+    EXPECT_EQ(actor.error().code, ErrorCode::kUnauthenticated);
+  }
+}
+
+TEST_F(JwtAuthTest, RejectsAlgNone) {
+  ExpectRejected(Craft({{"alg", "none"}}, Claims(), nullptr));
+  ExpectRejected(Craft({{"alg", "none"}, {"typ", "JWT"}}, Claims(), nullptr));
+  const std::string no_dot = Craft({{"alg", "none"}}, Claims(), nullptr);
+  ExpectRejected(no_dot.substr(0, no_dot.size() - 1));
+  ExpectRejected(Craft({{"alg", "None"}}, Claims(), nullptr));
+  // `none` with a valid HS256 signature attached.
+  ExpectRejected(Craft({{"alg", "none"}}, Claims()));
+}
+
+TEST_F(JwtAuthTest, RejectsOtherAlgorithmsEvenWithTheRightSecret) {
+  ExpectRejected(Craft({{"alg", "HS384"}}, Claims(), EVP_sha384()));
+  ExpectRejected(Craft({{"alg", "HS512"}}, Claims(), EVP_sha512()));
+}
+
+TEST_F(JwtAuthTest, RejectsForgedSignatures) {
+  ExpectRejected(Craft({{"alg", "HS256"}}, Claims(), EVP_sha256(), "another-secret"));
+  std::string token = Craft({{"alg", "HS256"}}, Claims());
+  const auto sig = token.rfind('.') + 5;
+  token[sig] = token[sig] == 'A' ? 'B' : 'A';
+  ExpectRejected(token);
+  // A payload swapped under a valid signature.
+  const std::string good = Craft({{"alg", "HS256"}}, Claims());
+  json admin = Claims();
+  admin["roles"] = {"admin"};
+  const std::string evil = Craft({{"alg", "HS256"}}, admin);
+  const auto first_dot = good.find('.');
+  const auto last_dot = good.rfind('.');
+  ExpectRejected(good.substr(0, first_dot + 1) +
+                 evil.substr(evil.find('.') + 1, evil.rfind('.') - evil.find('.') - 1) +
+                 good.substr(last_dot));
+}
+
+TEST_F(JwtAuthTest, EnforcesExpAndNbfWithTheInjectedClock) {
+  json claims = Claims();
+  claims["exp"] = NowSeconds() + 10;
+  const std::string token = Craft({{"alg", "HS256"}}, claims);
+  ASSERT_TRUE(Check(token));
+  clock_.Advance(9s);
+  ASSERT_TRUE(Check(token));
+  clock_.Advance(1s);
+  ExpectRejected(token);
+
+  json early = Claims();
+  early["nbf"] = NowSeconds() + 5;
+  const std::string later = Craft({{"alg", "HS256"}}, early);
+  ExpectRejected(later);
+  clock_.Advance(5s);
+  ASSERT_TRUE(Check(later));
+}
+
+TEST_F(JwtAuthTest, RejectsBadlyTypedClaims) {
+  const json bad[] = {
+      {{"roles", {"author"}}},
+      {{"sub", ""}},
+      {{"sub", 42}},
+      {{"sub", nullptr}},
+      {{"sub", "alice"}, {"roles", "author"}},
+      {{"sub", "alice"}, {"roles", {"author", 1}}},
+      {{"sub", "alice"}, {"name", 5}},
+      {{"sub", "alice"}, {"exp", "tomorrow"}},
+      {{"sub", "alice"}, {"nbf", "later"}},
+  };
+  for (const auto& claims : bad) ExpectRejected(Craft({{"alg", "HS256"}}, claims));
+}
+
+TEST_F(JwtAuthTest, EmptySecretIsRefused) {
+  EXPECT_THROW(JwtVerifier("", clock_), std::invalid_argument);
+  EXPECT_THROW(SignHs256Token("", TokenClaims{"alice", {}, {}, {}}, clock_.Now()),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace docgate
