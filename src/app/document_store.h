@@ -92,9 +92,14 @@ class DocumentStore {
 class OutboxStore {
  public:
   virtual ~OutboxStore() = default;
-  // Up to `limit` undelivered events in commit order (ascending sequence).
-  virtual std::vector<OutboxEvent> PendingEvents(int limit) = 0;
-  // Marks the given events delivered; they are never returned by PendingEvents again.
+  // Up to `limit` undelivered events in ascending sequence, claimed for this caller: until the
+  // claim expires (the store's claim TTL) or they are marked delivered, no other OutboxStore
+  // instance on the same database returns them, so several docgate processes can dispatch from
+  // one database. The same instance gets its own unexpired claims back (a retry after a failed
+  // delivery). Stores with a single writer process (SQLite) need no claim and return the pending
+  // rows.
+  virtual std::vector<OutboxEvent> ClaimPending(int limit) = 0;
+  // Marks the given events delivered; they are never returned by ClaimPending again.
   virtual void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) = 0;
 };
 

@@ -23,7 +23,7 @@ void OutboxDispatcher::Wake() {
 int OutboxDispatcher::RunOnce() {
   int delivered = 0;
   for (;;) {
-    const auto batch = outbox_.PendingEvents(config_.batch_size);
+    const auto batch = outbox_.ClaimPending(config_.batch_size);
     if (batch.empty()) return delivered;
     std::vector<std::int64_t> done;
     done.reserve(batch.size());

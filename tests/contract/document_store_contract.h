@@ -144,7 +144,7 @@ class DocumentStoreContract : public ::testing::Test {
   }
   std::vector<std::string> PendingEventIds(int limit) {
     std::vector<std::string> ids;
-    for (const OutboxEvent& event : store_->PendingEvents(limit)) ids.push_back(event.event_id);
+    for (const OutboxEvent& event : store_->ClaimPending(limit)) ids.push_back(event.event_id);
     return ids;
   }
 
@@ -270,7 +270,7 @@ TYPED_TEST_P(DocumentStoreContract, UncommittedWritesAreInvisibleOutside) {
   tx->AppendEvent(ContractEvent("e-1", id));
   EXPECT_EQ(this->store().FindDocument(id), std::nullopt);
   EXPECT_TRUE(this->store().ListDocuments({}).empty());
-  EXPECT_TRUE(this->outbox().PendingEvents(10).empty());
+  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
 }
 
 TYPED_TEST_P(DocumentStoreContract, CommitMakesEveryWriteVisible) {
@@ -303,7 +303,7 @@ TYPED_TEST_P(DocumentStoreContract, DestructionWithoutCommitDiscardsInserts) {
   EXPECT_EQ(this->store().FindContent(id, 1), std::nullopt);
   EXPECT_TRUE(this->store().ListDocuments({}).empty());
   EXPECT_TRUE(this->store().ListReviews({}).empty());
-  EXPECT_TRUE(this->outbox().PendingEvents(10).empty());
+  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
 }
 
 TYPED_TEST_P(DocumentStoreContract, DestructionWithoutCommitDiscardsUpdates) {
@@ -502,7 +502,7 @@ TYPED_TEST_P(DocumentStoreContract, NonPositiveLimitReturnsNothing) {
     reviews.limit = limit;
     EXPECT_TRUE(this->store().ListDocuments(documents).empty()) << limit;
     EXPECT_TRUE(this->store().ListReviews(reviews).empty()) << limit;
-    EXPECT_TRUE(this->outbox().PendingEvents(limit).empty()) << limit;
+    EXPECT_TRUE(this->outbox().ClaimPending(limit).empty()) << limit;
   }
 }
 
@@ -554,7 +554,7 @@ TYPED_TEST_P(DocumentStoreContract, EventsRoundTripInCommitOrderWithAscendingSeq
   approved.occurred_at = ContractTime(77);
   this->Append({ContractEvent("e-1")});
   this->Append({approved, ContractEvent("e-3")});
-  const std::vector<OutboxEvent> events = this->outbox().PendingEvents(10);
+  const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_LT(events[0].sequence, events[1].sequence);
   EXPECT_LT(events[1].sequence, events[2].sequence);
@@ -564,20 +564,20 @@ TYPED_TEST_P(DocumentStoreContract, EventsRoundTripInCommitOrderWithAscendingSeq
   EXPECT_EQ(events[2].event_id, "e-3");
 }
 
-TYPED_TEST_P(DocumentStoreContract, PendingEventsStopsAtLimit) {
+TYPED_TEST_P(DocumentStoreContract, ClaimPendingStopsAtLimit) {
   this->Append({ContractEvent("e-1"), ContractEvent("e-2"), ContractEvent("e-3")});
   EXPECT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
 }
 
 TYPED_TEST_P(DocumentStoreContract, MarkDeliveredEventsAreNeverPendingAgain) {
   this->Append({ContractEvent("e-1"), ContractEvent("e-2"), ContractEvent("e-3")});
-  const std::vector<OutboxEvent> events = this->outbox().PendingEvents(10);
+  const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
   ASSERT_EQ(events.size(), 3u);
   this->outbox().MarkDelivered({events[0].sequence, events[2].sequence}, ContractTime(90));
   EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-2"});
   this->outbox().MarkDelivered({events[0].sequence, events[1].sequence}, ContractTime(91));
   this->outbox().MarkDelivered({}, ContractTime(92));
-  EXPECT_TRUE(this->outbox().PendingEvents(10).empty());
+  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
 }
 
 TYPED_TEST_P(DocumentStoreContract, MarkDeliveredIgnoresUnknownSequences) {
@@ -631,7 +631,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListDocumentsBeforeIsAnExclusiveCursor, ListDocumentsPagesWithLimitAndCursor,
     NonPositiveLimitReturnsNothing, ListReviewsIsOldestFirstAndFiltersByStatus,
     ListReviewsPagesWithLimitAndExclusiveAfter, ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
-    EventsRoundTripInCommitOrderWithAscendingSequences, PendingEventsStopsAtLimit,
+    EventsRoundTripInCommitOrderWithAscendingSequences, ClaimPendingStopsAtLimit,
     MarkDeliveredEventsAreNeverPendingAgain, MarkDeliveredIgnoresUnknownSequences, PingAnswersTrue,
     ConcurrentIncrementsEndWithTheExactCount);
 

@@ -264,7 +264,7 @@ bool FakeDocumentStore::Ping() {
   return !unavailable_;
 }
 
-std::vector<OutboxEvent> FakeDocumentStore::PendingEvents(int limit) {
+std::vector<OutboxEvent> FakeDocumentStore::ClaimPending(int limit) {
   std::lock_guard lock(mutex_);
   ThrowIfUnavailable();
   std::vector<OutboxEvent> events;

@@ -43,7 +43,7 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
   bool Ping() override;
 
-  std::vector<OutboxEvent> PendingEvents(int limit) override;
+  std::vector<OutboxEvent> ClaimPending(int limit) override;
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
 
  private:

@@ -296,7 +296,7 @@ TEST_F(PgConnectionPoolTest, OutageGivesStorageUnavailableAndPingFalseThenRecove
   for (int i = 0; i < 3; ++i) {
     EXPECT_THROW(store.FindDocument(id), StorageUnavailable) << i;
     EXPECT_THROW(store.Begin(), StorageUnavailable) << i;
-    EXPECT_THROW(store.PendingEvents(10), StorageUnavailable) << i;
+    EXPECT_THROW(store.ClaimPending(10), StorageUnavailable) << i;
     EXPECT_FALSE(store.Ping()) << i;
   }
 

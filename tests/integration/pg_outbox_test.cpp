@@ -40,7 +40,7 @@ class PgOutboxTest : public ::testing::Test {
   static std::vector<OutboxEvent> PendingWithin(PgDocumentStore& store, milliseconds limit) {
     const auto deadline = steady_clock::now() + limit;
     for (;;) {
-      auto events = store.PendingEvents(10);
+      auto events = store.ClaimPending(10);
       if (!events.empty() || steady_clock::now() > deadline) return events;
       std::this_thread::sleep_for(milliseconds(20));
     }
@@ -54,13 +54,13 @@ TEST_F(PgOutboxTest, ClaimedRowsAreNotHandedToAnotherInstance) {
   PgDocumentStore first(Config(milliseconds(60'000)));
   PgDocumentStore second(Config(milliseconds(60'000)));
   AppendEvents(first, 5);
-  const auto claimed = first.PendingEvents(3);
+  const auto claimed = first.ClaimPending(3);
   ASSERT_EQ(claimed.size(), 3u);
-  const auto rest = second.PendingEvents(10);
+  const auto rest = second.ClaimPending(10);
   ASSERT_EQ(rest.size(), 2u);
   EXPECT_GT(rest.front().sequence, claimed.back().sequence);
-  EXPECT_TRUE(second.PendingEvents(10).size() == 2u) << "an instance sees its own claims again";
-  EXPECT_EQ(Sequences(first.PendingEvents(10)), Sequences(claimed))
+  EXPECT_TRUE(second.ClaimPending(10).size() == 2u) << "an instance sees its own claims again";
+  EXPECT_EQ(Sequences(first.ClaimPending(10)), Sequences(claimed))
       << "and only its own: the other instance's rows stay with it";
 }
 
@@ -78,7 +78,7 @@ TEST_F(PgOutboxTest, ConcurrentInstancesNeverGetTheSameRow) {
       start.arrive_and_wait();
       // As the dispatcher does: claim a batch, deliver it, mark it, until nothing is left.
       for (;;) {
-        const auto batch = stores[s]->PendingEvents(7);
+        const auto batch = stores[s]->ClaimPending(7);
         if (batch.empty()) return;
         const auto sequences = Sequences(batch);
         EXPECT_TRUE(std::is_sorted(sequences.begin(), sequences.end()));
@@ -102,7 +102,7 @@ TEST_F(PgOutboxTest, ExpiredClaimIsTakenOverByAnotherInstance) {
   auto crashed = std::make_unique<PgDocumentStore>(Config(milliseconds(200)));
   PgDocumentStore survivor(Config(milliseconds(60'000)));
   AppendEvents(survivor, 2);
-  const auto claimed = crashed->PendingEvents(10);
+  const auto claimed = crashed->ClaimPending(10);
   ASSERT_EQ(claimed.size(), 2u);
   crashed.reset();
   const auto taken_over = PendingWithin(survivor, milliseconds(10'000));
@@ -117,11 +117,11 @@ TEST_F(PgOutboxTest, DeliveredRowsAreNeverClaimedAgain) {
   PgDocumentStore first(Config(milliseconds(60'000)));
   PgDocumentStore second(Config(milliseconds(60'000)));
   AppendEvents(first, 3);
-  const auto claimed = first.PendingEvents(10);
+  const auto claimed = first.ClaimPending(10);
   first.MarkDelivered(Sequences(claimed), ContractTime(5));
-  EXPECT_TRUE(first.PendingEvents(10).empty());
+  EXPECT_TRUE(first.ClaimPending(10).empty());
   db_.Execute("UPDATE kh_outbox SET claimed_until = 0");  // every claim long expired
-  EXPECT_TRUE(second.PendingEvents(10).empty());
+  EXPECT_TRUE(second.ClaimPending(10).empty());
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at = " +
                       std::to_string(ContractTime(5).time_since_epoch().count())),
             3);

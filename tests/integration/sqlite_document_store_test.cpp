@@ -164,8 +164,8 @@ TEST_F(SqliteDocumentStoreTest, DataSurvivesReopen) {
   auto store = Open();
   EXPECT_EQ(store->FindDocument(id), before);
   EXPECT_EQ(store->FindContent(id, 1), "body");
-  ASSERT_EQ(store->PendingEvents(10).size(), 1u);
-  EXPECT_EQ(store->PendingEvents(10)[0].event_id, "e-" + std::to_string(id));
+  ASSERT_EQ(store->ClaimPending(10).size(), 1u);
+  EXPECT_EQ(store->ClaimPending(10)[0].event_id, "e-" + std::to_string(id));
 }
 
 TEST_F(SqliteDocumentStoreTest, IdsAreNotReusedAfterDeletion) {
@@ -232,7 +232,7 @@ TEST_F(SqliteDocumentStoreTest, UnknownEnumValueReadBackIsStorageError) {
 TEST_F(SqliteDocumentStoreTest, MarkDeliveredRecordsTheFirstDeliveryTime) {
   auto store = Open();
   AddDocument(*store);
-  const std::int64_t sequence = store->PendingEvents(1).at(0).sequence;
+  const std::int64_t sequence = store->ClaimPending(1).at(0).sequence;
   store->MarkDelivered({sequence}, ContractTime(1));
   store->MarkDelivered({sequence}, ContractTime(2));
   EXPECT_EQ(RawDatabase(db_path_).Rows("SELECT delivered_at FROM kh_outbox"),

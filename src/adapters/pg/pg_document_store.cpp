@@ -512,7 +512,7 @@ bool PgDocumentStore::Ping() {
   }
 }
 
-std::vector<OutboxEvent> PgDocumentStore::PendingEvents(int limit) {
+std::vector<OutboxEvent> PgDocumentStore::ClaimPending(int limit) {
   if (limit <= 0) return {};
   auto events = Autocommit(
       *pool_, config_.pool_wait_timeout, "claim outbox events", [&](pqxx::transaction_base& tx) {

@@ -23,7 +23,7 @@ class PgConnectionPool;
 // row locks. Each statement, row-lock waits included, is bounded by statement_timeout; the wait for
 // a pooled connection by pool_wait_timeout; opening one by connect_timeout.
 //
-// Outbox: PendingEvents claims the rows it returns for outbox_claim_ttl (database clock) on behalf
+// Outbox: ClaimPending claims the rows it returns for outbox_claim_ttl (database clock) on behalf
 // of this store instance; rows claimed by another instance are skipped until their claim runs out,
 // so several docgate processes on one database never hand out the same row at the same time, and a
 // crashed process's rows are taken over after the TTL. This instance gets its own claimed rows
@@ -66,7 +66,7 @@ class PgDocumentStore final : public DocumentStore, public OutboxStore {
   // of pool_wait_timeout and connect_timeout.
   bool Ping() override;
 
-  std::vector<OutboxEvent> PendingEvents(int limit) override;
+  std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
 

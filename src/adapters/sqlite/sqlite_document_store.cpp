@@ -95,7 +95,7 @@ constexpr std::string_view kUpdateReview =
 constexpr std::string_view kInsertEvent =
     "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-constexpr auto kPendingEvents = Sql(kSelectEvents, "delivered_at IS NULL ORDER BY id LIMIT ?1");
+constexpr auto kClaimPending = Sql(kSelectEvents, "delivered_at IS NULL ORDER BY id LIMIT ?1");
 constexpr std::string_view kMarkDelivered =
     "UPDATE kh_outbox SET delivered_at = ?2 WHERE id = ?1 AND delivered_at IS NULL";
 
@@ -413,9 +413,9 @@ bool SqliteDocumentStore::Ping() {
   }
 }
 
-std::vector<OutboxEvent> SqliteDocumentStore::PendingEvents(int limit) {
+std::vector<OutboxEvent> SqliteDocumentStore::ClaimPending(int limit) {
   auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kPendingEvents);
+  auto stmt = lease->Prepare(kClaimPending);
   stmt.Bind(1, NonNegative(limit));
   return AllRows(stmt, &EventFromRow);
 }

@@ -52,7 +52,7 @@ class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
   bool Ping() override;
 
-  std::vector<OutboxEvent> PendingEvents(int limit) override;
+  std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
 
