@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/memory/disabled_lock_gate.h"
+#include "adapters/pg/pg_document_store.h"
+
 #include <utility>
 
 namespace docgate {
@@ -14,10 +17,36 @@ SqliteConfig ToSqliteConfig(const Config& config) {
   return sqlite;
 }
 
+PgConfig ToPgConfig(const Config& config) {
+  PgConfig pg;
+  pg.url = config.database.url;
+  pg.pool_size = config.database.pool_size;
+  pg.connect_timeout = config.database.connect_timeout;
+  pg.statement_timeout = config.database.statement_timeout;
+  pg.pool_wait_timeout = config.database.busy_timeout;
+  return pg;
+}
+
 void ApplyMigrations(const Config& config) {
   ValidateConfig(config);
-  SqliteDocumentStore store(ToSqliteConfig(config));
+  if (IsPostgresUrl(config.database.url)) {
+    PgDocumentStore::Migrate(ToPgConfig(config));
+  } else {
+    SqliteDocumentStore store(ToSqliteConfig(config));
+  }
 }
+
+namespace {
+
+// Opens the configured store; both kinds serve as DocumentStore and OutboxStore.
+template <typename Store, typename StoreConfig>
+std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox) {
+  auto store = std::make_unique<Store>(std::move(store_config));
+  outbox = store.get();
+  return store;
+}
+
+}  // namespace
 
 Application::Application(Config config, Clock* clock) : config_(std::move(config)) {
   ValidateConfig(config_);
@@ -28,15 +57,22 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   clock_ = clock;
   random_ = std::make_unique<OpenSslRandom>();
   jwt_secret_ = ResolveJwtSecret(config_, *random_);
-  store_ = std::make_unique<SqliteDocumentStore>(ToSqliteConfig(config_));
-  gate_ = std::make_unique<InProcessLockGate>(*clock_, *random_, config_.gate.key_prefix);
+  store_ = IsPostgresUrl(config_.database.url)
+               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_)
+               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_);
+  if (config_.gate.enabled) {
+    gate_ = std::make_unique<InProcessLockGate>(*clock_, *random_, config_.gate.key_prefix);
+  } else {
+    gate_ = std::make_unique<DisabledLockGate>();
+  }
   sink_ = std::make_unique<InProcessEventSink>();
-  dispatcher_ = std::make_unique<OutboxDispatcher>(*store_, *sink_, *clock_, config_.dispatcher);
+  dispatcher_ = std::make_unique<OutboxDispatcher>(*outbox_, *sink_, *clock_, config_.dispatcher);
   service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *dispatcher_,
                                                ToServiceConfig(config_));
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
   health.database = [store = store_.get()] { return store->Ping(); };
+  if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
   server_ = std::make_unique<HttpServer>(
       config_.http, [api = api_.get()](const HttpRequest& request) { return api->Handle(request); });

@@ -10,6 +10,7 @@
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/rest_api.h"
 #include "adapters/memory/in_process_lock_gate.h"
+#include "adapters/pg/pg_config.h"
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "app/clock.h"
 #include "app/document_service.h"
@@ -19,9 +20,10 @@
 
 namespace docgate {
 
-// One running docgate on the embedded default: the SQLite store, the in-process lock gate, the
-// in-process event delivery (outbox dispatcher on its own thread), the use cases and the HTTP
-// server, wired from a Config. main.cpp and the end-to-end tests build exactly this.
+// One running docgate wired from a Config: the store its DOCGATE_DATABASE_URL names (SQLite or
+// PostgreSQL), the in-process lock gate (or none, DOCGATE_LOCK_GATE=off), the in-process event
+// delivery (outbox dispatcher on its own thread), the use cases and the HTTP server. main.cpp and
+// the end-to-end tests build exactly this.
 //
 // Lifecycle: construct (validates the config, resolves the JWT secret, opens the store and applies
 // migrations) -> AddConsumer... -> Start -> Stop (also run by the destructor). Not thread-safe
@@ -53,8 +55,9 @@ class Application {
   const std::string& jwt_secret() const { return jwt_secret_; }
   Clock& clock() { return *clock_; }
   DocumentService& service() { return *service_; }
-  InProcessLockGate& gate() { return *gate_; }
-  SqliteDocumentStore& store() { return *store_; }
+  LockGate& gate() { return *gate_; }
+  DocumentStore& store() { return *store_; }
+  OutboxStore& outbox() { return *outbox_; }
   OutboxDispatcher& dispatcher() { return *dispatcher_; }
 
  private:
@@ -63,8 +66,9 @@ class Application {
   Clock* clock_;
   std::unique_ptr<OpenSslRandom> random_;
   std::string jwt_secret_;
-  std::unique_ptr<SqliteDocumentStore> store_;
-  std::unique_ptr<InProcessLockGate> gate_;
+  std::unique_ptr<DocumentStore> store_;
+  OutboxStore* outbox_ = nullptr;  // the same object as store_
+  std::unique_ptr<LockGate> gate_;
   std::unique_ptr<InProcessEventSink> sink_;
   std::unique_ptr<OutboxDispatcher> dispatcher_;
   std::unique_ptr<DocumentService> service_;
@@ -75,11 +79,12 @@ class Application {
   bool started_ = false;
 };
 
-// The SQLite store settings of a Config (its sqlite:// path, pool size, busy timeout).
+// The store settings of a Config: its sqlite:// path or postgresql:// URL, pool size, timeouts.
 SqliteConfig ToSqliteConfig(const Config& config);
+PgConfig ToPgConfig(const Config& config);
 
-// `docgate migrate`: opens the configured database, which applies pending migrations, and closes
-// it. Throws what the store's constructor throws.
+// `docgate migrate`: applies pending migrations to the configured database and returns.
+// Throws what the store throws.
 void ApplyMigrations(const Config& config);
 
 }  // namespace docgate

@@ -29,13 +29,6 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
-bool IsPostgres(std::string_view url) {
-  for (const auto scheme : kPostgresSchemes) {
-    if (StartsWith(url, scheme)) return true;
-  }
-  return false;
-}
-
 std::optional<std::string> Get(const EnvLookup& env, std::string_view name) {
   auto value = env(name);
   if (!value || value->empty()) return std::nullopt;
@@ -148,6 +141,13 @@ EnvLookup ProcessEnvironment() {
   };
 }
 
+bool IsPostgresUrl(std::string_view database_url) {
+  for (const auto scheme : kPostgresSchemes) {
+    if (StartsWith(database_url, scheme)) return true;
+  }
+  return false;
+}
+
 EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::less<>> overrides) {
   return [base = std::move(base),
           overrides = std::move(overrides)](std::string_view name) -> std::optional<std::string> {
@@ -167,12 +167,20 @@ Config LoadConfig(const EnvLookup& env) {
   ReadString(env, "DOCGATE_DATABASE_URL", config.database.url);
   ReadInteger(env, "DOCGATE_DB_POOL_SIZE", config.database.pool_size);
   ReadMillis(env, "DOCGATE_DB_BUSY_TIMEOUT_MS", config.database.busy_timeout);
+  ReadMillis(env, "DOCGATE_DB_CONNECT_TIMEOUT_MS", config.database.connect_timeout);
+  ReadMillis(env, "DOCGATE_DB_STATEMENT_TIMEOUT_MS", config.database.statement_timeout);
   // Blocking request work is bounded by the connections that can serve it.
   config.http.worker_threads = config.database.pool_size;
   ReadInteger(env, "DOCGATE_HTTP_WORKERS", config.http.worker_threads);
 
   ReadString(env, "DOCGATE_JWT_SECRET", config.auth.jwt_secret);
   ReadString(env, "DOCGATE_JWT_SECRET_FILE", config.auth.secret_file);
+  if (auto gate = Get(env, "DOCGATE_LOCK_GATE")) {
+    if (*gate != "on" && *gate != "off") {
+      throw ConfigError("DOCGATE_LOCK_GATE must be on or off, got '" + *gate + "'");
+    }
+    config.gate.enabled = *gate == "on";
+  }
   ReadString(env, "DOCGATE_LOCK_PREFIX", config.gate.key_prefix);
   ReadString(env, "DOCGATE_REDIS_URL", config.external.redis_url);
   ReadString(env, "DOCGATE_AMQP_URL", config.external.amqp_url);
@@ -183,7 +191,7 @@ Config LoadConfig(const EnvLookup& env) {
 
 void ValidateConfig(const Config& config) {
   const std::string& url = config.database.url;
-  const bool postgres = IsPostgres(url);
+  const bool postgres = IsPostgresUrl(url);
   if (!StartsWith(url, kSqliteScheme) && !postgres) {
     throw ConfigError("DOCGATE_DATABASE_URL must be sqlite://PATH or postgresql://..., got '" +
                       url.substr(0, url.find("://")) + "://...'");
@@ -193,13 +201,8 @@ void ValidateConfig(const Config& config) {
         "DOCGATE_JWT_SECRET is required when the database is not SQLite: every instance must "
         "verify tokens with the same secret");
   }
-  if (postgres) {
-    throw ConfigError(
-        "DOCGATE_DATABASE_URL is a PostgreSQL URL, which this build does not support yet; use "
-        "sqlite://PATH (the default is sqlite://./data/docgate.db)");
-  }
   const auto path = SqlitePath(url);
-  if (!path || path->empty()) {
+  if (!postgres && (!path || path->empty())) {
     throw ConfigError("DOCGATE_DATABASE_URL sqlite:// needs a file path, e.g. sqlite://./data/docgate.db");
   }
   struct Unsupported {
@@ -225,6 +228,8 @@ void ValidateConfig(const Config& config) {
   }
   RequireRange("DOCGATE_DB_POOL_SIZE", config.database.pool_size, 1, 1024);
   RequirePositive("DOCGATE_DB_BUSY_TIMEOUT_MS", config.database.busy_timeout);
+  RequirePositive("DOCGATE_DB_CONNECT_TIMEOUT_MS", config.database.connect_timeout);
+  RequirePositive("DOCGATE_DB_STATEMENT_TIMEOUT_MS", config.database.statement_timeout);
   RequireRange("DOCGATE_HTTP_IO_THREADS", config.http.io_threads, 1, 256);
   RequireRange("DOCGATE_HTTP_WORKERS", config.http.worker_threads, 1, 1024);
   RequirePositive("DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);

@@ -20,9 +20,12 @@
 namespace docgate {
 
 struct DatabaseConfig {
-  std::string url = "sqlite://./data/docgate.db";  // DOCGATE_DATABASE_URL
-  int pool_size = 4;                                // DOCGATE_DB_POOL_SIZE
-  std::chrono::milliseconds busy_timeout{5000};     // DOCGATE_DB_BUSY_TIMEOUT_MS
+  std::string url = "sqlite://./data/docgate.db";     // DOCGATE_DATABASE_URL
+  int pool_size = 4;                                   // DOCGATE_DB_POOL_SIZE
+  // The longest wait for a free connection or SQLite's write lock: DOCGATE_DB_BUSY_TIMEOUT_MS.
+  std::chrono::milliseconds busy_timeout{5000};
+  std::chrono::milliseconds connect_timeout{5000};    // DOCGATE_DB_CONNECT_TIMEOUT_MS (PostgreSQL)
+  std::chrono::milliseconds statement_timeout{5000};  // DOCGATE_DB_STATEMENT_TIMEOUT_MS (PostgreSQL)
 };
 
 struct AuthConfig {
@@ -31,6 +34,7 @@ struct AuthConfig {
 };
 
 struct GateConfig {
+  bool enabled = true;                           // DOCGATE_LOCK_GATE=on|off
   std::string key_prefix = "lock:";              // DOCGATE_LOCK_PREFIX
   std::chrono::milliseconds submit_ttl{8000};   // lock:doc:submit:{id}
   std::chrono::milliseconds review_ttl{10000};  // lock:doc:review:{id}
@@ -79,11 +83,14 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 // Throws ConfigError for a malformed value (naming the variable). Does not run ValidateConfig.
 Config LoadConfig(const EnvLookup& env);
 
-// The cross-field and support rules: only sqlite:// databases in this build (postgresql:// is
-// recognised and refused as not supported yet), a JWT secret is required with any non-SQLite
-// database, Redis/AMQP/MongoDB are refused as not supported yet, and every number is in range.
+// The cross-field and support rules: sqlite:// or postgresql:// databases, a JWT secret is
+// required with any non-SQLite database, Redis/AMQP/MongoDB are refused as not supported yet, and
+// every number is in range.
 // Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
+
+// True for postgresql:// and postgres:// URLs.
+bool IsPostgresUrl(std::string_view database_url);
 
 // The file of a `sqlite://PATH` URL ("sqlite://./data/x.db" -> "./data/x.db",
 // "sqlite:///var/x.db" -> "/var/x.db"); nullopt for any other scheme.

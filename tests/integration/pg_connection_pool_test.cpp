@@ -18,7 +18,7 @@
 #include "adapters/pg/pg_document_store.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
-#include "integration/pg_test_database.h"
+#include "support/pg_test_database.h"
 
 // libpqxx 6.4 leaks the PGresult of a statement sent on a connection that has just died (it asks
 // the dead connection for its encoding before taking ownership of the result). Only the tests

@@ -18,7 +18,7 @@
 #include "fakes/fake_clock.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
-#include "integration/pg_test_database.h"
+#include "support/pg_test_database.h"
 
 namespace docgate {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "adapters/pg/pg_document_store.h"
 #include "contract/document_store_contract.h"
-#include "integration/pg_test_database.h"
+#include "support/pg_test_database.h"
 
 namespace docgate {
 namespace {

@@ -121,15 +121,26 @@ TEST(Config, MalformedNumbersNameTheVariable) {
             std::string::npos);
 }
 
-TEST(Config, OnlySqliteIsSupportedForNow) {
-  const auto pg = ValidationError(
-      {{"DOCGATE_DATABASE_URL", "postgresql://u:p@localhost/docgate"}, {"DOCGATE_JWT_SECRET", "x"}});
-  EXPECT_NE(pg.find("not support"), std::string::npos) << pg;
-  EXPECT_EQ(pg.find("u:p"), std::string::npos) << "credentials must not be echoed: " << pg;
-  EXPECT_NE(ValidationError({{"DOCGATE_DATABASE_URL", "mysql://x"}}).find("DOCGATE_DATABASE_URL"),
-            std::string::npos);
+TEST(Config, SqliteAndPostgresqlUrlsAreAccepted) {
+  EXPECT_EQ(ValidationError({{"DOCGATE_DATABASE_URL", "postgresql://u:p@localhost/docgate"},
+                             {"DOCGATE_JWT_SECRET", "x"}}),
+            "");
+  EXPECT_EQ(ValidationError({{"DOCGATE_DATABASE_URL", "postgres://localhost/docgate"},
+                             {"DOCGATE_JWT_SECRET", "x"}}),
+            "");
+  EXPECT_TRUE(IsPostgresUrl("postgresql://x"));
+  EXPECT_FALSE(IsPostgresUrl("sqlite://x"));
+  const auto mysql = ValidationError({{"DOCGATE_DATABASE_URL", "mysql://u:p@x"}});
+  EXPECT_NE(mysql.find("DOCGATE_DATABASE_URL"), std::string::npos);
+  EXPECT_EQ(mysql.find("u:p"), std::string::npos) << "credentials must not be echoed: " << mysql;
   EXPECT_NE(ValidationError({{"DOCGATE_DATABASE_URL", "sqlite://"}}).find("path"),
             std::string::npos);
+}
+
+TEST(Config, TheGateCanBeSwitchedOffAndNothingElse) {
+  EXPECT_TRUE(Load({}).gate.enabled);
+  EXPECT_FALSE(Load({{"DOCGATE_LOCK_GATE", "off"}}).gate.enabled);
+  EXPECT_THROW(Load({{"DOCGATE_LOCK_GATE", "maybe"}}), ConfigError);
 }
 
 TEST(Config, NonSqliteDatabasesRequireAJwtSecret) {
