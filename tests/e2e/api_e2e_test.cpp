@@ -1,6 +1,6 @@
-// End-to-end: the real Application (SQLite in a temp directory, in-process gate and events, the
-// Beast server on port 0) driven over HTTP. Walks every route of shared/API.md that this build
-// serves and every error code reachable in it.
+// End-to-end: the real Application (in-process gate and events, the Beast server on port 0) on
+// every backend (SQLite; PostgreSQL with and without the gate), driven over HTTP. Walks every route
+// of shared/API.md that this build serves and every error code reachable in it.
 
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>
@@ -17,12 +17,8 @@
 #include <string>
 #include <thread>
 
-#include "e2e/http_client.h"
+#include "e2e/e2e_server.h"
 #include "e2e/token_forge.h"
-#include "adapters/http/jwt_auth.h"
-#include "fakes/fake_clock.h"
-#include "fakes/recording_consumer.h"
-#include "runtime/application.h"
 
 namespace docgate {
 namespace {
@@ -34,158 +30,27 @@ using e2e::HttpReply;
 using nlohmann::json;
 namespace http = boost::beast::http;
 
-// A FakeClock whose Now() can be made to block once, to hold a request in flight.
-class GatedClock final : public Clock {
- public:
-  TimePoint Now() override {
-    std::unique_lock lock(mutex_);
-    if (armed_) {
-      armed_ = false;
-      blocked_ = true;
-      changed_.notify_all();
-      changed_.wait(lock, [this] { return released_; });
-    }
-    return inner_.Now();
-  }
-  void Advance(std::chrono::milliseconds by) { inner_.Advance(by); }
-  void ArmOnce() {
-    std::lock_guard lock(mutex_);
-    armed_ = true;
-    released_ = false;
-    blocked_ = false;
-  }
-  bool WaitUntilBlocked() {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, 10s, [this] { return blocked_; });
-  }
-  void Release() {
-    std::lock_guard lock(mutex_);
-    released_ = true;
-    changed_.notify_all();
-  }
+// Every backend.
+class ApiTest : public e2e::ServerTest {};
+// Backends with the gate on (LOCK_BUSY exists only there).
+class GatedApiTest : public e2e::ServerTest {};
+// What only the embedded default has: the generated secret file, SQLite's single writer.
+class SqliteApiTest : public e2e::ServerTest {};
 
- private:
-  FakeClock inner_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool armed_ = false;
-  bool blocked_ = false;
-  bool released_ = false;
-};
-
-class ApiTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { spdlog::set_level(spdlog::level::warn); }
-
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("docgate-e2e-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    app_ = std::make_unique<Application>(MakeConfig(), &clock_);
-    app_->AddConsumer(consumer_);
-    app_->Start();
-    port_ = app_->port();
-  }
-
-  void TearDown() override {
-    app_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  Config MakeConfig() {
-    Config config;
-    config.http.address = "127.0.0.1";
-    config.http.port = 0;
-    config.http.io_threads = 2;
-    config.http.worker_threads = 4;
-    config.http.shutdown_grace = 10s;
-    config.database.url = "sqlite://" + (dir_ / "data" / "docgate.db").string();
-    return config;
-  }
-
-  std::string Token(const std::string& sub, std::vector<std::string> roles) {
-    return SignHs256Token(app_->jwt_secret(),
-                          TokenClaims{sub, std::move(roles), std::nullopt, clock_.Now() + 1h},
-                          clock_.Now());
-  }
-  Headers As(const std::string& sub, std::vector<std::string> roles) {
-    return {{"Authorization", "Bearer " + Token(sub, std::move(roles))}};
-  }
-  Headers Alice() { return As("alice", {"author"}); }
-  Headers Carol() { return As("carol", {"author"}); }
-  Headers Bob() { return As("bob", {"reviewer"}); }
-  Headers Admin() { return As("root", {"admin"}); }
-
-  HttpReply Call(http::verb verb, const std::string& target, const Headers& headers,
-                 const std::string& body = {}) {
-    HttpClient client(port_);
-    return client.Request(verb, target, body, headers);
-  }
-  HttpReply Get(const std::string& target, const Headers& headers) {
-    return Call(http::verb::get, target, headers);
-  }
-  HttpReply Post(const std::string& target, const Headers& headers, const std::string& body = {}) {
-    return Call(http::verb::post, target, headers, body);
-  }
-
-  // Creates a document as `author`; returns its id.
-  std::string Create(const Headers& author, const std::string& title = "Onboarding guide") {
-    const auto reply = Post("/api/v1/documents", author,
-                            json{{"title", title}, {"content", "# " + title}}.dump());
-    EXPECT_EQ(reply.status(), 201u) << reply.body();
-    return reply.json()["id"];
-  }
-  // Submits as alice; returns the review id.
-  std::string Submit(const std::string& id, const Headers& author) {
-    const auto reply = Post("/api/v1/documents/" + id + "/submit", author);
-    EXPECT_EQ(reply.status(), 200u) << reply.body();
-    return reply.json()["review"]["id"];
-  }
-
-  void ExpectProblem(const HttpReply& reply, unsigned status, const std::string& code) {
-    EXPECT_EQ(reply.status(), status) << reply.body();
-    EXPECT_EQ(reply.header(http::field::content_type), "application/problem+json");
-    const json body = json::parse(reply.body(), nullptr, false);
-    ASSERT_TRUE(body.is_object()) << reply.body();
-    EXPECT_EQ(body["status"], status);
-    EXPECT_EQ(body["code"], code) << reply.body();
-    EXPECT_TRUE(body["type"].is_string());
-    EXPECT_TRUE(body["title"].is_string());
-    EXPECT_TRUE(body["detail"].is_string());
-    if (code == "UNAUTHENTICATED") {
-      EXPECT_EQ(reply.header(http::field::www_authenticate).rfind("Bearer", 0), 0u);
-    }
-  }
-
-  // Waits (bounded) until the dispatcher has handed `count` events to the consumer.
-  std::vector<OutboxEvent> EventsWhenDelivered(std::size_t count) {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (consumer_.events().size() < count && std::chrono::steady_clock::now() < deadline) {
-      app_->dispatcher().Wake();
-      std::this_thread::sleep_for(5ms);
-    }
-    return consumer_.events();
-  }
-
-  std::filesystem::path dir_;
-  GatedClock clock_;
-  RecordingConsumer consumer_;
-  std::unique_ptr<Application> app_;
-  std::uint16_t port_ = 0;
-};
-
-TEST_F(ApiTest, HealthAndReadinessNeedNoToken) {
+TEST_P(ApiTest, HealthAndReadinessNeedNoToken) {
   const auto health = Get("/healthz", {});
   EXPECT_EQ(health.status(), 200u);
   EXPECT_EQ(health.json(), json({{"status", "ok"}}));
   const auto ready = Get("/readyz", {});
   EXPECT_EQ(ready.status(), 200u);
-  EXPECT_EQ(ready.json(), json::parse(R"({"status": "ok",
-      "checks": {"database": "ok", "lock": "ok", "broker": "disabled"}})"));
+  const json expected = {
+      {"status", "ok"},
+      {"checks",
+       {{"database", "ok"}, {"lock", GetParam().gate ? "ok" : "disabled"}, {"broker", "disabled"}}}};
+  EXPECT_EQ(ready.json(), expected);
 }
 
-TEST_F(ApiTest, GeneratedJwtSecretIsKeptBesideTheDatabaseWithMode0600) {
+TEST_P(SqliteApiTest, GeneratedJwtSecretIsKeptBesideTheDatabaseWithMode0600) {
   const auto file = dir_ / "data" / "jwt_secret";
   ASSERT_TRUE(std::filesystem::exists(file));
   struct stat info {};
@@ -194,7 +59,7 @@ TEST_F(ApiTest, GeneratedJwtSecretIsKeptBesideTheDatabaseWithMode0600) {
   EXPECT_EQ(app_->jwt_secret().size(), 64u);
 }
 
-TEST_F(ApiTest, CreateAnswers201WithLocationAndETagThenGetReturnsIt) {
+TEST_P(ApiTest, CreateAnswers201WithLocationAndETagThenGetReturnsIt) {
   const auto created = Post("/api/v1/documents", Alice(),
                             R"({"title": "Onboarding guide", "content": "hello"})");
   ASSERT_EQ(created.status(), 201u) << created.body();
@@ -223,7 +88,7 @@ TEST_F(ApiTest, CreateAnswers201WithLocationAndETagThenGetReturnsIt) {
   EXPECT_EQ(content.json(), json({{"document_id", id}, {"version", 1}, {"content", "hello"}}));
 }
 
-TEST_F(ApiTest, LifecycleCreateSubmitApprove) {
+TEST_P(ApiTest, LifecycleCreateSubmitApprove) {
   const std::string id = Create(Alice());
   ExpectProblem(Get("/api/v1/documents/" + id + "/preview", Bob()), 404, "NOT_FOUND");
 
@@ -276,7 +141,7 @@ TEST_F(ApiTest, LifecycleCreateSubmitApprove) {
   EXPECT_EQ(events[1].actor_id, "bob");
 }
 
-TEST_F(ApiTest, LifecycleRejectEditResubmitApprove) {
+TEST_P(ApiTest, LifecycleRejectEditResubmitApprove) {
   const std::string id = Create(Alice());
   const std::string first = Submit(id, Alice());
   ExpectProblem(Post("/api/v1/reviews/" + first + "/reject", Bob(), R"({})"), 400, "VALIDATION");
@@ -322,7 +187,7 @@ TEST_F(ApiTest, LifecycleRejectEditResubmitApprove) {
                 "INVALID_STATE");
 }
 
-TEST_F(ApiTest, WithdrawReturnsTheDocumentToDraft) {
+TEST_P(ApiTest, WithdrawReturnsTheDocumentToDraft) {
   const std::string id = Create(Alice());
   const std::string review = Submit(id, Alice());
   ExpectProblem(Post("/api/v1/documents/" + id + "/withdraw", Carol()), 403, "FORBIDDEN");
@@ -339,7 +204,7 @@ TEST_F(ApiTest, WithdrawReturnsTheDocumentToDraft) {
   EXPECT_EQ(queue.json()["items"][0]["id"], review);
 }
 
-TEST_F(ApiTest, DocumentListPaginatesNewestFirstWithCursors) {
+TEST_P(ApiTest, DocumentListPaginatesNewestFirstWithCursors) {
   std::vector<std::string> ids;
   for (int i = 0; i < 5; ++i) ids.push_back(Create(i % 2 == 0 ? Alice() : Carol(), "Doc " + std::to_string(i)));
   std::vector<std::string> seen;
@@ -367,7 +232,7 @@ TEST_F(ApiTest, DocumentListPaginatesNewestFirstWithCursors) {
   EXPECT_EQ(Get("/api/v1/documents?limit=100", Bob()).json()["items"].size(), 5u);
 }
 
-TEST_F(ApiTest, ReviewQueuePaginatesOldestFirst) {
+TEST_P(ApiTest, ReviewQueuePaginatesOldestFirst) {
   std::vector<std::string> reviews;
   for (int i = 0; i < 3; ++i) reviews.push_back(Submit(Create(Alice()), Alice()));
   std::vector<std::string> seen;
@@ -381,7 +246,7 @@ TEST_F(ApiTest, ReviewQueuePaginatesOldestFirst) {
   EXPECT_EQ(seen, reviews);
 }
 
-TEST_F(ApiTest, KeepAliveServesTwoRequestsOnOneConnection) {
+TEST_P(ApiTest, KeepAliveServesTwoRequestsOnOneConnection) {
   HttpClient client(port_);
   const auto first = client.Request(http::verb::get, "/healthz");
   const auto second = client.Request(http::verb::get, "/api/v1/documents", {}, Alice());
@@ -391,7 +256,7 @@ TEST_F(ApiTest, KeepAliveServesTwoRequestsOnOneConnection) {
   EXPECT_EQ(client.Request(http::verb::get, "/readyz").status(), 200u);
 }
 
-TEST_F(ApiTest, MalformedBodiesAre400Validation) {
+TEST_P(ApiTest, MalformedBodiesAre400Validation) {
   for (const char* body : {"", "{", "not json", "[1, 2]", "\"title\"", "42", "null",
                            R"({"title": 1, "content": "x"})", R"({"title": "x", "content": 5})",
                            R"({"title": "x"})", R"({"content": "x"})", R"({"title": null, "content": "x"})",
@@ -430,7 +295,7 @@ TEST_F(ApiTest, MalformedBodiesAre400Validation) {
                 400, "VALIDATION");
 }
 
-TEST_F(ApiTest, MalformedIdsAre400OnEveryIdRoute) {
+TEST_P(ApiTest, MalformedIdsAre400OnEveryIdRoute) {
   for (const char* bad : {"abc", "-1", "0", "99999999999999999999", "1.5", "%31", "+1"}) {
     const std::string id = bad;
     ExpectProblem(Get("/api/v1/documents/" + id, Alice()), 400, "VALIDATION");
@@ -448,7 +313,7 @@ TEST_F(ApiTest, MalformedIdsAre400OnEveryIdRoute) {
   }
 }
 
-TEST_F(ApiTest, MalformedQueriesAre400) {
+TEST_P(ApiTest, MalformedQueriesAre400) {
   for (const char* query : {"status=bogus", "status=", "limit=0", "limit=101", "limit=abc",
                             "limit=-1", "limit=99999999999", "after=abc", "after=0", "after=",
                             "author_id=", "unknown=1", "limit=1&limit=2", "status=%zz"}) {
@@ -459,7 +324,7 @@ TEST_F(ApiTest, MalformedQueriesAre400) {
   }
 }
 
-TEST_F(ApiTest, BadTokensAre401WithWwwAuthenticate) {
+TEST_P(ApiTest, BadTokensAre401WithWwwAuthenticate) {
   const std::string target = "/api/v1/documents";
   ExpectProblem(Get(target, {}), 401, "UNAUTHENTICATED");
   ExpectProblem(Get(target, {{"Authorization", "Bearer"}}), 401, "UNAUTHENTICATED");
@@ -487,7 +352,7 @@ TEST_F(ApiTest, BadTokensAre401WithWwwAuthenticate) {
   ExpectProblem(Post("/api/v1/reviews/1/approve", {}), 401, "UNAUTHENTICATED");
 }
 
-TEST_F(ApiTest, RolesAndOwnershipAre403) {
+TEST_P(ApiTest, RolesAndOwnershipAre403) {
   ExpectProblem(Post("/api/v1/documents", Bob(), R"({"title": "t", "content": "c"})"), 403,
                 "FORBIDDEN");
   ExpectProblem(Post("/api/v1/documents", As("nobody", {}), R"({"title": "t", "content": "c"})"),
@@ -505,7 +370,7 @@ TEST_F(ApiTest, RolesAndOwnershipAre403) {
   EXPECT_EQ(Get("/api/v1/documents/" + id, As("nobody", {})).status(), 200u);
 }
 
-TEST_F(ApiTest, NobodyDecidesTheirOwnDocumentNotEvenAdmin) {
+TEST_P(ApiTest, NobodyDecidesTheirOwnDocumentNotEvenAdmin) {
   const Headers dual = As("dana", {"author", "reviewer"});
   const std::string review = Submit(Create(dual), dual);
   ExpectProblem(Post("/api/v1/reviews/" + review + "/approve", dual), 403, "SELF_REVIEW");
@@ -518,7 +383,7 @@ TEST_F(ApiTest, NobodyDecidesTheirOwnDocumentNotEvenAdmin) {
   EXPECT_EQ(Post("/api/v1/reviews/" + review + "/approve", Admin()).status(), 200u);
 }
 
-TEST_F(ApiTest, UnknownThingsAre404) {
+TEST_P(ApiTest, UnknownThingsAre404) {
   ExpectProblem(Get("/api/v1/documents/424242", Alice()), 404, "NOT_FOUND");
   ExpectProblem(Get("/api/v1/documents/424242/content", Alice()), 404, "NOT_FOUND");
   ExpectProblem(Get("/api/v1/documents/424242/reviews", Alice()), 404, "NOT_FOUND");
@@ -536,7 +401,7 @@ TEST_F(ApiTest, UnknownThingsAre404) {
   }
 }
 
-TEST_F(ApiTest, KnownPathsWithTheWrongMethodAre405WithAllow) {
+TEST_P(ApiTest, KnownPathsWithTheWrongMethodAre405WithAllow) {
   const auto reply = Call(http::verb::delete_, "/api/v1/documents/1", Alice());
   EXPECT_EQ(reply.status(), 405u);
   EXPECT_EQ(reply.header(http::field::allow), "GET, PUT");
@@ -548,7 +413,7 @@ TEST_F(ApiTest, KnownPathsWithTheWrongMethodAre405WithAllow) {
             "POST, GET");
 }
 
-TEST_F(ApiTest, InvalidTransitionsAre409) {
+TEST_P(ApiTest, InvalidTransitionsAre409) {
   const std::string id = Create(Alice());
   ExpectProblem(Post("/api/v1/documents/" + id + "/withdraw", Alice()), 409, "INVALID_STATE");
   const std::string review = Submit(id, Alice());
@@ -560,7 +425,7 @@ TEST_F(ApiTest, InvalidTransitionsAre409) {
   ExpectProblem(Post("/api/v1/documents/" + id + "/submit", Alice()), 409, "INVALID_STATE");
 }
 
-TEST_F(ApiTest, HeldLocksAre409LockBusyWithRetryAfter) {
+TEST_P(GatedApiTest, HeldLocksAre409LockBusyWithRetryAfter) {
   const std::string id = Create(Alice());
   const auto held = app_->gate().Acquire("doc:submit:" + id, 8s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
@@ -583,7 +448,7 @@ TEST_F(ApiTest, HeldLocksAre409LockBusyWithRetryAfter) {
   EXPECT_EQ(Post("/api/v1/reviews/" + review + "/approve", Bob()).status(), 200u);
 }
 
-TEST_F(ApiTest, StaleIfMatchIs412AndMatchingOrWildcardSucceeds) {
+TEST_P(ApiTest, StaleIfMatchIs412AndMatchingOrWildcardSucceeds) {
   const std::string id = Create(Alice());
   Headers stale = Alice();
   stale.emplace_back("If-Match", "\"7\"");
@@ -602,14 +467,14 @@ TEST_F(ApiTest, StaleIfMatchIs412AndMatchingOrWildcardSucceeds) {
                 "VERSION_MISMATCH");
 }
 
-TEST_F(ApiTest, ApproveAcceptsAnEmptyBodyOrAnEmptyObject) {
+TEST_P(ApiTest, ApproveAcceptsAnEmptyBodyOrAnEmptyObject) {
   const std::string first = Submit(Create(Alice()), Alice());
   EXPECT_EQ(Post("/api/v1/reviews/" + first + "/approve", Bob(), "").status(), 200u);
   const std::string second = Submit(Create(Alice()), Alice());
   EXPECT_EQ(Post("/api/v1/reviews/" + second + "/approve", Bob(), "{}").status(), 200u);
 }
 
-TEST_F(ApiTest, BodiesOverTheLimitAre413) {
+TEST_P(ApiTest, BodiesOverTheLimitAre413) {
   const std::string big = R"({"title": "t", "content": ")" + std::string(1024 * 1024, 'x') + "\"}";
   ExpectProblem(Post("/api/v1/documents", Alice(), big), 413, "PAYLOAD_TOO_LARGE");
   // Just under the limit is fine.
@@ -627,7 +492,7 @@ TEST_F(ApiTest, BodiesOverTheLimitAre413) {
   EXPECT_EQ(Get("/healthz", {}).status(), 200u);
 }
 
-TEST_F(ApiTest, GarbageAndHugeHeadersAre400AndTheServerKeepsServing) {
+TEST_P(ApiTest, GarbageAndHugeHeadersAre400AndTheServerKeepsServing) {
   {
     HttpClient client(port_);
     ExpectProblem(client.Raw("GARBAGE\r\n\r\n"), 400, "VALIDATION");
@@ -651,7 +516,7 @@ TEST_F(ApiTest, GarbageAndHugeHeadersAre400AndTheServerKeepsServing) {
   EXPECT_EQ(Get("/healthz", {}).status(), 200u);
 }
 
-TEST_F(ApiTest, ExpectContinueIsHonoured) {
+TEST_P(ApiTest, ExpectContinueIsHonoured) {
   HttpClient client(port_);
   const std::string body = R"({"title": "t", "content": "c"})";
   const auto reply = client.Raw("POST /api/v1/documents HTTP/1.1\r\nHost: x\r\nAuthorization: " +
@@ -661,7 +526,7 @@ TEST_F(ApiTest, ExpectContinueIsHonoured) {
   EXPECT_EQ(client.Read().status(), 201u);
 }
 
-TEST_F(ApiTest, DatabaseBusyBeyondItsTimeoutIs503WithRetryAfter) {
+TEST_P(SqliteApiTest, DatabaseBusyBeyondItsTimeoutIs503WithRetryAfter) {
   app_.reset();
   Config config = MakeConfig();
   config.database.busy_timeout = 200ms;
@@ -679,7 +544,7 @@ TEST_F(ApiTest, DatabaseBusyBeyondItsTimeoutIs503WithRetryAfter) {
   EXPECT_EQ(Post("/api/v1/documents", Alice(), R"({"title": "t", "content": "c"})").status(), 201u);
 }
 
-TEST_F(ApiTest, GracefulStopFinishesInFlightRequestsAndClosesIdleConnections) {
+TEST_P(ApiTest, GracefulStopFinishesInFlightRequestsAndClosesIdleConnections) {
   const std::string id = Create(Alice());
   HttpClient idle(port_);
   ASSERT_EQ(idle.Request(http::verb::get, "/healthz").status(), 200u);
@@ -723,6 +588,11 @@ TEST_F(ApiTest, GracefulStopFinishesInFlightRequestsAndClosesIdleConnections) {
   EXPECT_EQ(in_flight.json()["id"], id);
   EXPECT_EQ(in_flight.header(http::field::connection), "close");
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, ApiTest, e2e::AllBackends(), e2e::BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, GatedApiTest, e2e::GatedBackends(), e2e::BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, SqliteApiTest, ::testing::Values(e2e::kSqlite),
+                         e2e::BackendName);
 
 }  // namespace
 }  // namespace docgate

@@ -1,9 +1,5 @@
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,13 +8,13 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "adapters/pg/pg_document_store.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
 #include "support/pg_test_database.h"
+#include "support/tcp_proxy.h"
 
 // libpqxx 6.4 leaks the PGresult of a statement sent on a connection that has just died (it asks
 // the dead connection for its encoding before taking ownership of the result). Only the tests
@@ -32,151 +28,6 @@ using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-int ListeningSocket(int port, int backlog) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  const int on = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(fd, backlog) != 0) {
-    ::close(fd);
-    throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(port));
-  }
-  return fd;
-}
-
-int PortOf(int fd) {
-  sockaddr_in address{};
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  return ntohs(address.sin_port);
-}
-
-// A port on which nothing listens (bound, then released).
-int ClosedPort() {
-  const int fd = ListeningSocket(0, 1);
-  const int port = PortOf(fd);
-  ::close(fd);
-  return port;
-}
-
-int ConnectTo(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool SendAll(int fd, const char* data, ssize_t size) {
-  while (size > 0) {
-    const ssize_t sent = ::send(fd, data, static_cast<std::size_t>(size), MSG_NOSIGNAL);
-    if (sent <= 0) return false;
-    data += sent;
-    size -= sent;
-  }
-  return true;
-}
-
-// The test server as the store sees it through a network that the test can cut: forwards every
-// connection on 127.0.0.1:port() to the server; Stop() closes the port and every forwarded
-// connection (an outage), Start() opens the same port again (the server is back).
-class TcpProxy {
- public:
-  explicit TcpProxy(int upstream_port) : upstream_port_(upstream_port) { Start(); }
-  TcpProxy(const TcpProxy&) = delete;
-  TcpProxy& operator=(const TcpProxy&) = delete;
-  ~TcpProxy() { Stop(); }
-
-  int port() const { return port_; }
-
-  void Start() {
-    listener_ = ListeningSocket(port_, 64);
-    port_ = PortOf(listener_);
-    if (::pipe(wake_) != 0) throw std::runtime_error("pipe failed");
-    thread_ = std::thread([this] { Loop(); });
-  }
-
-  void Stop() {
-    if (!thread_.joinable()) return;
-    ::close(wake_[1]);  // the loop sees the pipe's end and closes everything
-    thread_.join();
-    ::close(wake_[0]);
-  }
-
- private:
-  void Loop() {
-    std::vector<std::pair<int, int>> links;  // client, upstream
-    for (;;) {
-      std::vector<pollfd> fds{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
-      for (const auto& [client, upstream] : links) {
-        fds.push_back({client, POLLIN, 0});
-        fds.push_back({upstream, POLLIN, 0});
-      }
-      if (::poll(fds.data(), fds.size(), -1) < 0) continue;
-      if (fds[0].revents != 0) break;
-      // fds covers the links as they were before poll; a link accepted below joins next round.
-      std::vector<std::pair<int, int>> alive;
-      for (std::size_t i = 0; i < links.size(); ++i) {
-        const auto [client, upstream] = links[i];
-        const bool open = Pump(client, upstream, fds[2 + 2 * i].revents) &&
-                          Pump(upstream, client, fds[3 + 2 * i].revents);
-        if (open) {
-          alive.emplace_back(client, upstream);
-        } else {
-          ::close(client);
-          ::close(upstream);
-        }
-      }
-      if (fds[1].revents & POLLIN) {
-        const int client = ::accept(listener_, nullptr, nullptr);
-        const int upstream = client >= 0 ? ConnectTo(upstream_port_) : -1;
-        if (upstream >= 0) {
-          alive.emplace_back(client, upstream);
-        } else if (client >= 0) {
-          ::close(client);
-        }
-      }
-      links = std::move(alive);
-    }
-    for (const auto& [client, upstream] : links) {
-      ::close(client);
-      ::close(upstream);
-    }
-    ::close(listener_);
-  }
-
-  // Forwards what `from` has to `to`; false once either side is closed.
-  static bool Pump(int from, int to, short revents) {
-    if (revents == 0) return true;
-    char buffer[65536];
-    const ssize_t got = ::recv(from, buffer, sizeof buffer, 0);
-    return got > 0 && SendAll(to, buffer, got);
-  }
-
-  int upstream_port_;
-  int port_ = 0;
-  int listener_ = -1;
-  int wake_[2] = {-1, -1};
-  std::thread thread_;
-};
-
-int PortOfUrl(const std::string& url) {
-  const auto authority = url.find("://") + 3;
-  const auto end = url.find_first_of("/?", authority);
-  const auto colon = url.rfind(':', end);
-  if (colon == std::string::npos || colon < authority) return 5432;
-  return std::stoi(url.substr(colon + 1, end - colon - 1));
-}
 
 class PgConnectionPoolTest : public ::testing::Test {
  protected:

@@ -1,0 +1,223 @@
+#pragma once
+
+// The fixture of the end-to-end suites: one real docgate (runtime/application.h) per test, on the
+// backend of the test parameter, driven over HTTP by e2e::HttpClient; tokens signed with its
+// secret; helpers for the common requests and for problem+json assertions.
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adapters/http/jwt_auth.h"
+#include "e2e/http_client.h"
+#include "fakes/fake_clock.h"
+#include "fakes/recording_consumer.h"
+#include "runtime/application.h"
+#include "support/pg_test_database.h"
+
+namespace docgate::e2e {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace http = boost::beast::http;
+
+// A FakeClock whose Now() can be made to block once, to hold a request in flight.
+class GatedClock final : public Clock {
+ public:
+  TimePoint Now() override {
+    std::unique_lock lock(mutex_);
+    if (armed_) {
+      armed_ = false;
+      blocked_ = true;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return released_; });
+    }
+    return inner_.Now();
+  }
+  void Advance(std::chrono::milliseconds by) { inner_.Advance(by); }
+  void ArmOnce() {
+    std::lock_guard lock(mutex_);
+    armed_ = true;
+    released_ = false;
+    blocked_ = false;
+  }
+  bool WaitUntilBlocked() {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 10s, [this] { return blocked_; });
+  }
+  void Release() {
+    std::lock_guard lock(mutex_);
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  FakeClock inner_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool armed_ = false;
+  bool blocked_ = false;
+  bool released_ = false;
+};
+
+// Which store and gate a running docgate uses; every end-to-end suite runs once per backend.
+struct Backend {
+  const char* name;
+  bool postgres;
+  bool gate;
+};
+inline constexpr Backend kSqlite{"Sqlite", false, true};
+inline constexpr Backend kPostgres{"Postgres", true, true};
+inline constexpr Backend kPostgresWithoutGate{"PostgresWithoutGate", true, false};
+
+inline void PrintTo(const Backend& backend, std::ostream* os) { *os << backend.name; }
+
+inline auto AllBackends() { return ::testing::Values(kSqlite, kPostgres, kPostgresWithoutGate); }
+inline auto GatedBackends() { return ::testing::Values(kSqlite, kPostgres); }
+inline std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param.name;
+}
+
+// A real Application (HTTP on port 0, in-process events) on the backend of the test parameter:
+// SQLite in a temporary directory, or a fresh PostgreSQL database on DOCGATE_TEST_PG_URL.
+class ServerTest : public ::testing::TestWithParam<Backend> {
+  // A parameterised test's name ("Name/Backend") as one path component.
+  static std::string SafeName(std::string name) {
+    std::replace(name.begin(), name.end(), '/', '_');
+    return name;
+  }
+
+ protected:
+  static void SetUpTestSuite() { spdlog::set_level(spdlog::level::warn); }
+
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("docgate-e2e-" + std::to_string(::getpid()) + "-" +
+            SafeName(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    if (GetParam().postgres) pg_ = std::make_unique<PgTestDatabase>();
+    StartApp(MakeConfig());
+  }
+
+  void TearDown() override {
+    app_.reset();
+    pg_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // (Re)starts the application with `config`.
+  void StartApp(const Config& config) {
+    app_.reset();
+    app_ = std::make_unique<Application>(config, &clock_);
+    app_->AddConsumer(consumer_);
+    app_->Start();
+    port_ = app_->port();
+  }
+
+  Config MakeConfig() {
+    Config config;
+    config.http.address = "127.0.0.1";
+    config.http.port = 0;
+    config.http.io_threads = 2;
+    config.http.worker_threads = 4;
+    config.http.shutdown_grace = 10s;
+    config.database.url = "sqlite://" + (dir_ / "data" / "docgate.db").string();
+    config.gate.enabled = GetParam().gate;
+    if (GetParam().postgres) {
+      config.database.url = pg_->url();
+      config.auth.jwt_secret = "e2e-secret";
+    }
+    return config;
+  }
+
+  std::string Token(const std::string& sub, std::vector<std::string> roles) {
+    return SignHs256Token(app_->jwt_secret(),
+                          TokenClaims{sub, std::move(roles), std::nullopt, clock_.Now() + 1h},
+                          clock_.Now());
+  }
+  Headers As(const std::string& sub, std::vector<std::string> roles) {
+    return {{"Authorization", "Bearer " + Token(sub, std::move(roles))}};
+  }
+  Headers Alice() { return As("alice", {"author"}); }
+  Headers Carol() { return As("carol", {"author"}); }
+  Headers Bob() { return As("bob", {"reviewer"}); }
+  Headers Admin() { return As("root", {"admin"}); }
+
+  HttpReply Call(http::verb verb, const std::string& target, const Headers& headers,
+                 const std::string& body = {}) {
+    HttpClient client(port_);
+    return client.Request(verb, target, body, headers);
+  }
+  HttpReply Get(const std::string& target, const Headers& headers) {
+    return Call(http::verb::get, target, headers);
+  }
+  HttpReply Post(const std::string& target, const Headers& headers, const std::string& body = {}) {
+    return Call(http::verb::post, target, headers, body);
+  }
+
+  // Creates a document as `author`; returns its id.
+  std::string Create(const Headers& author, const std::string& title = "Onboarding guide") {
+    const auto reply = Post("/api/v1/documents", author,
+                            json{{"title", title}, {"content", "# " + title}}.dump());
+    EXPECT_EQ(reply.status(), 201u) << reply.body();
+    return reply.json()["id"];
+  }
+  // Submits as alice; returns the review id.
+  std::string Submit(const std::string& id, const Headers& author) {
+    const auto reply = Post("/api/v1/documents/" + id + "/submit", author);
+    EXPECT_EQ(reply.status(), 200u) << reply.body();
+    return reply.json()["review"]["id"];
+  }
+
+  void ExpectProblem(const HttpReply& reply, unsigned status, const std::string& code) {
+    EXPECT_EQ(reply.status(), status) << reply.body();
+    EXPECT_EQ(reply.header(http::field::content_type), "application/problem+json");
+    const json body = json::parse(reply.body(), nullptr, false);
+    ASSERT_TRUE(body.is_object()) << reply.body();
+    EXPECT_EQ(body["status"], status);
+    EXPECT_EQ(body["code"], code) << reply.body();
+    EXPECT_TRUE(body["type"].is_string());
+    EXPECT_TRUE(body["title"].is_string());
+    EXPECT_TRUE(body["detail"].is_string());
+    if (code == "UNAUTHENTICATED") {
+      EXPECT_EQ(reply.header(http::field::www_authenticate).rfind("Bearer", 0), 0u);
+    }
+  }
+
+  // Waits (bounded) until the dispatcher has handed `count` events to the consumer.
+  std::vector<OutboxEvent> EventsWhenDelivered(std::size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (consumer_.events().size() < count && std::chrono::steady_clock::now() < deadline) {
+      app_->dispatcher().Wake();
+      std::this_thread::sleep_for(5ms);
+    }
+    return consumer_.events();
+  }
+
+  // Stops the application (the server, then event delivery), delivers whatever is still in the
+  // outbox on this thread, and returns every event the consumer saw: the complete, final record.
+  std::vector<OutboxEvent> StopAndCollectEvents() {
+    app_->Stop();
+    app_->dispatcher().RunOnce();
+    return consumer_.events();
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<PgTestDatabase> pg_;
+  GatedClock clock_;
+  RecordingConsumer consumer_;
+  std::unique_ptr<Application> app_;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace docgate::e2e

@@ -1,0 +1,620 @@
+// Fault test (issue 3): the real Application on PostgreSQL, reached through a TcpProxy the test
+// cuts while 8 clients create, submit, approve and read documents over HTTP. During the outage
+// every request gets 503 UNAVAILABLE with Retry-After and /readyz says the database is down; once
+// the proxy forwards again the same running Application answers 2xx; and the database, read with
+// SQL at the end, holds no half-applied transition.
+
+#include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adapters/http/jwt_auth.h"
+#include "e2e/http_client.h"
+#include "fakes/recording_consumer.h"
+#include "runtime/application.h"
+#include "support/pg_test_database.h"
+#include "support/tcp_proxy.h"
+
+// libpqxx 6.4 leaks the PGresult of a statement sent on a connection that has just died (see
+// tests/integration/pg_connection_pool_test.cpp); this test kills connections on purpose.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpqxx-6.4.so\n"; }
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+using e2e::Headers;
+using e2e::HttpClient;
+using nlohmann::json;
+namespace http = boost::beast::http;
+using SteadyClock = std::chrono::steady_clock;
+using SteadyTime = SteadyClock::time_point;
+
+constexpr int kClients = 8;
+// Far above what the configured 1 s timeouts allow a request to take: reaching it is a hang.
+constexpr auto kRequestTimeout = 15s;
+// Bounds on the waits for a state; reaching one fails the test.
+constexpr auto kPhaseDeadline = 60s;
+
+// Consistency of the final database, each query counting violations.
+constexpr const char* kPendingDocumentWithoutItsOnePendingReview =
+    "SELECT count(*) FROM kh_document d WHERE d.status = 'pending_review' AND ("
+    "  d.current_review_id IS NULL"
+    "  OR (SELECT count(*) FROM kh_document_review r"
+    "      WHERE r.document_id = d.id AND r.status = 'pending') <> 1"
+    "  OR NOT EXISTS (SELECT 1 FROM kh_document_review r WHERE r.id = d.current_review_id"
+    "                 AND r.document_id = d.id AND r.status = 'pending'))";
+constexpr const char* kPendingReviewOfDocumentNotPending =
+    "SELECT count(*) FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
+    " WHERE r.status = 'pending' AND d.status <> 'pending_review'";
+constexpr const char* kCurrentReviewOutsidePendingReview =
+    "SELECT count(*) FROM kh_document WHERE status <> 'pending_review'"
+    " AND current_review_id IS NOT NULL";
+// Documents here are approved at most once and never edited afterwards, so an approved review's
+// document must be approved at exactly that version.
+constexpr const char* kApprovedReviewNotAppliedToItsDocument =
+    "SELECT count(*) FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
+    " WHERE r.status = 'approved' AND (d.status <> 'approved'"
+    "  OR d.approved_version IS DISTINCT FROM r.document_version OR d.approved_at IS NULL"
+    "  OR r.decided_by IS NULL OR r.decided_at IS NULL)";
+constexpr const char* kApprovedDocumentWithoutApprovedReview =
+    "SELECT count(*) FROM kh_document d WHERE (d.status = 'approved'"
+    "  OR d.approved_version IS NOT NULL) AND NOT EXISTS (SELECT 1 FROM kh_document_review r"
+    "  WHERE r.document_id = d.id AND r.status = 'approved'"
+    "  AND r.document_version = d.approved_version)";
+// Each review has exactly one submitted event and, when approved, exactly one approved event,
+// both naming its document and version.
+constexpr const char* kReviewWithWrongEvents =
+    "SELECT count(*) FROM kh_document_review r WHERE"
+    " (SELECT count(*) FROM kh_outbox o WHERE o.review_id = r.id"
+    "  AND o.event_type = 'document.submitted' AND o.document_id = r.document_id"
+    "  AND o.version = r.document_version) <> 1"
+    " OR (SELECT count(*) FROM kh_outbox o WHERE o.review_id = r.id"
+    "  AND o.event_type = 'document.approved' AND o.document_id = r.document_id"
+    "  AND o.version = r.document_version) <> CASE WHEN r.status = 'approved' THEN 1 ELSE 0 END";
+constexpr const char* kEventWithoutReview =
+    "SELECT count(*) FROM kh_outbox o"
+    " WHERE NOT EXISTS (SELECT 1 FROM kh_document_review r WHERE r.id = o.review_id)";
+constexpr const char* kEventsByType =
+    "SELECT event_type, count(*) FROM kh_outbox GROUP BY event_type";
+constexpr const char* kReviewsByStatus =
+    "SELECT status, count(*) FROM kh_document_review GROUP BY status";
+constexpr const char* kDocumentIds = "SELECT id FROM kh_document";
+constexpr const char* kReviews = "SELECT id, document_id, status FROM kh_document_review";
+constexpr const char* kUndeliveredEvents =
+    "SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL";
+constexpr const char* kEventIds = "SELECT event_id FROM kh_outbox";
+
+enum class Step { kCreate, kSubmit, kApprove, kGet, kResync };
+
+const char* StepName(Step step) {
+  switch (step) {
+    case Step::kCreate: return "create";
+    case Step::kSubmit: return "submit";
+    case Step::kApprove: return "approve";
+    case Step::kGet: return "get";
+    case Step::kResync: return "resync";
+  }
+  return "?";
+}
+
+// One request and what came back.
+struct Exchange {
+  Step step = Step::kCreate;
+  std::string target;
+  SteadyTime sent;
+  SteadyTime answered;
+  unsigned status = 0;  // 0: no response (timeout or broken connection); `detail` says which
+  std::string code;     // problem+json `code`
+  std::string content_type;
+  int retry_after = 0;  // Retry-After in whole seconds; 0 when absent or malformed
+  std::string detail;
+};
+
+// The moments the test's thread moves the outage; clients read them. 0: not yet.
+class Timeline {
+ public:
+  enum Mark { kCutStarted, kCutEstablished, kRestoreStarted, kRestored, kMarks };
+
+  void Set(Mark mark) { marks_[mark].store(SteadyClock::now().time_since_epoch().count()); }
+  std::optional<SteadyTime> Get(Mark mark) const {
+    const auto ticks = marks_[mark].load();
+    if (ticks == 0) return std::nullopt;
+    return SteadyTime(SteadyClock::duration(ticks));
+  }
+  // True when `mark` was set no later than `time`.
+  bool Reached(Mark mark, SteadyTime time) const {
+    const auto at = Get(mark);
+    return at && *at <= time;
+  }
+
+ private:
+  std::atomic<SteadyClock::rep> marks_[kMarks] = {};
+};
+
+// One of the 8 clients: its own connection (reopened when the server closes it), its own author,
+// and a loop create -> submit -> approve (as its reviewer) -> get, one document at a time. A 503
+// repeats the step; a 409 after an unknown outcome (a 503 or no answer to a transition that may
+// have committed) re-reads the document to learn where it stands.
+class OutageClient {
+ public:
+  OutageClient(int index, std::uint16_t port, Headers author, Headers reviewer,
+               const Timeline& timeline)
+      : index_(index),
+        port_(port),
+        author_(std::move(author)),
+        reviewer_(std::move(reviewer)),
+        timeline_(timeline) {}
+
+  void Run(const std::atomic<bool>& stop) {
+    while (!stop.load()) {
+      try {
+        Turn();
+      } catch (const std::exception& e) {  // a 2xx body without the fields the API promises
+        anomalies_.push_back(std::string("malformed response: ") + e.what());
+        step_ = Step::kCreate;
+      }
+    }
+  }
+
+  // Read by the test's thread while the client runs.
+  int approvals_before_cut() const { return approvals_before_cut_.load(); }
+  int approvals_after_restore() const { return approvals_after_restore_.load(); }
+  int outage_503s() const { return outage_503s_.load(); }
+
+  // Read after the client's thread has ended.
+  const std::vector<Exchange>& exchanges() const { return exchanges_; }
+  const std::set<std::int64_t>& created() const { return created_; }
+  const std::set<std::int64_t>& submit_attempts() const { return submit_attempts_; }
+  const std::set<std::int64_t>& approve_attempts() const { return approve_attempts_; }
+  const std::set<std::int64_t>& approved() const { return approved_; }
+  const std::vector<std::string>& anomalies() const { return anomalies_; }
+
+ private:
+  void Turn() {
+    const std::string doc_path = "/api/v1/documents/" + std::to_string(document_id_);
+    json body;
+    switch (step_) {
+      case Step::kCreate: {
+        const std::string title = "outage c" + std::to_string(index_) + " n" +
+                                  std::to_string(exchanges_.size());
+        const auto& ex = Send(http::verb::post, "/api/v1/documents", author_,
+                              json{{"title", title}, {"content", "# " + title}}.dump(), body);
+        if (ex.status == 201) {
+          document_id_ = std::stoll(body["id"].get<std::string>());
+          created_.insert(document_id_);
+          step_ = Step::kSubmit;
+        }
+        return;
+      }
+      case Step::kSubmit: {
+        submit_attempts_.insert(document_id_);
+        const auto& ex = Send(http::verb::post, doc_path + "/submit", author_, {}, body);
+        if (ex.status == 200) {
+          review_id_ = std::stoll(body["review"]["id"].get<std::string>());
+          step_ = Step::kApprove;
+        } else if (ex.status == 409) {
+          step_ = Step::kResync;
+        }
+        return;
+      }
+      case Step::kApprove: {
+        approve_attempts_.insert(review_id_);
+        const auto& ex =
+            Send(http::verb::post, "/api/v1/reviews/" + std::to_string(review_id_) + "/approve",
+                 reviewer_, R"({"comment": "fine"})", body);
+        if (ex.status == 200) {
+          approved_.insert(review_id_);
+          if (!timeline_.Reached(Timeline::kCutStarted, ex.sent)) ++approvals_before_cut_;
+          if (timeline_.Reached(Timeline::kRestored, ex.sent)) ++approvals_after_restore_;
+          step_ = Step::kGet;
+        } else if (ex.status == 409) {
+          step_ = Step::kResync;
+        }
+        return;
+      }
+      case Step::kGet: {
+        const auto& ex = Send(http::verb::get, doc_path, author_, {}, body);
+        if (ex.status == 200) {
+          if (body["status"] != "approved" || body["approved_version"] != 1 ||
+              !body["current_review_id"].is_null()) {
+            anomalies_.push_back("GET after approval: " + body.dump());
+          }
+          step_ = Step::kCreate;
+        }
+        return;
+      }
+      case Step::kResync: {
+        const auto& ex = Send(http::verb::get, doc_path, author_, {}, body);
+        if (ex.status != 200) return;
+        const std::string status = body["status"];
+        if (status == "draft") {
+          step_ = Step::kSubmit;
+        } else if (status == "pending_review") {
+          review_id_ = std::stoll(body["current_review_id"].get<std::string>());
+          step_ = Step::kApprove;
+        } else if (status == "approved") {
+          step_ = Step::kCreate;
+        } else {
+          anomalies_.push_back("resync found: " + body.dump());
+          step_ = Step::kCreate;
+        }
+        return;
+      }
+    }
+  }
+
+  // Sends one request, records it, and leaves its JSON body (or null) in `reply_body`.
+  const Exchange& Send(http::verb verb, const std::string& target, const Headers& headers,
+                       const std::string& request_body, json& reply_body) {
+    Exchange ex;
+    ex.step = step_;
+    ex.target = target;
+    reply_body = nullptr;
+    ex.sent = SteadyClock::now();
+    try {
+      if (!connection_) connection_ = std::make_unique<HttpClient>(port_, kRequestTimeout);
+      const auto reply = connection_->Request(verb, target, request_body, headers);
+      ex.answered = SteadyClock::now();
+      ex.status = reply.status();
+      ex.content_type = reply.header(http::field::content_type);
+      reply_body = json::parse(reply.body(), nullptr, /*allow_exceptions=*/false);
+      if (reply_body.is_discarded()) reply_body = nullptr;
+      if (reply_body.is_object() && reply_body.contains("code") && reply_body["code"].is_string()) {
+        ex.code = reply_body["code"];
+      }
+      if (ex.status >= 300) ex.detail = reply.body().substr(0, 300);
+      const std::string retry_after = reply.header(http::field::retry_after);
+      std::from_chars(retry_after.data(), retry_after.data() + retry_after.size(), ex.retry_after);
+      if (!reply.message.keep_alive()) connection_.reset();
+    } catch (const std::exception& e) {
+      ex.answered = SteadyClock::now();
+      ex.detail = e.what();
+      connection_.reset();
+    }
+    if (ex.status == 503 && timeline_.Reached(Timeline::kCutEstablished, ex.sent) &&
+        !timeline_.Reached(Timeline::kRestoreStarted, ex.answered)) {
+      ++outage_503s_;
+    }
+    exchanges_.push_back(std::move(ex));
+    return exchanges_.back();
+  }
+
+  const int index_;
+  const std::uint16_t port_;
+  const Headers author_;
+  const Headers reviewer_;
+  const Timeline& timeline_;
+  std::unique_ptr<HttpClient> connection_;
+  Step step_ = Step::kCreate;
+  std::int64_t document_id_ = 0;
+  std::int64_t review_id_ = 0;
+
+  std::atomic<int> approvals_before_cut_{0};
+  std::atomic<int> approvals_after_restore_{0};
+  std::atomic<int> outage_503s_{0};
+
+  std::vector<Exchange> exchanges_;
+  std::set<std::int64_t> created_;
+  std::set<std::int64_t> submit_attempts_;  // document ids
+  std::set<std::int64_t> approve_attempts_;  // review ids
+  std::set<std::int64_t> approved_;          // review ids answered 200
+  std::vector<std::string> anomalies_;
+};
+
+// Polls `done` until it holds or `deadline` passes; true when it held.
+bool PollUntil(const std::function<bool()>& done, std::chrono::milliseconds deadline) {
+  const auto until = SteadyClock::now() + deadline;
+  while (!done()) {
+    if (SteadyClock::now() >= until) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+// Responses of one phase, by status (0: no response).
+struct PhaseCounts {
+  std::map<unsigned, int> by_status;
+  std::map<std::string, int> by_step;
+  int total = 0;
+  std::chrono::milliseconds slowest{0};
+
+  void Add(const Exchange& ex) {
+    ++by_status[ex.status];
+    ++by_step[StepName(ex.step)];
+    ++total;
+    slowest = std::max(slowest,
+                       std::chrono::duration_cast<std::chrono::milliseconds>(ex.answered - ex.sent));
+  }
+  int Count(unsigned status) const {
+    const auto it = by_status.find(status);
+    return it == by_status.end() ? 0 : it->second;
+  }
+  int Successes() const {
+    int n = 0;
+    for (const auto& [status, count] : by_status) n += status >= 200 && status < 300 ? count : 0;
+    return n;
+  }
+  std::string Describe() const {
+    std::string text = std::to_string(total) + " responses:";
+    for (const auto& [status, count] : by_status) {
+      text += " " + (status == 0 ? std::string("none") : std::to_string(status)) + "=" +
+              std::to_string(count);
+    }
+    text += " | by step:";
+    for (const auto& [step, count] : by_step) text += " " + step + "=" + std::to_string(count);
+    text += " | slowest " + std::to_string(slowest.count()) + " ms";
+    return text;
+  }
+};
+
+std::string Describe(const Exchange& ex) {
+  return std::string(StepName(ex.step)) + " " + ex.target + " -> " +
+         (ex.status == 0 ? "no response" : std::to_string(ex.status)) + " " + ex.detail;
+}
+
+std::map<std::string, std::int64_t> CountsByKey(const PgTestDatabase& db, const char* sql) {
+  std::map<std::string, std::int64_t> counts;
+  for (const auto& row : db.Execute(sql)) {
+    counts[row[0].as<std::string>()] = row[1].as<std::int64_t>();
+  }
+  return counts;
+}
+
+std::int64_t CountOf(const std::map<std::string, std::int64_t>& counts, const std::string& key) {
+  const auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+TEST(PgOutageE2eTest, OutageGives503OnlyThenRecoversWithoutRestartLeavingNoHalfTransition) {
+  spdlog::set_level(spdlog::level::err);
+  PgTestDatabase db;
+  TcpProxy proxy(PortOfUrl(db.url()));
+
+  Config config;
+  config.http.address = "127.0.0.1";
+  config.http.port = 0;
+  config.http.io_threads = 2;
+  config.http.worker_threads = 4;
+  config.http.shutdown_grace = 10s;
+  config.database.url = WithHostPort(db.url(), "127.0.0.1:" + std::to_string(proxy.port()));
+  config.database.pool_size = 4;
+  config.database.connect_timeout = 1s;
+  config.database.statement_timeout = 1s;
+  config.database.busy_timeout = 1s;
+  config.auth.jwt_secret = "pg-outage-e2e-test-secret";
+  Application app(config);
+  RecordingConsumer consumer;
+  app.AddConsumer(consumer);
+  app.Start();
+  const std::uint16_t port = app.port();
+
+  const auto bearer = [&](const std::string& subject, const std::string& role) -> Headers {
+    const TimePoint now = app.clock().Now();
+    return {{"Authorization",
+             "Bearer " + SignHs256Token(app.jwt_secret(),
+                                        TokenClaims{subject, {role}, std::nullopt, now + 1h}, now)}};
+  };
+  const auto readyz = [port] {
+    HttpClient client(port, kRequestTimeout);
+    return client.Request(http::verb::get, "/readyz");
+  };
+
+  Timeline timeline;
+  std::vector<std::unique_ptr<OutageClient>> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.push_back(std::make_unique<OutageClient>(
+        i, port, bearer("author-" + std::to_string(i), "author"),
+        bearer("reviewer-" + std::to_string(i), "reviewer"), timeline));
+  }
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (auto& client : clients) threads.emplace_back([&stop, c = client.get()] { c->Run(stop); });
+  const auto every_client = [&clients](int (OutageClient::*counter)() const, int at_least) {
+    return [&clients, counter, at_least] {
+      return std::all_of(clients.begin(), clients.end(),
+                         [&](const auto& c) { return ((*c).*counter)() >= at_least; });
+    };
+  };
+
+  // (a) Healthy: every client completes two approvals.
+  const bool healthy = PollUntil(every_client(&OutageClient::approvals_before_cut, 2), kPhaseDeadline);
+
+  // (b) Outage. Requests in flight at the cut may end either way; every request sent after
+  // proxy.Stop() returned and answered before the restore must be 503.
+  timeline.Set(Timeline::kCutStarted);
+  proxy.Stop();
+  timeline.Set(Timeline::kCutEstablished);
+  std::vector<std::string> readyz_during_outage;
+  const auto check_readyz_down = [&] {
+    const auto reply = readyz();
+    json body = json::parse(reply.body(), nullptr, false);
+    if (reply.status() != 503 || !body.is_object() || body["status"] != "down" ||
+        body["checks"]["database"] != "down") {
+      readyz_during_outage.push_back(std::to_string(reply.status()) + " " + reply.body());
+    }
+  };
+  check_readyz_down();
+  int readyz_checks = 1;
+  const bool outage_seen = PollUntil(
+      [&] {
+        check_readyz_down();
+        ++readyz_checks;
+        return every_client(&OutageClient::outage_503s, 5)();
+      },
+      kPhaseDeadline);
+
+  // (c) Restore, with the same Application.
+  timeline.Set(Timeline::kRestoreStarted);
+  proxy.Start();
+  timeline.Set(Timeline::kRestored);
+  const auto restored_at = SteadyClock::now();
+  std::string last_readyz;
+  const bool ready_again = PollUntil(
+      [&] {
+        const auto reply = readyz();
+        last_readyz = std::to_string(reply.status()) + " " + reply.body();
+        json body = json::parse(reply.body(), nullptr, false);
+        return reply.status() == 200 && body.is_object() && body["checks"]["database"] == "ok";
+      },
+      kPhaseDeadline);
+  const auto ready_after = std::chrono::duration_cast<std::chrono::milliseconds>(
+      SteadyClock::now() - restored_at);
+  const bool recovered =
+      PollUntil(every_client(&OutageClient::approvals_after_restore, 2), kPhaseDeadline);
+  stop = true;
+  for (std::thread& thread : threads) thread.join();
+
+  ASSERT_TRUE(healthy) << "the clients did not complete their approvals before the cut";
+  EXPECT_TRUE(outage_seen) << "not every client got 503s during the outage";
+  EXPECT_TRUE(readyz_during_outage.empty())
+      << readyz_during_outage.size() << " of " << readyz_checks
+      << " /readyz during the outage were not 503 down; first: " << readyz_during_outage.front();
+  EXPECT_TRUE(ready_again) << "/readyz after the restore: " << last_readyz;
+  EXPECT_TRUE(recovered) << "not every client completed approvals after the restore";
+
+  // Per phase. A request straddling the cut or the restore belongs to neither side.
+  const SteadyTime cut_started = *timeline.Get(Timeline::kCutStarted);
+  const SteadyTime cut_established = *timeline.Get(Timeline::kCutEstablished);
+  const SteadyTime restore_started = *timeline.Get(Timeline::kRestoreStarted);
+  const SteadyTime restored = *timeline.Get(Timeline::kRestored);
+  PhaseCounts before_cut, at_cut, outage, at_restore, after_restore;
+  std::vector<std::string> failures;
+  const auto fail = [&failures](const std::string& why, const Exchange& ex) {
+    if (failures.size() < 20) failures.push_back(why + ": " + Describe(ex));
+  };
+  std::set<std::int64_t> created, submit_attempts, approve_attempts, approved;
+  for (const auto& client : clients) {
+    for (const Exchange& ex : client->exchanges()) {
+      if (ex.status == 0) fail("no response (a hang or a dropped connection)", ex);
+      if (ex.status >= 500 && ex.status != 503) fail("5xx other than 503", ex);
+      if (ex.status == 503 && (ex.code != "UNAVAILABLE" || ex.retry_after < 1 ||
+                               ex.content_type != "application/problem+json")) {
+        fail("503 without UNAVAILABLE problem+json and Retry-After >= 1", ex);
+      }
+      const bool success = ex.status >= 200 && ex.status < 300;
+      // The only other answer a client expects: 409 INVALID_STATE to a transition it repeats
+      // after an unknown outcome that had in fact committed.
+      const bool expected_conflict = ex.status == 409 && ex.code == "INVALID_STATE" &&
+                                     (ex.step == Step::kSubmit || ex.step == Step::kApprove);
+      if (ex.answered < cut_started) {
+        before_cut.Add(ex);
+        if (!success) fail("not 2xx before the cut", ex);
+      } else if (ex.sent < cut_established) {
+        at_cut.Add(ex);
+        if (!success && ex.status != 503 && !expected_conflict) fail("unexpected at the cut", ex);
+      } else if (ex.answered < restore_started) {
+        outage.Add(ex);
+        if (ex.status != 503) fail("not 503 during the outage", ex);
+      } else if (ex.sent < restored) {
+        at_restore.Add(ex);
+        if (!success && ex.status != 503 && !expected_conflict) {
+          fail("unexpected at the restore", ex);
+        }
+      } else {
+        after_restore.Add(ex);
+        if (!success && ex.status != 503 && !expected_conflict) {
+          fail("unexpected after the restore", ex);
+        }
+      }
+    }
+    for (const std::string& anomaly : client->anomalies()) failures.push_back(anomaly);
+    created.insert(client->created().begin(), client->created().end());
+    submit_attempts.insert(client->submit_attempts().begin(), client->submit_attempts().end());
+    approve_attempts.insert(client->approve_attempts().begin(), client->approve_attempts().end());
+    approved.insert(client->approved().begin(), client->approved().end());
+  }
+  std::cout << "before the cut:    " << before_cut.Describe() << "\n"
+            << "at the cut:        " << at_cut.Describe() << "\n"
+            << "outage:            " << outage.Describe() << "\n"
+            << "at the restore:    " << at_restore.Describe() << "\n"
+            << "after the restore: " << after_restore.Describe() << "\n"
+            << "/readyz: " << readyz_checks << " checks during the outage, 200 again "
+            << ready_after.count() << " ms after the restore\n";
+  EXPECT_TRUE(failures.empty()) << failures.size() << " bad responses, first: "
+                                << (failures.empty() ? "" : failures.front());
+  for (const std::string& failure : failures) ADD_FAILURE() << failure;
+  EXPECT_GT(before_cut.Successes(), 0);
+  EXPECT_EQ(before_cut.Successes(), before_cut.total);
+  EXPECT_GT(outage.Count(503), 0);
+  EXPECT_EQ(outage.Count(503), outage.total) << "every request inside the outage gets 503";
+  EXPECT_GT(after_restore.Successes(), 0);
+  for (const PhaseCounts* phase : {&before_cut, &at_cut, &outage, &at_restore, &after_restore}) {
+    for (const auto& [status, count] : phase->by_status) {
+      EXPECT_FALSE(status == 0 || (status >= 500 && status != 503)) << count << " x " << status;
+    }
+  }
+
+  // (d) The database holds whole transitions only.
+  EXPECT_EQ(db.Count(kPendingDocumentWithoutItsOnePendingReview), 0);
+  EXPECT_EQ(db.Count(kPendingReviewOfDocumentNotPending), 0);
+  EXPECT_EQ(db.Count(kCurrentReviewOutsidePendingReview), 0);
+  EXPECT_EQ(db.Count(kApprovedReviewNotAppliedToItsDocument), 0);
+  EXPECT_EQ(db.Count(kApprovedDocumentWithoutApprovedReview), 0);
+  EXPECT_EQ(db.Count(kReviewWithWrongEvents), 0);
+  EXPECT_EQ(db.Count(kEventWithoutReview), 0);
+  const auto events = CountsByKey(db, kEventsByType);
+  const auto reviews = CountsByKey(db, kReviewsByStatus);
+  std::int64_t all_reviews = 0;
+  for (const auto& [status, count] : reviews) all_reviews += count;
+  EXPECT_EQ(CountOf(events, "document.submitted"), all_reviews);
+  EXPECT_EQ(CountOf(events, "document.approved"), CountOf(reviews, "approved"));
+  EXPECT_EQ(CountOf(events, "document.rejected"), CountOf(reviews, "rejected"));
+  EXPECT_EQ(CountOf(events, "document.withdrawn"), CountOf(reviews, "withdrawn"));
+  EXPECT_EQ(CountOf(reviews, "rejected") + CountOf(reviews, "withdrawn"), 0);
+  std::cout << "database: " << all_reviews << " reviews (" << CountOf(reviews, "approved")
+            << " approved, " << CountOf(reviews, "pending") << " pending), "
+            << CountOf(events, "document.submitted") << " submitted and "
+            << CountOf(events, "document.approved") << " approved events; clients saw "
+            << created.size() << " documents created, " << approved.size() << " approvals\n";
+
+  // What the clients were told happened did happen, and nothing happened that no client asked.
+  std::set<std::int64_t> documents;
+  for (const auto& row : db.Execute(kDocumentIds)) documents.insert(row[0].as<std::int64_t>());
+  for (const std::int64_t id : created) EXPECT_TRUE(documents.count(id)) << "document " << id;
+  std::map<std::int64_t, std::string> review_status;
+  for (const auto& row : db.Execute(kReviews)) {
+    const auto id = row[0].as<std::int64_t>();
+    review_status[id] = row[2].as<std::string>();
+    EXPECT_TRUE(submit_attempts.count(row[1].as<std::int64_t>()))
+        << "review " << id << " of a document no client submitted";
+    if (review_status[id] == "approved") {
+      EXPECT_TRUE(approve_attempts.count(id)) << "review " << id << " approved unasked";
+    }
+  }
+  for (const std::int64_t id : approved) {
+    EXPECT_EQ(review_status[id], "approved") << "review " << id << " was answered 200 approved";
+  }
+
+  // The event dispatcher recovered too: every outbox row is delivered in the end.
+  EXPECT_TRUE(PollUntil(
+      [&] {
+        app.dispatcher().Wake();
+        return db.Count(kUndeliveredEvents) == 0;
+      },
+      kPhaseDeadline))
+      << db.Count(kUndeliveredEvents) << " outbox rows still undelivered";
+  std::set<std::string> delivered;
+  for (const OutboxEvent& event : consumer.events()) delivered.insert(event.event_id);
+  for (const auto& row : db.Execute(kEventIds)) {
+    EXPECT_TRUE(delivered.count(row[0].as<std::string>())) << row[0].as<std::string>();
+  }
+}
+
+}  // namespace
+}  // namespace docgate
