@@ -101,6 +101,10 @@ class OutboxStore {
   virtual std::vector<OutboxEvent> ClaimPending(int limit) = 0;
   // Marks the given events delivered; they are never returned by ClaimPending again.
   virtual void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) = 0;
+  // Gives up this instance's claims on rows not yet delivered, so that any instance (a restarted
+  // one included) can deliver them at once instead of after the claim expires. Called when the
+  // dispatcher stops; a crashed instance's claims simply expire.
+  virtual void ReleaseClaims() = 0;
 };
 
 }  // namespace docgate

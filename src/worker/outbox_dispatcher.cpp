@@ -61,6 +61,12 @@ void OutboxDispatcher::Run(std::stop_token stop) {
       backoff = std::min(backoff * 2, config_.max_backoff);
     }
   }
+  try {
+    outbox_.ReleaseClaims();
+  } catch (const std::exception& e) {
+    spdlog::warn("outbox dispatcher: could not release claims, they expire by themselves: {}",
+                 e.what());
+  }
 }
 
 std::uint64_t OutboxDispatcher::failures() const {

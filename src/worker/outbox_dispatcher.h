@@ -35,7 +35,8 @@ class OutboxDispatcher final : public OutboxWakeup {
   int RunOnce();
 
   // Loops RunOnce until `stop` is requested, sleeping until Wake() or idle_poll between rounds and
-  // backing off after a failure. Failures are logged and counted, never propagated.
+  // backing off after a failure. Failures are logged and counted, never propagated. On the way
+  // out it releases the store's claims so that undelivered events wait for nobody.
   void Run(std::stop_token stop);
 
   std::uint64_t failures() const;

@@ -45,6 +45,7 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
 
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+  void ReleaseClaims() override {}
 
  private:
   class Transaction;

@@ -64,6 +64,19 @@ TEST_F(PgOutboxTest, ClaimedRowsAreNotHandedToAnotherInstance) {
       << "and only its own: the other instance's rows stay with it";
 }
 
+TEST_F(PgOutboxTest, ReleasedClaimsAreHandedToAnotherInstanceAtOnce) {
+  PgDocumentStore stopping(Config(milliseconds(60'000)));
+  PgDocumentStore restarted(Config(milliseconds(60'000)));
+  AppendEvents(stopping, 4);
+  const auto claimed = stopping.ClaimPending(3);
+  ASSERT_EQ(claimed.size(), 3u);
+  stopping.MarkDelivered({claimed.front().sequence}, ContractTime(1));
+  stopping.ReleaseClaims();
+  const auto taken = restarted.ClaimPending(10);
+  ASSERT_EQ(taken.size(), 3u) << "the released claims and the unclaimed row, not the delivered one";
+  EXPECT_EQ(taken.front().sequence, claimed[1].sequence);
+}
+
 TEST_F(PgOutboxTest, ConcurrentInstancesNeverGetTheSameRow) {
   PgDocumentStore first(Config(milliseconds(60'000)));
   PgDocumentStore second(Config(milliseconds(60'000)));

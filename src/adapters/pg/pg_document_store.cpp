@@ -94,12 +94,18 @@ constexpr Statement kMarkDelivered{
     "UPDATE kh_outbox SET delivered_at = $2, claimed_by = NULL, claimed_until = NULL"
     " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL"};
 
+constexpr Statement kReleaseClaims{
+    "release_claims",
+    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
+    " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+
 constexpr Statement kPing{"ping", "SELECT 1"};
 
 constexpr std::array kStatements{
     kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument,        kSelectReview,
     kLockReview,     kInsertReview, kUpdateReview,   kSelectDocumentReviews, kSelectContent,
-    kInsertContent,  kInsertEvent,  kClaimEvents,    kMarkDelivered,         kPing,
+    kInsertContent,  kInsertEvent,  kClaimEvents,    kMarkDelivered,         kReleaseClaims,
+    kPing,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is planned with its actual
@@ -537,6 +543,13 @@ void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, 
   Autocommit(*pool_, config_.pool_wait_timeout, "mark outbox events delivered",
              [&](pqxx::transaction_base& tx) {
                tx.exec_prepared(kMarkDelivered.name, array, Millis(at));
+             });
+}
+
+void PgDocumentStore::ReleaseClaims() {
+  Autocommit(*pool_, config_.pool_wait_timeout, "release outbox claims",
+             [&](pqxx::transaction_base& tx) {
+               tx.exec_prepared(kReleaseClaims.name, instance_token_);
              });
 }
 

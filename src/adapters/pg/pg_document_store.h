@@ -69,6 +69,7 @@ class PgDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+  void ReleaseClaims() override;
 
  private:
   PgConfig config_;

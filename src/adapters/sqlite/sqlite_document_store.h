@@ -55,6 +55,8 @@ class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+  // One process writes and dispatches, so nothing is ever claimed.
+  void ReleaseClaims() override {}
 
  private:
   std::unique_ptr<SqliteConnectionPool> pool_;
