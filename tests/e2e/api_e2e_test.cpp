@@ -589,6 +589,25 @@ TEST_P(ApiTest, GracefulStopFinishesInFlightRequestsAndClosesIdleConnections) {
   EXPECT_EQ(in_flight.header(http::field::connection), "close");
 }
 
+TEST_P(ApiTest, EventsStillInTheOutboxAreDeliveredAfterARestart) {
+  consumer_.FailNext(1'000'000);  // as if the process died before delivering anything
+  const std::string id = Create(Alice());
+  const std::string review = Submit(id, Alice());
+  ASSERT_EQ(Post("/api/v1/reviews/" + review + "/approve", Bob(), "{}").status(), 200u);
+  app_->Stop();
+  consumer_.FailNext(0);
+  EXPECT_TRUE(consumer_.events().empty());
+
+  StartApp(MakeConfig());  // same database
+  const auto events = EventsWhenDelivered(2);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].type, EventType::kSubmitted);
+  EXPECT_EQ(events[1].type, EventType::kApproved);
+  EXPECT_EQ(std::to_string(events[1].review_id), review);
+  EXPECT_EQ(events[1].actor_id, "bob");
+  EXPECT_NE(events[0].event_id, events[1].event_id);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ApiTest, e2e::AllBackends(), e2e::BackendName);
 INSTANTIATE_TEST_SUITE_P(Backends, GatedApiTest, e2e::GatedBackends(), e2e::BackendName);
 INSTANTIATE_TEST_SUITE_P(Backends, SqliteApiTest, ::testing::Values(e2e::kSqlite),

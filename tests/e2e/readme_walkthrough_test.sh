@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the README's walkthrough, as pasted, against a real `docgate serve` in a fresh directory,
+# then stops the server with SIGTERM: the walkthrough must end with an approved document and a
+# preview, and the server must exit 0.
+#   readme_walkthrough_test.sh <docgate binary> <README.md>
+set -euo pipefail
+binary=$(realpath "$1")
+readme=$(realpath "$2")
+work=$(mktemp -d)
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+mkdir build
+ln -s "$binary" build/docgate  # the README runs ./build/docgate from the repository root
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+
+DOCGATE_LISTEN=127.0.0.1:$port DOCGATE_LOG_LEVEL=warn ./build/docgate serve &
+pid=$!
+for _ in $(seq 100); do
+  curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
+  sleep 0.1
+done
+
+# The first ```sh block after the walkthrough heading, pointed at this server's port.
+awk '/^## Walkthrough/ {found = 1} found && /^```sh/ {inside = 1; next} inside && /^```/ {exit} inside' \
+  "$readme" | sed "s/127\.0\.0\.1:8080/127.0.0.1:$port/g" >walkthrough.sh
+[ -s walkthrough.sh ] || { echo "no walkthrough found in $readme"; exit 1; }
+bash -euo pipefail walkthrough.sh >out.txt 2>&1 || { cat out.txt; echo "walkthrough failed"; exit 1; }
+
+grep -q '"code":"INVALID_STATE"' out.txt || { cat out.txt; echo "second submit was not refused"; exit 1; }
+grep -q '"status": "approved"' out.txt || { cat out.txt; echo "no approved document"; exit 1; }
+grep -q '"content": "Welcome aboard.' out.txt || { cat out.txt; echo "no preview"; exit 1; }
+
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=
+[ "$status" -eq 0 ] || { echo "docgate exited $status after SIGTERM, expected 0"; exit 1; }
+echo "walkthrough ok, SIGTERM exit 0"
