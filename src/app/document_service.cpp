@@ -182,50 +182,47 @@ Result<Transition> DocumentService::Withdraw(const Actor& actor, DocumentId id) 
                });
 }
 
+// Approve and reject: lock review -> document, let `decide` apply the core transition, write both
+// rows and the event.
+template <typename Decide>
+Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id, EventType event,
+                                                 Decide&& decide) {
+  return Gated(ReviewLockKey(id), config_.review_lock_ttl,
+               [&](StoreTransaction& tx) -> Result<Transition> {
+                 auto review = tx.LockReview(id);
+                 if (!review) return NotFound("review", id);
+                 auto doc = tx.LockDocument(review->document_id);
+                 if (!doc) return NotFound("document", review->document_id);
+                 const TimePoint now = clock_.Now();
+                 if (auto s = decide(*doc, *review, now); !s) return s.error();
+                 tx.UpdateReview(*review);
+                 tx.UpdateDocument(*doc);
+                 Transition t{std::move(*doc), std::move(*review)};
+                 tx.AppendEvent(MakeEvent(event, t, actor, now));
+                 return t;
+               });
+}
+
 Result<Transition> DocumentService::Approve(const Actor& actor, ReviewId id,
                                             const std::optional<std::string>& comment) {
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   if (comment) {
     if (auto s = ValidateComment(*comment); !s) return s.error();
   }
-  return Gated(ReviewLockKey(id), config_.review_lock_ttl,
-               [&](StoreTransaction& tx) -> Result<Transition> {
-                 auto review = tx.LockReview(id);
-                 if (!review) return NotFound("review", id);
-                 auto doc = tx.LockDocument(review->document_id);
-                 if (!doc) return NotFound("document", review->document_id);
-                 const TimePoint now = clock_.Now();
-                 if (auto s = docgate::Approve(*doc, *review, actor, comment, now); !s) {
-                   return s.error();
-                 }
-                 tx.UpdateReview(*review);
-                 tx.UpdateDocument(*doc);
-                 Transition t{std::move(*doc), std::move(*review)};
-                 tx.AppendEvent(MakeEvent(EventType::kApproved, t, actor, now));
-                 return t;
-               });
+  return DecideReview(actor, id, EventType::kApproved,
+                      [&](Document& doc, Review& review, TimePoint now) {
+                        return docgate::Approve(doc, review, actor, comment, now);
+                      });
 }
 
 Result<Transition> DocumentService::Reject(const Actor& actor, ReviewId id,
                                            const std::string& reason) {
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   if (auto s = ValidateReason(reason); !s) return s.error();
-  return Gated(ReviewLockKey(id), config_.review_lock_ttl,
-               [&](StoreTransaction& tx) -> Result<Transition> {
-                 auto review = tx.LockReview(id);
-                 if (!review) return NotFound("review", id);
-                 auto doc = tx.LockDocument(review->document_id);
-                 if (!doc) return NotFound("document", review->document_id);
-                 const TimePoint now = clock_.Now();
-                 if (auto s = docgate::Reject(*doc, *review, actor, reason, now); !s) {
-                   return s.error();
-                 }
-                 tx.UpdateReview(*review);
-                 tx.UpdateDocument(*doc);
-                 Transition t{std::move(*doc), std::move(*review)};
-                 tx.AppendEvent(MakeEvent(EventType::kRejected, t, actor, now));
-                 return t;
-               });
+  return DecideReview(actor, id, EventType::kRejected,
+                      [&](Document& doc, Review& review, TimePoint now) {
+                        return docgate::Reject(doc, review, actor, reason, now);
+                      });
 }
 
 Result<Document> DocumentService::GetDocument(DocumentId id) {

@@ -103,6 +103,9 @@ class DocumentService {
  private:
   template <typename Fn>
   Result<Transition> Gated(const std::string& key, std::chrono::milliseconds ttl, Fn&& body);
+  template <typename Decide>
+  Result<Transition> DecideReview(const Actor& actor, ReviewId id, EventType event,
+                                  Decide&& decide);
   Result<int> PageSize(const std::optional<int>& requested) const;
   OutboxEvent MakeEvent(EventType type, const Transition& t, const Actor& actor, TimePoint now);
 
