@@ -22,15 +22,11 @@ RedisReply Converted(const redisReply& reply) {
   RedisReply out;
   switch (reply.type) {
     case REDIS_REPLY_STRING:
-      out.type = RedisReply::Type::kString;
-      out.text.assign(reply.str, reply.len);
-      break;
     case REDIS_REPLY_STATUS:
-      out.type = RedisReply::Type::kStatus;
-      out.text.assign(reply.str, reply.len);
-      break;
     case REDIS_REPLY_ERROR:
-      out.type = RedisReply::Type::kError;
+      out.type = reply.type == REDIS_REPLY_STRING   ? RedisReply::Type::kString
+                 : reply.type == REDIS_REPLY_STATUS ? RedisReply::Type::kStatus
+                                                    : RedisReply::Type::kError;
       out.text.assign(reply.str, reply.len);
       break;
     case REDIS_REPLY_INTEGER:
