@@ -4,6 +4,7 @@
 
 #include "adapters/memory/disabled_lock_gate.h"
 #include "adapters/pg/pg_document_store.h"
+#include "adapters/redis/redis_lock_gate.h"
 
 #include <utility>
 
@@ -60,7 +61,12 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   store_ = IsPostgresUrl(config_.database.url)
                ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_)
                : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_);
-  if (config_.gate.enabled) {
+  RedisLockGate* redis_gate = nullptr;
+  if (config_.gate.enabled && !config_.redis.url.empty()) {
+    auto redis = std::make_unique<RedisLockGate>(config_.redis, *random_, config_.gate.key_prefix);
+    redis_gate = redis.get();
+    gate_ = std::move(redis);
+  } else if (config_.gate.enabled) {
     gate_ = std::make_unique<InProcessLockGate>(*clock_, *random_, config_.gate.key_prefix);
   } else {
     gate_ = std::make_unique<DisabledLockGate>();
@@ -73,6 +79,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   HealthChecks health;
   health.database = [store = store_.get()] { return store->Ping(); };
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
+  if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
   server_ = std::make_unique<HttpServer>(
       config_.http, [api = api_.get()](const HttpRequest& request) { return api->Handle(request); });

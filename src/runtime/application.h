@@ -21,7 +21,8 @@
 namespace docgate {
 
 // One running docgate wired from a Config: the store its DOCGATE_DATABASE_URL names (SQLite or
-// PostgreSQL), the in-process lock gate (or none, DOCGATE_LOCK_GATE=off), the in-process event
+// PostgreSQL), the Redis lock gate when DOCGATE_REDIS_URL is set, else the in-process one (or none,
+// DOCGATE_LOCK_GATE=off), the in-process event
 // delivery (outbox dispatcher on its own thread), the use cases and the HTTP server. main.cpp and
 // the end-to-end tests build exactly this.
 //

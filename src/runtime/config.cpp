@@ -7,6 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/redis/redis_url.h"
+
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -182,7 +184,12 @@ Config LoadConfig(const EnvLookup& env) {
     config.gate.enabled = *gate == "on";
   }
   ReadString(env, "DOCGATE_LOCK_PREFIX", config.gate.key_prefix);
-  ReadString(env, "DOCGATE_REDIS_URL", config.external.redis_url);
+  ReadString(env, "DOCGATE_REDIS_URL", config.redis.url);
+  ReadString(env, "DOCGATE_REDIS_CA_FILE", config.redis.ca_file);
+  ReadMillis(env, "DOCGATE_REDIS_CONNECT_TIMEOUT_MS", config.redis.connect_timeout);
+  ReadMillis(env, "DOCGATE_REDIS_TIMEOUT_MS", config.redis.command_timeout);
+  ReadInteger(env, "DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size);
+  ReadMillis(env, "DOCGATE_REDIS_BREAKER_MAX_MS", config.redis.breaker_max);
   ReadString(env, "DOCGATE_AMQP_URL", config.external.amqp_url);
   ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
   ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
@@ -212,7 +219,6 @@ void ValidateConfig(const Config& config) {
     const char* fallback;
   };
   const Unsupported unsupported[] = {
-      {config.external.redis_url, "DOCGATE_REDIS_URL", "Redis", "use the in-process lock gate"},
       {config.external.amqp_url, "DOCGATE_AMQP_URL", "RabbitMQ", "deliver events in process"},
       {config.external.mongodb_uri, "DOCGATE_MONGODB_URI", "MongoDB",
        "keep content in the database"},
@@ -222,6 +228,22 @@ void ValidateConfig(const Config& config) {
       throw ConfigError(std::string(backend.variable) + " is set, but this build does not support " +
                         backend.system + " yet; unset it to " + backend.fallback);
     }
+  }
+  if (!config.redis.url.empty()) {
+    try {
+      ParseRedisUrl(config.redis.url);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(std::string("DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db] "
+                                    "or rediss://...: ") + e.what());
+    }
+  }
+  RequirePositive("DOCGATE_REDIS_CONNECT_TIMEOUT_MS", config.redis.connect_timeout);
+  RequirePositive("DOCGATE_REDIS_TIMEOUT_MS", config.redis.command_timeout);
+  RequireRange("DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size, 1, 1024);
+  RequirePositive("the Redis breaker's initial interval", config.redis.breaker_initial);
+  if (config.redis.breaker_max < config.redis.breaker_initial) {
+    throw ConfigError("DOCGATE_REDIS_BREAKER_MAX_MS must be at least " +
+                      std::to_string(config.redis.breaker_initial.count()));
   }
   if (!IsIpLiteral(config.http.address)) {
     throw ConfigError("the listen address must be an IP address, got '" + config.http.address + "'");

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "adapters/http/http_server.h"
+#include "adapters/redis/redis_config.h"
 #include "app/document_service.h"
 #include "app/random_source.h"
 #include "worker/outbox_dispatcher.h"
@@ -43,7 +44,6 @@ struct GateConfig {
 // Outside systems later builds talk to. This build refuses to start when one is configured rather
 // than silently running without it.
 struct ExternalConfig {
-  std::string redis_url;    // DOCGATE_REDIS_URL
   std::string amqp_url;     // DOCGATE_AMQP_URL
   std::string mongodb_uri;  // DOCGATE_MONGODB_URI
 };
@@ -60,6 +60,10 @@ struct Config {
   DatabaseConfig database;
   AuthConfig auth;
   GateConfig gate;
+  // DOCGATE_REDIS_URL, DOCGATE_REDIS_CA_FILE, DOCGATE_REDIS_CONNECT_TIMEOUT_MS,
+  // DOCGATE_REDIS_TIMEOUT_MS, DOCGATE_REDIS_POOL_SIZE, DOCGATE_REDIS_BREAKER_MAX_MS. A URL selects
+  // the Redis gate (unless DOCGATE_LOCK_GATE=off).
+  RedisConfig redis;
   DispatcherConfig dispatcher;
   ExternalConfig external;
   LogConfig log;
@@ -84,8 +88,8 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 Config LoadConfig(const EnvLookup& env);
 
 // The cross-field and support rules: sqlite:// or postgresql:// databases, a JWT secret is
-// required with any non-SQLite database, Redis/AMQP/MongoDB are refused as not supported yet, and
-// every number is in range.
+// required with any non-SQLite database, a Redis URL must parse, AMQP/MongoDB are refused as not
+// supported yet, and every number is in range.
 // Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <memory>
@@ -75,14 +76,18 @@ struct Backend {
   const char* name;
   bool postgres;
   bool gate;
+  bool redis = false;  // the Redis gate on DOCGATE_TEST_REDIS_URL instead of the in-process one
 };
 inline constexpr Backend kSqlite{"Sqlite", false, true};
 inline constexpr Backend kPostgres{"Postgres", true, true};
 inline constexpr Backend kPostgresWithoutGate{"PostgresWithoutGate", true, false};
+inline constexpr Backend kPostgresWithRedis{"PostgresWithRedis", true, true, true};
 
 inline void PrintTo(const Backend& backend, std::ostream* os) { *os << backend.name; }
 
-inline auto AllBackends() { return ::testing::Values(kSqlite, kPostgres, kPostgresWithoutGate); }
+inline auto AllBackends() {
+  return ::testing::Values(kSqlite, kPostgres, kPostgresWithoutGate, kPostgresWithRedis);
+}
 inline auto GatedBackends() { return ::testing::Values(kSqlite, kPostgres); }
 inline std::string BackendName(const ::testing::TestParamInfo<Backend>& info) {
   return info.param.name;
@@ -136,6 +141,16 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
     if (GetParam().postgres) {
       config.database.url = pg_->url();
       config.auth.jwt_secret = "e2e-secret";
+    }
+    if (GetParam().redis) {
+      const char* url = std::getenv("DOCGATE_TEST_REDIS_URL");
+      if (url == nullptr || *url == '\0') {
+        ADD_FAILURE() << "DOCGATE_TEST_REDIS_URL is not set; run through scripts/test.sh";
+      } else {
+        config.redis.url = url;
+      }
+      // Keys of one test never meet another's (the server is shared, tests run in parallel).
+      config.gate.key_prefix = "e2e:" + dir_.filename().string() + ":";
     }
     return config;
   }

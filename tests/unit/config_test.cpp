@@ -148,9 +148,20 @@ TEST(Config, NonSqliteDatabasesRequireAJwtSecret) {
   EXPECT_NE(message.find("DOCGATE_JWT_SECRET is required"), std::string::npos) << message;
 }
 
-TEST(Config, BrokersAndOtherBackendsAreRefusedNotIgnored) {
-  EXPECT_NE(ValidationError({{"DOCGATE_REDIS_URL", "redis://localhost:6379"}}).find("DOCGATE_REDIS_URL"),
+TEST(Config, RedisUrlSelectsTheRedisGateAndMustParse) {
+  const Config config = Load({{"DOCGATE_REDIS_URL", "rediss://u:p@cache.example:6380/2"},
+                              {"DOCGATE_REDIS_TIMEOUT_MS", "250"}});
+  EXPECT_EQ(config.redis.url, "rediss://u:p@cache.example:6380/2");
+  EXPECT_EQ(config.redis.command_timeout, std::chrono::milliseconds{250});
+  EXPECT_EQ(config.redis.connect_timeout, std::chrono::milliseconds{5000});
+  EXPECT_EQ(ValidationError({{"DOCGATE_REDIS_URL", "redis://localhost:6379"}}), "");
+  EXPECT_NE(ValidationError({{"DOCGATE_REDIS_URL", "http://localhost:6379"}}).find("DOCGATE_REDIS_URL"),
             std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_REDIS_URL", "redis://localhost:99999"}}).find("port"),
+            std::string::npos);
+}
+
+TEST(Config, BrokersAndOtherBackendsAreRefusedNotIgnored) {
   EXPECT_NE(ValidationError({{"DOCGATE_AMQP_URL", "amqp://localhost"}}).find("DOCGATE_AMQP_URL"),
             std::string::npos);
   EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_URI", "mongodb://localhost"}}).find("DOCGATE_MONGODB_URI"),

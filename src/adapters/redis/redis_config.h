@@ -1,0 +1,29 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace docgate {
+
+// How docgate reaches Redis for the lock gate.
+struct RedisConfig {
+  // DOCGATE_REDIS_URL: redis://[user:password@]host[:port][/db] or rediss://... (TLS); empty: the
+  // in-process gate.
+  std::string url;
+  // DOCGATE_REDIS_CA_FILE: PEM certificates that rediss:// servers are verified against; empty:
+  // the system's trust store. The server's certificate must name the URL's host.
+  std::string ca_file;
+  // DOCGATE_REDIS_CONNECT_TIMEOUT_MS: TCP connect + TLS handshake + AUTH/SELECT. Also bounds the
+  // PING at start.
+  std::chrono::milliseconds connect_timeout{5000};
+  // DOCGATE_REDIS_TIMEOUT_MS: one command's round trip. Short on purpose: a gate that answers
+  // slower than this is worth less than none, and the breaker then takes Redis out of the path.
+  std::chrono::milliseconds command_timeout{1000};
+  int pool_size = 8;  // DOCGATE_REDIS_POOL_SIZE: idle connections kept for reuse
+  // After a failure the gate answers "backend failed" at once for breaker_initial, doubling after
+  // each failed probe up to breaker_max (DOCGATE_REDIS_BREAKER_MAX_MS).
+  std::chrono::milliseconds breaker_initial{250};
+  std::chrono::milliseconds breaker_max{10000};
+};
+
+}  // namespace docgate

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/redis/circuit_breaker.h"
+#include "adapters/redis/redis_config.h"
+#include "adapters/redis/redis_url.h"
+#include "app/lock_gate.h"
+#include "app/random_source.h"
+
+namespace boost::asio::ssl {
+class context;
+}
+
+namespace docgate {
+
+class RedisConnection;
+struct RedisReply;
+
+// The LockGate on Redis (shared/API.md "The lock"). Acquire is one round trip: a Lua script doing
+// `SET key token NX PX ttl` that, when the key is held, returns its PTTL (-> kBusy with
+// remaining_ttl). Release is an owner-checked compare-and-delete in Lua. Both go by EVALSHA and fall
+// back to EVAL when the server answers NOSCRIPT (restart, SCRIPT FLUSH). Tokens are 128-bit from
+// `random`; keys get `key_prefix`.
+//
+// Failures never throw: a refused/timed-out/broken connection or an error reply is kBackendFailed,
+// counted, and opens a circuit breaker (config.breaker_initial doubling to breaker_max) during which
+// calls return kBackendFailed at once, without touching the network; then one call probes and a
+// success closes it. Connections are pooled (config.pool_size idle ones kept); after a failure the
+// idle ones are dropped too, so a restarted Redis is reached on fresh connections.
+//
+// Construction PINGs once, bounded by config.connect_timeout; when that fails it logs a warning and
+// starts degraded (breaker open) instead of failing. Throws std::invalid_argument only for a
+// malformed URL or unreadable CA file. Thread-safe.
+class RedisLockGate final : public LockGate {
+ public:
+  RedisLockGate(RedisConfig config, RandomSource& random, std::string key_prefix = "lock:");
+  ~RedisLockGate() override;
+  RedisLockGate(const RedisLockGate&) = delete;
+  RedisLockGate& operator=(const RedisLockGate&) = delete;
+
+  Acquisition Acquire(const std::string& key, std::chrono::milliseconds ttl) override;
+  ReleaseOutcome Release(const std::string& key, const std::string& token) override;
+
+  // For /readyz: "ok" while the breaker is closed, "degraded" while Redis is being kept out.
+  std::string State() const;
+  // Diagnostics and tests: backend failures so far; EVALSHA calls answered NOSCRIPT and re-sent
+  // as EVAL; releases that found the key gone or owned by another token.
+  std::uint64_t failures() const { return failures_.load(); }
+  std::uint64_t script_reloads() const { return script_reloads_.load(); }
+  std::uint64_t lost_leases() const { return lost_leases_.load(); }
+
+ private:
+  struct Script {
+    std::string_view body;
+    std::string sha1;
+  };
+  // Runs `script` on one key: EVALSHA, then EVAL on NOSCRIPT. Throws RedisError.
+  RedisReply RunScript(const Script& script, const std::string& key,
+                       const std::vector<std::string_view>& args);
+  // One command on a pooled (or new) connection. Throws RedisError.
+  RedisReply Execute(const std::vector<std::string_view>& args);
+  void RecordFailure(std::string_view what, std::string_view why);
+  void RecordSuccess();
+
+  const RedisConfig config_;
+  const RedisEndpoint endpoint_;
+  RandomSource& random_;
+  const std::string prefix_;
+  std::unique_ptr<boost::asio::ssl::context> tls_;
+  const Script acquire_;
+  const Script release_;
+  CircuitBreaker breaker_;
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<RedisConnection>> idle_;
+  std::atomic<std::uint64_t> failures_{0};
+  std::atomic<std::uint64_t> script_reloads_{0};
+  std::atomic<std::uint64_t> lost_leases_{0};
+};
+
+}  // namespace docgate
