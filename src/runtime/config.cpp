@@ -190,6 +190,7 @@ Config LoadConfig(const EnvLookup& env) {
   ReadMillis(env, "DOCGATE_REDIS_TIMEOUT_MS", config.redis.command_timeout);
   ReadInteger(env, "DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size);
   ReadMillis(env, "DOCGATE_REDIS_BREAKER_MAX_MS", config.redis.breaker_max);
+  ReadMillis(env, "DOCGATE_REDIS_LEASE_MAX_HOLD_MS", config.redis.lease_max_hold);
   ReadString(env, "DOCGATE_AMQP_URL", config.external.amqp_url);
   ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
   ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
@@ -239,6 +240,7 @@ void ValidateConfig(const Config& config) {
   }
   RequirePositive("DOCGATE_REDIS_CONNECT_TIMEOUT_MS", config.redis.connect_timeout);
   RequirePositive("DOCGATE_REDIS_TIMEOUT_MS", config.redis.command_timeout);
+  RequirePositive("DOCGATE_REDIS_LEASE_MAX_HOLD_MS", config.redis.lease_max_hold);
   RequireRange("DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size, 1, 1024);
   RequirePositive("the Redis breaker's initial interval", config.redis.breaker_initial);
   if (config.redis.breaker_max < config.redis.breaker_initial) {

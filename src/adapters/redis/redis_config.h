@@ -24,6 +24,10 @@ struct RedisConfig {
   // each failed probe up to breaker_max (DOCGATE_REDIS_BREAKER_MAX_MS).
   std::chrono::milliseconds breaker_initial{250};
   std::chrono::milliseconds breaker_max{10000};
+  // Lease renewal: an acquired key is extended back to its TTL every ttl/3 (owner-checked) while
+  // its holder works, but never beyond lease_max_hold after it was acquired, so a stuck holder
+  // cannot keep a key forever: the key then expires at acquisition + lease_max_hold at the latest.
+  std::chrono::milliseconds lease_max_hold{60000};
 };
 
 }  // namespace docgate

@@ -5,6 +5,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -28,6 +29,25 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 )lua";
+
+// Extends the key back to ARGV[2] ms only while it still holds our token: 1 extended, 0 not ours
+// (or gone).
+constexpr std::string_view kRenewScript = R"lua(
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+)lua";
+
+using SteadyClock = std::chrono::steady_clock;
+
+// How often the renewer looks at its leases when none is due sooner.
+constexpr std::chrono::milliseconds kRenewerIdleTick{1000};
+
+// Renewals come every ttl/3 (at least every millisecond).
+std::chrono::milliseconds RenewInterval(std::chrono::milliseconds ttl) {
+  return std::max(ttl / 3, std::chrono::milliseconds{1});
+}
 
 std::string Sha1Hex(std::string_view text) {
   unsigned char digest[SHA_DIGEST_LENGTH];
@@ -71,7 +91,8 @@ RedisLockGate::RedisLockGate(RedisConfig config, RandomSource& random, std::stri
       tls_(endpoint_.tls ? MakeTlsContext(config_) : nullptr),
       acquire_{kAcquireScript, Sha1Hex(kAcquireScript)},
       release_{kReleaseScript, Sha1Hex(kReleaseScript)},
-      breaker_(config_.breaker_initial, config_.breaker_max) {
+      breaker_(config_.breaker_initial, config_.breaker_max),
+      renew_{kRenewScript, Sha1Hex(kRenewScript)} {
   try {
     auto connection = std::make_unique<RedisConnection>(endpoint_, tls_.get(),
                                                         config_.connect_timeout,
@@ -87,9 +108,17 @@ RedisLockGate::RedisLockGate(RedisConfig config, RandomSource& random, std::stri
                  "through under the database locks until it answers",
                  Where(endpoint_), e.what());
   }
+  renewer_ = std::jthread([this] { RenewLoop(); });
 }
 
-RedisLockGate::~RedisLockGate() = default;
+RedisLockGate::~RedisLockGate() {
+  {
+    std::lock_guard lock(leases_mutex_);
+    stopping_ = true;
+  }
+  leases_changed_.notify_all();
+  if (renewer_.joinable()) renewer_.join();  // waits for at most one renewal in flight
+}
 
 Acquisition RedisLockGate::Acquire(const std::string& key, std::chrono::milliseconds ttl) {
   if (!breaker_.Allow(CircuitBreaker::Clock::now())) return {};
@@ -103,7 +132,10 @@ Acquisition RedisLockGate::Acquire(const std::string& key, std::chrono::millisec
       throw RedisError("unexpected reply to the acquire script");
     }
     RecordSuccess();
-    if (reply.elements[0].integer == 1) return {AcquireOutcome::kAcquired, std::move(token), {}};
+    if (reply.elements[0].integer == 1) {
+      Register(prefix_ + key, token, ttl);
+      return {AcquireOutcome::kAcquired, std::move(token), {}};
+    }
     // PTTL is -1 for a key without expiry (set by someone else): say the full TTL.
     const long long pttl = reply.elements[1].integer;
     return {AcquireOutcome::kBusy, {}, pttl >= 0 ? std::chrono::milliseconds{pttl} : ttl};
@@ -114,6 +146,8 @@ Acquisition RedisLockGate::Acquire(const std::string& key, std::chrono::millisec
 }
 
 ReleaseOutcome RedisLockGate::Release(const std::string& key, const std::string& token) {
+  // Stop renewing first: whatever the release's outcome, the holder is done with the key.
+  const bool already_lost = Unregister(prefix_ + key, token);
   if (!breaker_.Allow(CircuitBreaker::Clock::now())) return ReleaseOutcome::kBackendFailed;
   try {
     const RedisReply reply = RunScript(release_, prefix_ + key, {token});
@@ -122,8 +156,10 @@ ReleaseOutcome RedisLockGate::Release(const std::string& key, const std::string&
     }
     RecordSuccess();
     if (reply.integer == 1) return ReleaseOutcome::kReleased;
-    ++lost_leases_;
-    spdlog::info("lock gate: {}{} was no longer ours at release (lease expired)", prefix_, key);
+    if (!already_lost) {
+      ++lost_leases_;
+      spdlog::info("lock gate: {}{} was no longer ours at release (lease expired)", prefix_, key);
+    }
     return ReleaseOutcome::kNotOwner;
   } catch (const RedisError& e) {
     RecordFailure("release", e.what());
@@ -183,6 +219,114 @@ void RedisLockGate::RecordFailure(std::string_view what, std::string_view why) {
 
 void RedisLockGate::RecordSuccess() {
   if (breaker_.Succeeded()) spdlog::info("lock gate: Redis answers again; the gate is back");
+}
+
+void RedisLockGate::Register(const std::string& key, const std::string& token,
+                             std::chrono::milliseconds ttl) {
+  if (ttl <= std::chrono::milliseconds::zero()) return;
+  const auto now = SteadyClock::now();
+  const auto hold_until = now + config_.lease_max_hold;
+  const auto due = std::min(now + RenewInterval(ttl), hold_until);
+  bool wake = false;
+  {
+    std::lock_guard lock(leases_mutex_);
+    leases_.insert_or_assign(LeaseId{key, token}, Lease{ttl, hold_until, due, false});
+    wake = due < renewer_wakes_at_;
+  }
+  // Wake the renewer only when it would otherwise sleep past this lease's first renewal.
+  if (wake) leases_changed_.notify_one();
+}
+
+bool RedisLockGate::Unregister(const std::string& key, const std::string& token) {
+  std::lock_guard lock(leases_mutex_);
+  const auto it = leases_.find(LeaseId{key, token});
+  if (it == leases_.end()) return false;
+  const bool lost = it->second.lost;
+  leases_.erase(it);
+  return lost;
+}
+
+long long RedisLockGate::Renew(const LeaseId& id, std::chrono::milliseconds ttl) {
+  const std::string ttl_text = std::to_string(ttl.count());
+  const RedisReply reply = RunScript(renew_, id.first, {id.second, ttl_text});
+  if (reply.type != RedisReply::Type::kInteger) {
+    throw RedisError("unexpected reply to the renew script");
+  }
+  return reply.integer;
+}
+
+void RedisLockGate::RenewLoop() {
+  using std::chrono::milliseconds;
+  std::unique_lock lock(leases_mutex_);
+  while (!stopping_) {
+    auto now = SteadyClock::now();
+    // With nothing to renew, wake up every idle tick anyway: a lease due later than that needs no
+    // wake-up from Acquire.
+    auto next = now + kRenewerIdleTick;
+    for (const auto& [id, lease] : leases_) next = std::min(next, lease.due);
+    if (now < next) {
+      renewer_wakes_at_ = next;
+      leases_changed_.wait_until(lock, next);
+      renewer_wakes_at_ = SteadyClock::time_point::min();
+      continue;
+    }
+
+    // Pick the due leases and schedule their next tick before renewing (a failed renewal is
+    // simply tried again then).
+    std::vector<std::pair<LeaseId, milliseconds>> work;
+    for (auto it = leases_.begin(); it != leases_.end();) {
+      Lease& lease = it->second;
+      if (lease.due > now) {
+        ++it;
+        continue;
+      }
+      const auto left = std::chrono::duration_cast<milliseconds>(lease.hold_until - now);
+      if (lease.lost || left <= milliseconds::zero()) {
+        if (!lease.lost) {
+          spdlog::warn("lock gate: {} held for {} ms, the maximum; no longer renewed, it expires "
+                       "now",
+                       it->first.first, config_.lease_max_hold.count());
+        }
+        it = leases_.erase(it);
+        continue;
+      }
+      // The last renewal lets the key expire exactly at the maximum hold.
+      const milliseconds extend = std::min(lease.ttl, left);
+      lease.due = extend < lease.ttl ? lease.hold_until : now + RenewInterval(lease.ttl);
+      work.emplace_back(it->first, extend);
+      ++it;
+    }
+
+    lock.unlock();
+    for (const auto& [id, extend] : work) {
+      {
+        std::lock_guard check(leases_mutex_);
+        if (stopping_) break;
+        if (!leases_.contains(id)) continue;  // released meanwhile
+      }
+      if (!breaker_.Allow(SteadyClock::now())) continue;  // Redis is kept out: next tick
+      long long answer = 0;
+      try {
+        answer = Renew(id, extend);
+        RecordSuccess();
+      } catch (const RedisError& e) {
+        RecordFailure("renew", e.what());
+        spdlog::warn("lock gate: renewing {} failed ({}); trying again at the next tick",
+                     id.first, e.what());
+        continue;
+      }
+      if (answer != 0) continue;
+      std::lock_guard update(leases_mutex_);
+      const auto it = leases_.find(id);
+      if (it == leases_.end() || it->second.lost) continue;  // released meanwhile
+      it->second.lost = true;
+      it->second.due = it->second.hold_until;  // kept, unrenewed, so that it counts once
+      ++lost_leases_;
+      spdlog::warn("lock gate: {} is no longer ours (expired or taken); its renewal stops",
+                   id.first);
+    }
+    lock.lock();
+  }
 }
 
 }  // namespace docgate

@@ -2,11 +2,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "adapters/redis/circuit_breaker.h"
@@ -36,6 +40,13 @@ struct RedisReply;
 // success closes it. Connections are pooled (config.pool_size idle ones kept); after a failure the
 // idle ones are dropped too, so a restarted Redis is reached on fresh connections.
 //
+// Leases are renewed: every key acquired here is registered with a renewer (one background
+// thread) that, every ttl/3, runs an owner-checked PEXPIRE back to the TTL, so a holder whose
+// work outlives the TTL keeps its key. Renewal stops at Release (which unregisters the lease
+// first), when the key turns out to be no longer ours (counted in lost_leases() once, logged), and
+// at config.lease_max_hold after acquisition (the last renewal lets the key expire exactly then).
+// A failed renewal is logged and retried at the next tick; it never reaches a caller.
+//
 // Construction PINGs once, bounded by config.connect_timeout; when that fails it logs a warning and
 // starts degraded (breaker open) instead of failing. Throws std::invalid_argument only for a
 // malformed URL or unreadable CA file. Thread-safe.
@@ -52,7 +63,8 @@ class RedisLockGate final : public LockGate {
   // For /readyz: "ok" while the breaker is closed, "degraded" while Redis is being kept out.
   std::string State() const;
   // Diagnostics and tests: backend failures so far; EVALSHA calls answered NOSCRIPT and re-sent
-  // as EVAL; releases that found the key gone or owned by another token.
+  // as EVAL; leases found gone or owned by another token (by the renewer or at release; one
+  // lease counts once).
   std::uint64_t failures() const { return failures_.load(); }
   std::uint64_t script_reloads() const { return script_reloads_.load(); }
   std::uint64_t lost_leases() const { return lost_leases_.load(); }
@@ -70,6 +82,23 @@ class RedisLockGate final : public LockGate {
   void RecordFailure(std::string_view what, std::string_view why);
   void RecordSuccess();
 
+  // The renewer. A lease is (prefixed key, token); `lost` ones are kept, unrenewed, until their
+  // release (or their max hold) only so that a lease is counted lost once.
+  struct Lease {
+    std::chrono::milliseconds ttl;
+    std::chrono::steady_clock::time_point hold_until;  // acquisition + config.lease_max_hold
+    std::chrono::steady_clock::time_point due;         // next renewal (lost: when to forget it)
+    bool lost = false;
+  };
+  using LeaseId = std::pair<std::string, std::string>;
+  void Register(const std::string& key, const std::string& token, std::chrono::milliseconds ttl);
+  // Forgets the lease; returns true when the renewer had already counted it lost.
+  bool Unregister(const std::string& key, const std::string& token);
+  void RenewLoop();
+  // One owner-checked PEXPIRE; returns the script's answer (1 extended, 0 not ours). Throws
+  // RedisError.
+  long long Renew(const LeaseId& id, std::chrono::milliseconds ttl);
+
   const RedisConfig config_;
   const RedisEndpoint endpoint_;
   RandomSource& random_;
@@ -83,6 +112,17 @@ class RedisLockGate final : public LockGate {
   std::atomic<std::uint64_t> failures_{0};
   std::atomic<std::uint64_t> script_reloads_{0};
   std::atomic<std::uint64_t> lost_leases_{0};
+  const Script renew_;
+  std::mutex leases_mutex_;
+  std::condition_variable leases_changed_;
+  std::map<LeaseId, Lease> leases_;
+  bool stopping_ = false;  // guarded by leases_mutex_
+  // When the sleeping renewer wakes by itself (guarded by leases_mutex_); min() while it is awake
+  // and will look at the leases anyway. Acquire wakes it only for a lease due before then, so the
+  // common case (released long before its first renewal) costs no thread wake-up.
+  std::chrono::steady_clock::time_point renewer_wakes_at_ =
+      std::chrono::steady_clock::time_point::min();
+  std::jthread renewer_;   // last: started after, and joined before, everything it uses
 };
 
 }  // namespace docgate
