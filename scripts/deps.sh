@@ -9,7 +9,7 @@ packages=(
   libboost-dev libsqlite3-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libjwt-dev
   libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev
   libpqxx-dev libpq-dev postgresql python3 jq
-  redis-server libhiredis-dev openssl
+  redis-server libhiredis-dev openssl python3-redis
 )
 
 missing=()
