@@ -9,7 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <functional>
+#include <latch>
+#include <map>
 #include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
@@ -70,6 +74,42 @@ class GatedClock final : public Clock {
   bool blocked_ = false;
   bool released_ = false;
 };
+
+// The status and problem code of one racer's response.
+struct Outcome {
+  unsigned status = 0;
+  std::string code;
+};
+
+// Sends one request per client, all released at once by a latch; each client has its own
+// connection, opened before the start so that connecting does not spread the requests out.
+inline std::vector<Outcome> Race(std::uint16_t port, int clients,
+                          const std::function<HttpReply(HttpClient&, int)>& request) {
+  std::vector<Outcome> outcomes(clients);
+  std::latch ready(clients);
+  std::latch go(1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i) {
+    threads.emplace_back([&, i] {
+      HttpClient client(port);
+      ready.count_down();
+      go.wait();
+      const auto reply = request(client, i);
+      outcomes[i].status = reply.status();
+      if (reply.status() >= 400) outcomes[i].code = json::parse(reply.body())["code"];
+    });
+  }
+  ready.wait();
+  go.count_down();
+  for (auto& t : threads) t.join();
+  return outcomes;
+}
+
+inline std::map<unsigned, int> CountByStatus(const std::vector<Outcome>& outcomes) {
+  std::map<unsigned, int> counts;
+  for (const auto& o : outcomes) ++counts[o.status];
+  return counts;
+}
 
 // Which store and gate a running docgate uses; every end-to-end suite runs once per backend.
 struct Backend {
@@ -150,7 +190,10 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
         config.redis.url = url;
       }
       // Keys of one test never meet another's (the server is shared, tests run in parallel).
-      config.gate.key_prefix = "e2e:" + dir_.filename().string() + ":";
+      // (The per-process count keeps --gtest_repeat iterations apart as well.)
+      static std::atomic<int> runs{0};
+      config.gate.key_prefix =
+          "e2e:" + dir_.filename().string() + ":" + std::to_string(++runs) + ":";
     }
     return config;
   }

@@ -4,10 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <latch>
 #include <optional>
-#include <map>
 #include <thread>
 #include <vector>
 
@@ -21,44 +18,9 @@ namespace http = boost::beast::http;
 
 constexpr int kClients = 50;
 
-struct Outcome {
-  unsigned status = 0;
-  std::string code;
-};
-
-// Sends one request per client, all released at once by a latch; each client has its own
-// connection, opened before the start so that connecting does not spread the requests out.
-std::vector<Outcome> Race(std::uint16_t port, int clients,
-                          const std::function<e2e::HttpReply(e2e::HttpClient&, int)>& request) {
-  std::vector<Outcome> outcomes(clients);
-  std::latch ready(clients);
-  std::latch go(1);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < clients; ++i) {
-    threads.emplace_back([&, i] {
-      e2e::HttpClient client(port);
-      ready.count_down();
-      go.wait();
-      const auto reply = request(client, i);
-      outcomes[i].status = reply.status();
-      if (reply.status() >= 400) outcomes[i].code = json::parse(reply.body())["code"];
-    });
-  }
-  ready.wait();
-  go.count_down();
-  for (auto& t : threads) t.join();
-  return outcomes;
-}
-
-std::map<unsigned, int> CountByStatus(const std::vector<Outcome>& outcomes) {
-  std::map<unsigned, int> counts;
-  for (const auto& o : outcomes) ++counts[o.status];
-  return counts;
-}
-
 // Every loser is a 409: LOCK_BUSY (the gate turned it away) or INVALID_STATE (it reached the
 // database after the winner). Without the gate, only the row locks decide: INVALID_STATE only.
-void ExpectLosersAre409(const std::vector<Outcome>& outcomes, bool gate) {
+void ExpectLosersAre409(const std::vector<e2e::Outcome>& outcomes, bool gate) {
   for (const auto& o : outcomes) {
     if (o.status == 200) continue;
     EXPECT_EQ(o.status, 409u) << o.code;
@@ -87,11 +49,11 @@ class RaceTest : public e2e::ServerTest {
 TEST_P(RaceTest, FiftyConcurrentSubmitsOpenExactlyOneReview) {
   const std::string id = Create(Alice());
   const auto alice = Alice();
-  const auto outcomes = Race(port_, kClients, [&](e2e::HttpClient& client, int) {
+  const auto outcomes = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int) {
     return client.Request(http::verb::post, "/api/v1/documents/" + id + "/submit", "", alice);
   });
 
-  auto counts = CountByStatus(outcomes);
+  auto counts = e2e::CountByStatus(outcomes);
   EXPECT_EQ(counts[200], 1);
   EXPECT_EQ(counts[409], kClients - 1);
   ExpectLosersAre409(outcomes, GetParam().gate);
@@ -109,7 +71,7 @@ TEST_P(RaceTest, FiftyConcurrentMixedApproveAndRejectDecideExactlyOnce) {
     reviewers.push_back(As("reviewer" + std::to_string(i), {"reviewer"}));
   }
 
-  const auto outcomes = Race(port_, kClients, [&](e2e::HttpClient& client, int i) {
+  const auto outcomes = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int i) {
     const bool approve = i % 2 == 0;
     return client.Request(http::verb::post,
                           "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
@@ -117,7 +79,7 @@ TEST_P(RaceTest, FiftyConcurrentMixedApproveAndRejectDecideExactlyOnce) {
                           reviewers[i]);
   });
 
-  auto counts = CountByStatus(outcomes);
+  auto counts = e2e::CountByStatus(outcomes);
   EXPECT_EQ(counts[200], 1);
   EXPECT_EQ(counts[409], kClients - 1);
   ExpectLosersAre409(outcomes, GetParam().gate);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "e2e/e2e_server.h"
 #include "support/tcp_proxy.h"
@@ -16,6 +17,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+namespace http = boost::beast::http;
 
 class RedisGateTest : public e2e::ServerTest {};
 
@@ -58,6 +60,65 @@ TEST_P(RedisGateTest, ARedisOutageDegradesWithoutErrorsAndHealsByItself) {
   EXPECT_EQ(status, 409u);
   EXPECT_EQ(Get("/readyz", {}).json()["checks"]["lock"], "ok");
   EXPECT_EQ(Post("/api/v1/reviews/" + review + "/approve", Bob()).status(), 200u);
+}
+
+// 8 clients race on one document and then on its review, round after round, before, during and
+// after a Redis outage: every round has exactly one winner per race, the losers are 409s, and no
+// response is a 5xx; /readyz says degraded during the outage and ok again after it.
+TEST_P(RedisGateTest, RacesUnderARedisOutageKeepExactlyOneWinnerAndNo5xx) {
+  constexpr int kClients = 8;
+  const char* redis = std::getenv("DOCGATE_TEST_REDIS_URL");
+  ASSERT_NE(redis, nullptr);
+  TcpProxy proxy(PortOfUrl(redis));
+  Config config = MakeConfig();
+  config.redis.url = "redis://127.0.0.1:" + std::to_string(proxy.port());
+  config.redis.breaker_initial = 50ms;
+  config.redis.breaker_max = 200ms;
+  StartApp(config);
+  std::vector<e2e::Headers> reviewers;
+  for (int i = 0; i < kClients; ++i) reviewers.push_back(As("r" + std::to_string(i), {"reviewer"}));
+  const e2e::Headers alice = Alice();
+
+  auto round = [&](const std::string& phase) {
+    SCOPED_TRACE(phase);
+    const std::string id = Create(alice);
+    const auto submits = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int) {
+      return client.Request(http::verb::post, "/api/v1/documents/" + id + "/submit", "", alice);
+    });
+    auto submit_counts = e2e::CountByStatus(submits);
+    EXPECT_EQ(submit_counts[200], 1);
+    EXPECT_EQ(submit_counts[409], kClients - 1);
+    const std::string review = Get("/api/v1/documents/" + id, alice).json()["current_review_id"];
+    const auto decisions = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int i) {
+      const bool approve = i % 2 == 0;
+      return client.Request(http::verb::post,
+                            "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
+                            approve ? std::string("{}") : json{{"reason", "no"}}.dump(),
+                            reviewers[i]);
+    });
+    auto decision_counts = e2e::CountByStatus(decisions);
+    EXPECT_EQ(decision_counts[200], 1);
+    EXPECT_EQ(decision_counts[409], kClients - 1);
+  };
+
+  for (int i = 0; i < 3; ++i) round("before the outage");
+  EXPECT_EQ(Get("/readyz", {}).json()["checks"]["lock"], "ok");
+
+  proxy.Stop();
+  for (int i = 0; i < 3; ++i) round("during the outage");
+  const auto degraded = Get("/readyz", {});
+  EXPECT_EQ(degraded.status(), 200u);
+  EXPECT_EQ(degraded.json()["checks"]["lock"], "degraded");
+
+  proxy.Start();
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  std::string lock_state;
+  while (std::chrono::steady_clock::now() < deadline) {
+    round("after the outage");
+    lock_state = Get("/readyz", {}).json()["checks"]["lock"];
+    if (lock_state == "ok") break;
+  }
+  EXPECT_EQ(lock_state, "ok") << "the gate must come back without a restart";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RedisGateTest, ::testing::Values(e2e::kPostgresWithRedis),
