@@ -19,17 +19,26 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 namespace http = boost::beast::http;
 
-class RedisGateTest : public e2e::ServerTest {};
+class RedisGateTest : public e2e::ServerTest {
+ protected:
+  static std::string RedisUrl() {
+    const char* url = std::getenv("DOCGATE_TEST_REDIS_URL");
+    return url == nullptr ? std::string() : url;
+  }
+  // Restarts docgate with its Redis gate behind `proxy`, with a quick breaker so that the tests
+  // see it close again within a few hundred milliseconds.
+  void StartBehind(const TcpProxy& proxy) {
+    Config config = MakeConfig();
+    config.redis.url = "redis://127.0.0.1:" + std::to_string(proxy.port());
+    config.redis.breaker_initial = 50ms;
+    config.redis.breaker_max = 200ms;
+    StartApp(config);
+  }
+};
 
 TEST_P(RedisGateTest, ARedisOutageDegradesWithoutErrorsAndHealsByItself) {
-  const char* redis = std::getenv("DOCGATE_TEST_REDIS_URL");
-  ASSERT_NE(redis, nullptr);
-  TcpProxy proxy(PortOfUrl(redis));
-  Config config = MakeConfig();
-  config.redis.url = "redis://127.0.0.1:" + std::to_string(proxy.port());
-  config.redis.breaker_initial = 50ms;
-  config.redis.breaker_max = 200ms;
-  StartApp(config);
+  TcpProxy proxy(PortOfUrl(RedisUrl()));
+  StartBehind(proxy);
   EXPECT_EQ(Get("/readyz", {}).json()["checks"]["lock"], "ok");
 
   const std::string held_id = Create(Alice());
@@ -67,14 +76,8 @@ TEST_P(RedisGateTest, ARedisOutageDegradesWithoutErrorsAndHealsByItself) {
 // response is a 5xx; /readyz says degraded during the outage and ok again after it.
 TEST_P(RedisGateTest, RacesUnderARedisOutageKeepExactlyOneWinnerAndNo5xx) {
   constexpr int kClients = 8;
-  const char* redis = std::getenv("DOCGATE_TEST_REDIS_URL");
-  ASSERT_NE(redis, nullptr);
-  TcpProxy proxy(PortOfUrl(redis));
-  Config config = MakeConfig();
-  config.redis.url = "redis://127.0.0.1:" + std::to_string(proxy.port());
-  config.redis.breaker_initial = 50ms;
-  config.redis.breaker_max = 200ms;
-  StartApp(config);
+  TcpProxy proxy(PortOfUrl(RedisUrl()));
+  StartBehind(proxy);
   std::vector<e2e::Headers> reviewers;
   for (int i = 0; i < kClients; ++i) reviewers.push_back(As("r" + std::to_string(i), {"reviewer"}));
   const e2e::Headers alice = Alice();
