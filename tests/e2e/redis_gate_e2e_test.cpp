@@ -55,6 +55,14 @@ TEST_P(RedisGateTest, ARedisOutageDegradesWithoutErrorsAndHealsByItself) {
   EXPECT_EQ(ready.json()["checks"]["lock"], "degraded");
 
   proxy.Start();
+  // Readiness probes by itself: with no other request, /readyz reports the gate back.
+  const auto ready_deadline = std::chrono::steady_clock::now() + 10s;
+  std::string lock_state;
+  while (std::chrono::steady_clock::now() < ready_deadline && lock_state != "ok") {
+    lock_state = Get("/readyz", {}).json()["checks"]["lock"];
+    if (lock_state != "ok") std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(lock_state, "ok");
   // The breaker re-probes on the next calls; the held key is still in Redis, so once the gate is
   // back the held document answers LOCK_BUSY again.
   const auto deadline = std::chrono::steady_clock::now() + 10s;

@@ -167,7 +167,20 @@ ReleaseOutcome RedisLockGate::Release(const std::string& key, const std::string&
   }
 }
 
-std::string RedisLockGate::State() const { return breaker_.closed() ? "ok" : "degraded"; }
+std::string RedisLockGate::State() {
+  // While degraded, readiness itself probes (as often as the breaker allows), so an idle instance
+  // reports the gate back as soon as Redis is, without waiting for a request.
+  if (!breaker_.closed() && breaker_.Allow(CircuitBreaker::Clock::now())) {
+    try {
+      const RedisReply pong = Execute({"PING"});
+      if (pong.IsError()) throw RedisError("PING: " + pong.text);
+      RecordSuccess();
+    } catch (const RedisError& e) {
+      RecordFailure("probe", e.what());
+    }
+  }
+  return breaker_.closed() ? "ok" : "degraded";
+}
 
 RedisReply RedisLockGate::RunScript(const Script& script, const std::string& key,
                                     const std::vector<std::string_view>& args) {

@@ -60,8 +60,10 @@ class RedisLockGate final : public LockGate {
   Acquisition Acquire(const std::string& key, std::chrono::milliseconds ttl) override;
   ReleaseOutcome Release(const std::string& key, const std::string& token) override;
 
-  // For /readyz: "ok" while the breaker is closed, "degraded" while Redis is being kept out.
-  std::string State() const;
+  // For /readyz: "ok" while the breaker is closed, "degraded" while Redis is being kept out. While
+  // degraded it PINGs Redis itself when the breaker allows a probe, so the state heals without
+  // traffic.
+  std::string State();
   // Diagnostics and tests: backend failures so far; EVALSHA calls answered NOSCRIPT and re-sent
   // as EVAL; leases found gone or owned by another token (by the renewer or at release; one
   // lease counts once).
