@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/migration_plan.h"
 
 namespace docgate {
 namespace {
@@ -23,33 +24,14 @@ constexpr std::string_view kRecordApplied =
     "INSERT INTO schema_migrations (version, name, applied_at)"
     " VALUES (?1, ?2, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))";
 
-struct Migration {
-  std::int64_t version = 0;
-  std::string name;
-};
-
-// "0001_init.sql" -> 1.
-std::int64_t VersionOf(std::string_view name) {
-  std::int64_t version = 0;
-  std::size_t digits = 0;
-  while (digits < name.size() && digits < 9 && name[digits] >= '0' && name[digits] <= '9') {
-    version = version * 10 + (name[digits] - '0');
-    ++digits;
-  }
-  if (digits == 0 || digits >= name.size() || name[digits] != '_' || version == 0) {
-    throw StorageError("migration '" + std::string(name) + "' is not named NNNN_description.sql");
-  }
-  return version;
-}
-
 std::int64_t CountOf(SqliteConnection& connection, std::string_view sql) {
   auto stmt = connection.Prepare(sql);
   stmt.Step();
   return stmt.Int64(0);
 }
 
-std::vector<Migration> AppliedMigrations(SqliteConnection& connection) {
-  std::vector<Migration> applied;
+std::vector<AppliedMigration> AppliedMigrations(SqliteConnection& connection) {
+  std::vector<AppliedMigration> applied;
   auto stmt = connection.Prepare(kSelectApplied);
   while (stmt.Step()) applied.push_back({stmt.Int64(0), stmt.Text(1)});
   return applied;
@@ -64,43 +46,15 @@ void EnsureMigrationsTable(SqliteConnection& connection) {
   connection.Execute(kCreateMigrationsTable);
 }
 
-// What is recorded must be exactly the first migrations this binary knows, name for name.
-void CheckApplied(const std::vector<Migration>& applied, const std::vector<EmbeddedFile>& known) {
-  for (std::size_t i = 0; i < applied.size(); ++i) {
-    const Migration& recorded = applied[i];
-    if (i >= known.size() || VersionOf(known[i].name) > recorded.version) {
-      throw StorageError("the database records migration " + std::to_string(recorded.version) +
-                         " (" + recorded.name + ") which this docgate does not have; it was " +
-                         "written by a newer docgate");
-    }
-    if (VersionOf(known[i].name) != recorded.version || known[i].name != recorded.name) {
-      throw StorageError("the database records migration " + std::to_string(recorded.version) +
-                         " (" + recorded.name + ") where this docgate has " +
-                         std::string(known[i].name));
-    }
-  }
-}
-
 }  // namespace
 
 void ApplySqliteMigrations(SqliteConnection& connection,
                            const std::vector<EmbeddedFile>& migrations) {
-  std::int64_t previous = 0;
-  for (const EmbeddedFile& file : migrations) {
-    const std::int64_t version = VersionOf(file.name);
-    if (version <= previous) {
-      throw StorageError("migration versions must increase: " + std::string(file.name));
-    }
-    previous = version;
-  }
   SqliteWriteTransaction tx(connection);
   EnsureMigrationsTable(connection);
-  const std::vector<Migration> applied = AppliedMigrations(connection);
-  CheckApplied(applied, migrations);
-  for (std::size_t i = applied.size(); i < migrations.size(); ++i) {
-    const EmbeddedFile& file = migrations[i];
-    connection.Execute(file.content);
-    connection.Prepare(kRecordApplied).Bind(1, VersionOf(file.name)).Bind(2, file.name).Run();
+  for (const PendingMigration& pending : PlanMigrations(migrations, AppliedMigrations(connection))) {
+    connection.Execute(pending.file->content);
+    connection.Prepare(kRecordApplied).Bind(1, pending.version).Bind(2, pending.file->name).Run();
   }
   tx.Commit();
 }
