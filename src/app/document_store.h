@@ -1,9 +1,11 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model.h"
@@ -50,6 +52,11 @@ class StoreTransaction {
   virtual void Commit() = 0;
 };
 
+struct OutboxBacklog {
+  std::int64_t pending = 0;
+  std::optional<TimePoint> oldest_occurred_at;
+};
+
 // Newest first (descending id); `before` is the exclusive cursor.
 struct DocumentQuery {
   std::optional<DocumentStatus> status;
@@ -89,22 +96,37 @@ class DocumentStore {
 };
 
 // The delivery side of the outbox. Thread-safe.
+//
+// Per document, events leave in transition order: ClaimPending returns only each document's oldest
+// undelivered event (its head), so the next event of a document becomes claimable only once the
+// one before it is delivered, whichever instance delivers it.
 class OutboxStore {
  public:
   virtual ~OutboxStore() = default;
-  // Up to `limit` undelivered events in ascending sequence, claimed for this caller: until the
-  // claim expires (the store's claim TTL) or they are marked delivered, no other OutboxStore
-  // instance on the same database returns them, so several docgate processes can dispatch from
-  // one database. The same instance gets its own unexpired claims back (a retry after a failed
-  // delivery). Stores with a single writer process (SQLite) need no claim and return the pending
-  // rows.
+  // Up to `limit` head events in ascending sequence whose retry time has come, claimed for this
+  // caller: until the claim expires (the store's claim TTL) or they are marked delivered or
+  // deferred, no other OutboxStore instance on the same database returns them (nor, being heads,
+  // any later event of their documents), so several docgate processes can relay from one database.
+  // The same instance gets its own unexpired claims back (a retry after a failed delivery).
   virtual std::vector<OutboxEvent> ClaimPending(int limit) = 0;
   // Marks the given events delivered; they are never returned by ClaimPending again.
   virtual void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) = 0;
+  // Puts events back for a later attempt after a delivery that did not succeed (unroutable,
+  // refused, a consumer failed): their claim ends, their attempt count grows by one and records
+  // `reason`, and ClaimPending skips them until delay * 2^(attempts - 1), capped at max_delay, has
+  // passed. Their documents' later events wait behind them.
+  virtual void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
+                     std::chrono::milliseconds max_delay, std::string_view reason) = 0;
   // Gives up this instance's claims on rows not yet delivered, so that any instance (a restarted
   // one included) can deliver them at once instead of after the claim expires. Called when the
-  // dispatcher stops; a crashed instance's claims simply expire.
+  // relay stops; a crashed instance's claims simply expire.
   virtual void ReleaseClaims() = 0;
+  // Deletes up to `limit` events delivered before `cutoff`, oldest first, and returns how many;
+  // undelivered events are never deleted.
+  virtual int PruneDelivered(TimePoint cutoff, int limit) = 0;
+  // Undelivered events and the oldest one's occurred_at (nullopt when none), for readiness and
+  // metrics.
+  virtual OutboxBacklog Backlog() = 0;
 };
 
 }  // namespace docgate

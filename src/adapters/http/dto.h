@@ -13,13 +13,9 @@
 
 #include "app/document_service.h"
 #include "core/model.h"
+#include "core/time_format.h"
 
 namespace docgate {
-
-// "2026-11-29T14:00:00.123Z".
-std::string FormatTime(TimePoint time);
-// The inverse of FormatTime for exactly that shape; nullopt for anything else.
-std::optional<TimePoint> ParseTime(std::string_view text);
 
 // A positive int64 written in decimal digits only ("42"); nullopt for "", "abc", "-1", "0", "+1",
 // " 1", "1.0" and anything that overflows int64.
