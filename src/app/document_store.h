@@ -46,7 +46,7 @@ class StoreTransaction {
   // already has some is a StorageError.
   virtual void PutContent(DocumentId id, std::int32_t version, const std::string& content,
                           TimePoint at) = 0;
-  // Appends to the outbox; the event becomes visible to the dispatcher at commit.
+  // Appends to the outbox; the event becomes visible to the relay at commit.
   virtual void AppendEvent(const OutboxEvent& event) = 0;
 
   virtual void Commit() = 0;

@@ -9,7 +9,7 @@
 
 namespace docgate {
 
-// Told after a transition commits, so the outbox dispatcher wakes up instead of polling.
+// Told after a transition commits, so the outbox relay wakes up instead of polling.
 // Must be cheap and must not throw. Thread-safe.
 class OutboxWakeup {
  public:
@@ -29,7 +29,6 @@ enum class DeliveryOutcome {
   kReturned,   // the broker had no queue for it (basic.return): retry later, counted
   kNacked,     // the broker refused it (basic.nack): retry later, counted
   kFailed,     // a consumer failed on it: retry later
-  kNotSent,    // not attempted because an earlier event of the batch failed: stays pending
 };
 
 // Where the relay delivers outbox events: in process to the built-in consumers, or to a broker.

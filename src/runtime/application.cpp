@@ -72,8 +72,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
     gate_ = std::make_unique<DisabledLockGate>();
   }
   sink_ = std::make_unique<InProcessEventSink>();
-  dispatcher_ = std::make_unique<OutboxDispatcher>(*outbox_, *sink_, *clock_, config_.dispatcher);
-  service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *dispatcher_,
+  relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
+  service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *relay_,
                                                ToServiceConfig(config_));
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
@@ -90,8 +90,11 @@ Application::~Application() { Stop(); }
 void Application::AddConsumer(EventConsumer& consumer) { sink_->Register(consumer); }
 
 void Application::Start() {
-  dispatcher_thread_ =
-      std::jthread([dispatcher = dispatcher_.get()](std::stop_token stop) { dispatcher->Run(stop); });
+  if (IsPostgresUrl(config_.database.url)) {
+    listener_ = std::make_unique<PgOutboxListener>(ToPgConfig(config_), *relay_);
+  }
+  relay_thread_ =
+      std::jthread([relay = relay_.get()](std::stop_token stop) { relay->Run(stop); });
   started_ = true;
   server_->Start();
 }
@@ -102,10 +105,11 @@ void Application::Stop() {
   if (!started_) return;
   started_ = false;
   server_->Stop();
-  if (dispatcher_thread_.joinable()) {
-    dispatcher_thread_.request_stop();
-    dispatcher_thread_.join();
+  if (relay_thread_.joinable()) {
+    relay_thread_.request_stop();
+    relay_thread_.join();
   }
+  listener_.reset();
 }
 
 }  // namespace docgate

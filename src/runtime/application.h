@@ -11,19 +11,20 @@
 #include "adapters/http/rest_api.h"
 #include "adapters/memory/in_process_lock_gate.h"
 #include "adapters/pg/pg_config.h"
+#include "adapters/pg/pg_outbox_listener.h"
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "app/clock.h"
 #include "app/document_service.h"
 #include "runtime/config.h"
 #include "worker/in_process_event_sink.h"
-#include "worker/outbox_dispatcher.h"
+#include "worker/outbox_relay.h"
 
 namespace docgate {
 
 // One running docgate wired from a Config: the store its DOCGATE_DATABASE_URL names (SQLite or
 // PostgreSQL), the Redis lock gate when DOCGATE_REDIS_URL is set, else the in-process one (or none,
 // DOCGATE_LOCK_GATE=off), the in-process event
-// delivery (outbox dispatcher on its own thread), the use cases and the HTTP server. main.cpp and
+// delivery (outbox relay on its own thread), the use cases and the HTTP server. main.cpp and
 // the end-to-end tests build exactly this.
 //
 // Lifecycle: construct (validates the config, resolves the JWT secret, opens the store and applies
@@ -59,7 +60,7 @@ class Application {
   LockGate& gate() { return *gate_; }
   DocumentStore& store() { return *store_; }
   OutboxStore& outbox() { return *outbox_; }
-  OutboxDispatcher& dispatcher() { return *dispatcher_; }
+  OutboxRelay& relay() { return *relay_; }
 
  private:
   Config config_;
@@ -71,12 +72,13 @@ class Application {
   OutboxStore* outbox_ = nullptr;  // the same object as store_
   std::unique_ptr<LockGate> gate_;
   std::unique_ptr<InProcessEventSink> sink_;
-  std::unique_ptr<OutboxDispatcher> dispatcher_;
+  std::unique_ptr<OutboxRelay> relay_;
+  std::unique_ptr<PgOutboxListener> listener_;  // PostgreSQL only: NOTIFY -> relay_->Wake()
   std::unique_ptr<DocumentService> service_;
   std::unique_ptr<JwtVerifier> verifier_;
   std::unique_ptr<RestApi> api_;
   std::unique_ptr<HttpServer> server_;
-  std::jthread dispatcher_thread_;
+  std::jthread relay_thread_;
   bool started_ = false;
 };
 

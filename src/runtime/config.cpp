@@ -191,7 +191,18 @@ Config LoadConfig(const EnvLookup& env) {
   ReadInteger(env, "DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size);
   ReadMillis(env, "DOCGATE_REDIS_BREAKER_MAX_MS", config.redis.breaker_max);
   ReadMillis(env, "DOCGATE_REDIS_LEASE_MAX_HOLD_MS", config.redis.lease_max_hold);
-  ReadString(env, "DOCGATE_AMQP_URL", config.external.amqp_url);
+  ReadString(env, "DOCGATE_AMQP_URL", config.amqp.url);
+  ReadString(env, "DOCGATE_AMQP_CA_FILE", config.amqp.ca_file);
+  ReadString(env, "DOCGATE_AMQP_EXCHANGE", config.amqp.exchange);
+  ReadString(env, "DOCGATE_AMQP_QUEUE", config.amqp.queue);
+  ReadMillis(env, "DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.amqp.connect_timeout);
+  ReadMillis(env, "DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.amqp.confirm_timeout);
+  ReadInteger(env, "DOCGATE_OUTBOX_BATCH_SIZE", config.relay.batch_size);
+  ReadMillis(env, "DOCGATE_OUTBOX_POLL_MS", config.relay.idle_poll);
+  ReadMillis(env, "DOCGATE_OUTBOX_RETRY_MAX_MS", config.relay.max_retry_delay);
+  auto retention_hours = config.relay.retention.count();
+  ReadInteger(env, "DOCGATE_OUTBOX_RETENTION_HOURS", retention_hours);
+  config.relay.retention = std::chrono::hours(retention_hours);
   ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
   ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
   return config;
@@ -213,23 +224,20 @@ void ValidateConfig(const Config& config) {
   if (!postgres && (!path || path->empty())) {
     throw ConfigError("DOCGATE_DATABASE_URL sqlite:// needs a file path, e.g. sqlite://./data/docgate.db");
   }
-  struct Unsupported {
-    const std::string& value;
-    const char* variable;
-    const char* system;
-    const char* fallback;
-  };
-  const Unsupported unsupported[] = {
-      {config.external.amqp_url, "DOCGATE_AMQP_URL", "RabbitMQ", "deliver events in process"},
-      {config.external.mongodb_uri, "DOCGATE_MONGODB_URI", "MongoDB",
-       "keep content in the database"},
-  };
-  for (const auto& backend : unsupported) {
-    if (!backend.value.empty()) {
-      throw ConfigError(std::string(backend.variable) + " is set, but this build does not support " +
-                        backend.system + " yet; unset it to " + backend.fallback);
-    }
+  if (!config.external.mongodb_uri.empty()) {
+    throw ConfigError(
+        "DOCGATE_MONGODB_URI is set, but this build does not support MongoDB yet; unset it to keep "
+        "content in the database");
   }
+  if (!config.amqp.url.empty() && !StartsWith(config.amqp.url, "amqp://") &&
+      !StartsWith(config.amqp.url, "amqps://")) {
+    throw ConfigError("DOCGATE_AMQP_URL must be amqp://[user:password@]host[:port][/vhost] or amqps://...");
+  }
+  if (!config.amqp.url.empty() && config.amqp.exchange.empty()) {
+    throw ConfigError("DOCGATE_AMQP_EXCHANGE must not be empty");
+  }
+  RequirePositive("DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.amqp.connect_timeout);
+  RequirePositive("DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.amqp.confirm_timeout);
   if (!config.redis.url.empty()) {
     try {
       ParseRedisUrl(config.redis.url);
@@ -263,12 +271,21 @@ void ValidateConfig(const Config& config) {
                              std::numeric_limits<std::int64_t>::max());
   RequirePositive("the submit lock TTL", config.gate.submit_ttl);
   RequirePositive("the review lock TTL", config.gate.review_ttl);
-  RequireRange("the dispatcher batch size", config.dispatcher.batch_size, 1, 100000);
-  RequirePositive("the dispatcher idle poll", config.dispatcher.idle_poll);
-  RequirePositive("the dispatcher initial backoff", config.dispatcher.initial_backoff);
-  if (config.dispatcher.max_backoff < config.dispatcher.initial_backoff) {
-    throw ConfigError("the dispatcher max backoff must be at least its initial backoff");
+  RequireRange("DOCGATE_OUTBOX_BATCH_SIZE", config.relay.batch_size, 1, 10000);
+  RequirePositive("DOCGATE_OUTBOX_POLL_MS", config.relay.idle_poll);
+  RequirePositive("the relay initial backoff", config.relay.initial_backoff);
+  if (config.relay.max_backoff < config.relay.initial_backoff) {
+    throw ConfigError("the relay max backoff must be at least its initial backoff");
   }
+  RequirePositive("the relay retry delay", config.relay.retry_delay);
+  if (config.relay.max_retry_delay < config.relay.retry_delay) {
+    throw ConfigError("DOCGATE_OUTBOX_RETRY_MAX_MS must be at least " +
+                      std::to_string(config.relay.retry_delay.count()));
+  }
+  RequireRange<std::int64_t>("DOCGATE_OUTBOX_RETENTION_HOURS", config.relay.retention.count(), 1,
+                             24 * 365 * 10);
+  RequireRange("the outbox prune batch", config.relay.prune_batch, 1, 100000);
+  RequirePositive("the outbox prune interval", config.relay.prune_interval);
   bool known_level = false;
   for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;
   if (!known_level) {

@@ -12,11 +12,12 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/amqp/amqp_config.h"
 #include "adapters/http/http_server.h"
 #include "adapters/redis/redis_config.h"
 #include "app/document_service.h"
 #include "app/random_source.h"
-#include "worker/outbox_dispatcher.h"
+#include "worker/outbox_relay.h"
 
 namespace docgate {
 
@@ -44,7 +45,6 @@ struct GateConfig {
 // Outside systems later builds talk to. This build refuses to start when one is configured rather
 // than silently running without it.
 struct ExternalConfig {
-  std::string amqp_url;     // DOCGATE_AMQP_URL
   std::string mongodb_uri;  // DOCGATE_MONGODB_URI
 };
 
@@ -64,7 +64,13 @@ struct Config {
   // DOCGATE_REDIS_TIMEOUT_MS, DOCGATE_REDIS_POOL_SIZE, DOCGATE_REDIS_BREAKER_MAX_MS. A URL selects
   // the Redis gate (unless DOCGATE_LOCK_GATE=off).
   RedisConfig redis;
-  DispatcherConfig dispatcher;
+  // DOCGATE_AMQP_URL, DOCGATE_AMQP_CA_FILE, DOCGATE_AMQP_EXCHANGE, DOCGATE_AMQP_QUEUE,
+  // DOCGATE_AMQP_CONNECT_TIMEOUT_MS, DOCGATE_AMQP_CONFIRM_TIMEOUT_MS. A URL makes the relay
+  // publish to RabbitMQ instead of delivering in process.
+  AmqpConfig amqp;
+  // DOCGATE_OUTBOX_BATCH_SIZE, DOCGATE_OUTBOX_POLL_MS, DOCGATE_OUTBOX_RETRY_MAX_MS,
+  // DOCGATE_OUTBOX_RETENTION_HOURS.
+  RelayConfig relay;
   ExternalConfig external;
   LogConfig log;
 };
@@ -88,8 +94,8 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 Config LoadConfig(const EnvLookup& env);
 
 // The cross-field and support rules: sqlite:// or postgresql:// databases, a JWT secret is
-// required with any non-SQLite database, a Redis URL must parse, AMQP/MongoDB are refused as not
-// supported yet, and every number is in range.
+// required with any non-SQLite database, a Redis URL must parse, an AMQP URL has its scheme,
+// MongoDB is refused as not supported yet, and every number is in range.
 // Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
 

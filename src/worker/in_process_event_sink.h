@@ -7,14 +7,15 @@
 namespace docgate {
 
 // The EventSink of the embedded default (no broker): hands each event to every registered
-// consumer in registration order. A consumer that throws makes Deliver throw, so the dispatcher
-// keeps the event pending and delivers it again later (consumers dedupe by event_id).
-// Register all consumers before the dispatcher starts; Deliver is called from one thread.
+// consumer in registration order. An event on which a consumer throws is kFailed (the relay
+// retries it later; consumers dedupe by event_id) and the batch goes on with the next event, which
+// belongs to another document. Register all consumers before the relay starts; Deliver is called
+// from one thread.
 class InProcessEventSink final : public EventSink {
  public:
   // `consumer` must outlive the sink.
   void Register(EventConsumer& consumer);
-  void Deliver(const OutboxEvent& event) override;
+  std::vector<DeliveryOutcome> Deliver(std::span<const OutboxEvent> events) override;
 
  private:
   std::vector<EventConsumer*> consumers_;

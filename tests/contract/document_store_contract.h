@@ -552,8 +552,8 @@ TYPED_TEST_P(DocumentStoreContract, EventsRoundTripInCommitOrderWithAscendingSeq
   approved.version = 3;
   approved.actor_id = "bob";
   approved.occurred_at = ContractTime(77);
-  this->Append({ContractEvent("e-1")});
-  this->Append({approved, ContractEvent("e-3")});
+  this->Append({ContractEvent("e-1", 1)});
+  this->Append({approved, ContractEvent("e-3", 3)});
   const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_LT(events[0].sequence, events[1].sequence);
@@ -565,12 +565,12 @@ TYPED_TEST_P(DocumentStoreContract, EventsRoundTripInCommitOrderWithAscendingSeq
 }
 
 TYPED_TEST_P(DocumentStoreContract, ClaimPendingStopsAtLimit) {
-  this->Append({ContractEvent("e-1"), ContractEvent("e-2"), ContractEvent("e-3")});
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
   EXPECT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
 }
 
 TYPED_TEST_P(DocumentStoreContract, MarkDeliveredEventsAreNeverPendingAgain) {
-  this->Append({ContractEvent("e-1"), ContractEvent("e-2"), ContractEvent("e-3")});
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
   const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
   ASSERT_EQ(events.size(), 3u);
   this->outbox().MarkDelivered({events[0].sequence, events[2].sequence}, ContractTime(90));
@@ -578,6 +578,66 @@ TYPED_TEST_P(DocumentStoreContract, MarkDeliveredEventsAreNeverPendingAgain) {
   this->outbox().MarkDelivered({events[0].sequence, events[1].sequence}, ContractTime(91));
   this->outbox().MarkDelivered({}, ContractTime(92));
   EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
+}
+
+TYPED_TEST_P(DocumentStoreContract, ClaimPendingHandsOutOnlyEachDocumentsOldestUndeliveredEvent) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 1), ContractEvent("e-3", 2)});
+  this->Append({ContractEvent("e-4", 1)});
+  const std::vector<OutboxEvent> heads = this->outbox().ClaimPending(10);
+  ASSERT_EQ(heads.size(), 2u);
+  EXPECT_EQ(heads[0].event_id, "e-1");
+  EXPECT_EQ(heads[1].event_id, "e-3");
+  this->outbox().MarkDelivered({heads[0].sequence}, ContractTime(90));
+  EXPECT_EQ(this->PendingEventIds(10), (std::vector<std::string>{"e-2", "e-3"}));
+}
+
+TYPED_TEST_P(DocumentStoreContract, DeferredEventWaitsUntilDueAndHoldsItsDocumentBack) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 1), ContractEvent("e-3", 2)});
+  const std::vector<OutboxEvent> heads = this->outbox().ClaimPending(10);
+  ASSERT_EQ(heads.size(), 2u);
+  this->outbox().Defer({heads[0].sequence}, std::chrono::hours(1), std::chrono::hours(2),
+                       "unroutable");
+  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-3"});
+  EXPECT_EQ(this->outbox().Backlog().pending, 3);
+}
+
+TYPED_TEST_P(DocumentStoreContract, DeferWithoutDelayMakesTheEventClaimableAgain) {
+  this->Append({ContractEvent("e-1", 1)});
+  const std::vector<OutboxEvent> claimed = this->outbox().ClaimPending(10);
+  ASSERT_EQ(claimed.size(), 1u);
+  this->outbox().Defer({claimed[0].sequence}, std::chrono::milliseconds(0),
+                       std::chrono::milliseconds(0), "nacked");
+  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-1"});
+  this->outbox().Defer({}, std::chrono::hours(1), std::chrono::hours(1), "nothing");
+}
+
+TYPED_TEST_P(DocumentStoreContract, PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3),
+                ContractEvent("e-4", 4)});
+  const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
+  ASSERT_EQ(events.size(), 4u);
+  this->outbox().MarkDelivered({events[2].sequence}, ContractTime(10));
+  this->outbox().MarkDelivered({events[0].sequence}, ContractTime(20));
+  this->outbox().MarkDelivered({events[1].sequence}, ContractTime(30));
+  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(30), 1), 1);  // e-3, delivered first
+  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(30), 10), 1);  // e-1; e-2 is not older
+  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(30), 10), 0);
+  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(99), 0), 0);
+  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(99), 10), 1);  // e-2; e-4 is pending
+  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-4"});
+}
+
+TYPED_TEST_P(DocumentStoreContract, BacklogCountsUndeliveredEventsAndTheOldest) {
+  EXPECT_EQ(this->outbox().Backlog().pending, 0);
+  EXPECT_EQ(this->outbox().Backlog().oldest_occurred_at, std::nullopt);
+  OutboxEvent older = ContractEvent("e-2", 2);
+  older.occurred_at = ContractTime(5);
+  OutboxEvent newer = ContractEvent("e-1", 1);
+  newer.occurred_at = ContractTime(50);
+  this->Append({newer, older});
+  const OutboxBacklog backlog = this->outbox().Backlog();
+  EXPECT_EQ(backlog.pending, 2);
+  EXPECT_EQ(backlog.oldest_occurred_at, ContractTime(5));
 }
 
 TYPED_TEST_P(DocumentStoreContract, MarkDeliveredIgnoresUnknownSequences) {
@@ -632,7 +692,11 @@ REGISTER_TYPED_TEST_SUITE_P(
     NonPositiveLimitReturnsNothing, ListReviewsIsOldestFirstAndFiltersByStatus,
     ListReviewsPagesWithLimitAndExclusiveAfter, ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
     EventsRoundTripInCommitOrderWithAscendingSequences, ClaimPendingStopsAtLimit,
-    MarkDeliveredEventsAreNeverPendingAgain, MarkDeliveredIgnoresUnknownSequences, PingAnswersTrue,
+    MarkDeliveredEventsAreNeverPendingAgain,
+    ClaimPendingHandsOutOnlyEachDocumentsOldestUndeliveredEvent,
+    DeferredEventWaitsUntilDueAndHoldsItsDocumentBack, DeferWithoutDelayMakesTheEventClaimableAgain,
+    PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst, BacklogCountsUndeliveredEventsAndTheOldest,
+    MarkDeliveredIgnoresUnknownSequences, PingAnswersTrue,
     ConcurrentIncrementsEndWithTheExactCount);
 
 }  // namespace docgate

@@ -252,11 +252,11 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
     }
   }
 
-  // Waits (bounded) until the dispatcher has handed `count` events to the consumer.
+  // Waits (bounded) until the relay has handed `count` events to the consumer.
   std::vector<OutboxEvent> EventsWhenDelivered(std::size_t count) {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (consumer_.events().size() < count && std::chrono::steady_clock::now() < deadline) {
-      app_->dispatcher().Wake();
+      app_->relay().Wake();
       std::this_thread::sleep_for(5ms);
     }
     return consumer_.events();
@@ -266,7 +266,7 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
   // outbox on this thread, and returns every event the consumer saw: the complete, final record.
   std::vector<OutboxEvent> StopAndCollectEvents() {
     app_->Stop();
-    app_->dispatcher().RunOnce();
+    app_->relay().RunOnce();
     return consumer_.events();
   }
 

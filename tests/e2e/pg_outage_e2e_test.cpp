@@ -640,10 +640,10 @@ TEST(PgOutageE2eTest, OutageGives503OnlyThenRecoversWithoutRestartLeavingNoHalfT
     EXPECT_EQ(review_status[id], "approved") << "review " << id << " was answered 200 approved";
   }
 
-  // The event dispatcher recovered too: every outbox row is delivered in the end.
+  // The event relay recovered too: every outbox row is delivered in the end.
   EXPECT_TRUE(PollUntil(
       [&] {
-        app.dispatcher().Wake();
+        app.relay().Wake();
         return db.Count(kUndeliveredEvents) == 0;
       },
       kPhaseDeadline))

@@ -1,6 +1,7 @@
 #include "fakes/fake_document_store.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "core/error.h"
@@ -100,7 +101,8 @@ class FakeDocumentStore::Transaction final : public StoreTransaction {
         Violation("UNIQUE constraint failed: event_id " + event.event_id);
       }
     }
-    Data::OutboxRow row{event, std::nullopt};
+    Data::OutboxRow row;
+    row.event = event;
     row.event.sequence = ++data.last_sequence;
     data.outbox.emplace(row.event.sequence, std::move(row));
   }
@@ -267,10 +269,14 @@ bool FakeDocumentStore::Ping() {
 std::vector<OutboxEvent> FakeDocumentStore::ClaimPending(int limit) {
   std::lock_guard lock(mutex_);
   ThrowIfUnavailable();
+  const auto now = std::chrono::system_clock::now();
   std::vector<OutboxEvent> events;
+  std::set<DocumentId> behind_a_head;  // documents whose oldest undelivered event was passed
   for (const auto& [sequence, row] : data_.outbox) {
     if (static_cast<int>(events.size()) >= limit) break;
-    if (!row.delivered_at) events.push_back(row.event);
+    if (row.delivered_at) continue;
+    const bool is_head = behind_a_head.insert(row.event.document_id).second;
+    if (is_head && row.next_attempt_at <= now) events.push_back(row.event);
   }
   return events;
 }
@@ -285,6 +291,59 @@ void FakeDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences
     const auto found = data_.outbox.find(sequence);
     if (found != data_.outbox.end() && !found->second.delivered_at) found->second.delivered_at = at;
   }
+}
+
+void FakeDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
+                              std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
+                              std::string_view reason) {
+  if (sequences.empty()) return;
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  const auto now = std::chrono::system_clock::now();
+  for (const std::int64_t sequence : sequences) {
+    const auto found = data_.outbox.find(sequence);
+    if (found == data_.outbox.end() || found->second.delivered_at) continue;
+    Data::OutboxRow& row = found->second;
+    row.next_attempt_at = now + std::min(max_delay, delay * (std::int64_t{1} << std::min(row.attempts, 30)));
+    ++row.attempts;
+    row.last_error = reason;
+  }
+}
+
+int FakeDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  std::vector<std::pair<TimePoint, std::int64_t>> expired;  // (delivered_at, sequence)
+  for (const auto& [sequence, row] : data_.outbox) {
+    if (row.delivered_at && *row.delivered_at < cutoff) expired.emplace_back(*row.delivered_at, sequence);
+  }
+  std::sort(expired.begin(), expired.end());
+  const auto count = std::min<std::size_t>(expired.size(), static_cast<std::size_t>(std::max(limit, 0)));
+  for (std::size_t i = 0; i < count; ++i) data_.outbox.erase(expired[i].second);
+  return static_cast<int>(count);
+}
+
+OutboxBacklog FakeDocumentStore::Backlog() {
+  std::lock_guard lock(mutex_);
+  ThrowIfUnavailable();
+  OutboxBacklog backlog;
+  for (const auto& [sequence, row] : data_.outbox) {
+    if (row.delivered_at) continue;
+    ++backlog.pending;
+    if (!backlog.oldest_occurred_at || row.event.occurred_at < *backlog.oldest_occurred_at) {
+      backlog.oldest_occurred_at = row.event.occurred_at;
+    }
+  }
+  return backlog;
+}
+
+std::vector<OutboxEvent> FakeDocumentStore::AllEvents() {
+  std::lock_guard lock(mutex_);
+  std::vector<OutboxEvent> events;
+  for (const auto& [sequence, row] : data_.outbox) events.push_back(row.event);
+  return events;
 }
 
 }  // namespace docgate

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,9 +44,18 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
   bool Ping() override;
 
+  // One instance is one relay, so there are no foreign claims to skip; retry times are on the
+  // system clock, like the databases' own clocks.
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+  void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
+             std::chrono::milliseconds max_delay, std::string_view reason) override;
   void ReleaseClaims() override {}
+  int PruneDelivered(TimePoint cutoff, int limit) override;
+  OutboxBacklog Backlog() override;
+
+  // Every event ever appended and not pruned, delivered or not, in sequence order (for tests).
+  std::vector<OutboxEvent> AllEvents();
 
  private:
   class Transaction;
@@ -55,6 +65,9 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
     struct OutboxRow {
       OutboxEvent event;
       std::optional<TimePoint> delivered_at;
+      int attempts = 0;
+      std::chrono::system_clock::time_point next_attempt_at{};
+      std::string last_error;
     };
     std::map<DocumentId, Document> documents;
     std::map<ReviewId, Review> reviews;

@@ -167,9 +167,11 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
+  EXPECT_EQ(rows[1][0].as<int>(), 2);
+  EXPECT_EQ(rows[1][1].as<std::string>(), "0002_outbox_relay.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'schema_migrations')"),
@@ -182,21 +184,25 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
     PgDocumentStore store(Config());
     id = AddDraft(store, clock_.Now()).id;
   }
-  const auto recorded = db_.Execute("SELECT version, name, applied_at FROM schema_migrations");
+  constexpr char kRecorded[] =
+      "SELECT version, name, applied_at FROM schema_migrations ORDER BY version";
+  const auto recorded = db_.Execute(kRecorded);
   PgDocumentStore::Migrate(Config());
   PgDocumentStore store(Config());
-  const auto again = db_.Execute("SELECT version, name, applied_at FROM schema_migrations");
-  ASSERT_EQ(again.size(), 1u);
-  EXPECT_EQ(again[0][2].as<std::int64_t>(), recorded[0][2].as<std::int64_t>());
-  EXPECT_GT(again[0][2].as<std::int64_t>(), 1'700'000'000'000);
+  const auto again = db_.Execute(kRecorded);
+  ASSERT_EQ(again.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
+    EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
+  }
   EXPECT_NE(store.FindDocument(id), std::nullopt);
 }
 
 TEST_F(PgDocumentStoreTest, DatabaseFromANewerDocgateIsRefused) {
   PgDocumentStore::Migrate(Config());
-  db_.Execute("INSERT INTO schema_migrations VALUES (2, '0002_future.sql', 1798000000000)");
+  db_.Execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 1798000000000)");
   const std::string error = OpenError<StorageError>(Config());
-  EXPECT_THAT(error, HasSubstr("0002_future.sql"));
+  EXPECT_THAT(error, HasSubstr("0999_future.sql"));
   EXPECT_THAT(error, HasSubstr("newer docgate"));
 }
 

@@ -28,7 +28,10 @@ class PgOutboxTest : public ::testing::Test {
   }
   void AppendEvents(DocumentStore& store, int count) {
     auto tx = store.Begin();
-    for (int i = 0; i < count; ++i) tx->AppendEvent(ContractEvent("e-" + std::to_string(next_++)));
+    // One document per event: each is its document's head, so every one is claimable.
+    for (int i = 0; i < count; ++i, ++next_) {
+      tx->AppendEvent(ContractEvent("e-" + std::to_string(next_), next_));
+    }
     tx->Commit();
   }
   static std::vector<std::int64_t> Sequences(const std::vector<OutboxEvent>& events) {
@@ -89,7 +92,7 @@ TEST_F(PgOutboxTest, ConcurrentInstancesNeverGetTheSameRow) {
   for (int s = 0; s < 2; ++s) {
     threads.emplace_back([&, s] {
       start.arrive_and_wait();
-      // As the dispatcher does: claim a batch, deliver it, mark it, until nothing is left.
+      // As the relay does: claim a batch, deliver it, mark it, until nothing is left.
       for (;;) {
         const auto batch = stores[s]->ClaimPending(7);
         if (batch.empty()) return;

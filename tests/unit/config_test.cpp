@@ -161,9 +161,28 @@ TEST(Config, RedisUrlSelectsTheRedisGateAndMustParse) {
             std::string::npos);
 }
 
-TEST(Config, BrokersAndOtherBackendsAreRefusedNotIgnored) {
-  EXPECT_NE(ValidationError({{"DOCGATE_AMQP_URL", "amqp://localhost"}}).find("DOCGATE_AMQP_URL"),
+TEST(Config, AmqpSettingsAreReadAndAForeignSchemeIsRefused) {
+  const Config config = LoadConfig(Lookup({{"DOCGATE_AMQP_URL", "amqps://u:p@mq:5671/v"},
+                                           {"DOCGATE_AMQP_EXCHANGE", "kb.events"},
+                                           {"DOCGATE_AMQP_QUEUE", "kb.ingest"},
+                                           {"DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", "2500"},
+                                           {"DOCGATE_OUTBOX_BATCH_SIZE", "250"},
+                                           {"DOCGATE_OUTBOX_RETENTION_HOURS", "48"}}));
+  EXPECT_EQ(config.amqp.url, "amqps://u:p@mq:5671/v");
+  EXPECT_EQ(config.amqp.exchange, "kb.events");
+  EXPECT_EQ(config.amqp.queue, "kb.ingest");
+  EXPECT_EQ(config.amqp.confirm_timeout, std::chrono::milliseconds(2500));
+  EXPECT_EQ(config.relay.batch_size, 250);
+  EXPECT_EQ(config.relay.retention, std::chrono::hours(48));
+  EXPECT_EQ(LoadConfig(Lookup({})).amqp.exchange, "docgate.events");
+  EXPECT_NE(ValidationError({{"DOCGATE_AMQP_URL", "http://mq"}}).find("DOCGATE_AMQP_URL"),
             std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_OUTBOX_RETENTION_HOURS", "0"}})
+                .find("DOCGATE_OUTBOX_RETENTION_HOURS"),
+            std::string::npos);
+}
+
+TEST(Config, UnsupportedBackendsAreRefusedNotIgnored) {
   EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_URI", "mongodb://localhost"}}).find("DOCGATE_MONGODB_URI"),
             std::string::npos);
 }

@@ -30,7 +30,7 @@ class DocumentServiceTest : public ::testing::Test {
     EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().detail);
     return *t;
   }
-  std::vector<OutboxEvent> Events() { return store_.ClaimPending(1000); }
+  std::vector<OutboxEvent> Events() { return store_.AllEvents(); }
 
   FakeClock clock_;
   FakeRandom random_;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <pqxx/pqxx>
-#include <random>
 #include <string_view>
 #include <utility>
 
@@ -11,6 +10,7 @@
 #include "adapters/pg/pg_errors.h"
 #include "adapters/pg/pg_migrations.h"
 #include "core/error.h"
+#include "core/instance_token.h"
 
 namespace docgate {
 namespace {
@@ -77,35 +77,58 @@ constexpr Statement kInsertEvent{
     "insert_event",
     "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"};
-// Claims up to $1 undelivered rows for instance $2 for $3 ms of the database's clock (one clock
-// for every instance, whatever their hosts' clocks say). Rows another instance is claiming right
-// now are skipped, not waited for; rows of an expired claim, or already this instance's, are taken.
+// Claims and retry times are on the database's clock (now_ms, epoch millis): one clock for every
+// instance, whatever their hosts' clocks say.
+//
+// Claims up to $1 head events (each document's oldest undelivered event) whose retry time has
+// come, for instance $2, for $3 ms. Rows another instance is claiming right now are skipped, not
+// waited for, and so, being heads, are their documents' later events; rows of an expired claim, or
+// already this instance's, are taken.
 constexpr Statement kClaimEvents{
     "claim_events",
     "WITH now_ms AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)"
     " UPDATE kh_outbox SET claimed_by = $2, claimed_until = (SELECT ms FROM now_ms) + $3"
-    " WHERE id IN (SELECT id FROM kh_outbox WHERE delivered_at IS NULL"
-    "   AND (claimed_until IS NULL OR claimed_until < (SELECT ms FROM now_ms)"
-    "        OR claimed_by = $2)"
-    "   ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)"
+    " WHERE id IN (SELECT o.id FROM kh_outbox o WHERE o.delivered_at IS NULL"
+    "   AND o.next_attempt_at <= (SELECT ms FROM now_ms)"
+    "   AND (o.claimed_until IS NULL OR o.claimed_until < (SELECT ms FROM now_ms)"
+    "        OR o.claimed_by = $2)"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox p WHERE p.document_id = o.document_id"
+    "                   AND p.delivered_at IS NULL AND p.id < o.id)"
+    "   ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED)"
     " RETURNING id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at"};
 constexpr Statement kMarkDelivered{
     "mark_delivered",
     "UPDATE kh_outbox SET delivered_at = $2, claimed_by = NULL, claimed_until = NULL"
     " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL"};
+// Defers this instance ($5) claimed rows $1: the next attempt after $2 * 2^attempts ms (attempts
+// before this one), at most $3 ms.
+constexpr Statement kDeferEvents{
+    "defer_events",
+    "WITH now_ms AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)"
+    " UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL, attempts = attempts + 1,"
+    "   next_attempt_at = (SELECT ms FROM now_ms) + LEAST($3::bigint, $2::bigint << LEAST(attempts, 30)),"
+    "   last_error = $4"
+    " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL AND claimed_by = $5"};
 
 constexpr Statement kReleaseClaims{
     "release_claims",
     "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
     " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+constexpr Statement kPruneDelivered{
+    "prune_delivered",
+    "DELETE FROM kh_outbox WHERE id IN (SELECT id FROM kh_outbox"
+    " WHERE delivered_at IS NOT NULL AND delivered_at < $1 ORDER BY delivered_at LIMIT $2)"};
+constexpr Statement kBacklog{
+    "outbox_backlog",
+    "SELECT count(*), min(occurred_at) FROM kh_outbox WHERE delivered_at IS NULL"};
 
 constexpr Statement kPing{"ping", "SELECT 1"};
 
 constexpr std::array kStatements{
     kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument,        kSelectReview,
     kLockReview,     kInsertReview, kUpdateReview,   kSelectDocumentReviews, kSelectContent,
-    kInsertContent,  kInsertEvent,  kClaimEvents,    kMarkDelivered,         kReleaseClaims,
-    kPing,
+    kInsertContent,  kInsertEvent,  kClaimEvents,    kMarkDelivered,         kDeferEvents,
+    kReleaseClaims,  kPruneDelivered, kBacklog,      kPing,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is planned with its actual
@@ -269,14 +292,6 @@ PgConfig Validated(PgConfig config) {
   if (config.pool_wait_timeout.count() < 0) refuse("pool_wait_timeout must not be negative");
   if (config.outbox_claim_ttl.count() < 1) refuse("outbox_claim_ttl must be positive");
   return config;
-}
-
-std::string NewInstanceToken() {
-  std::random_device device;
-  std::uniform_int_distribution<unsigned> nibble(0, 15);
-  std::string token(32, '0');
-  for (char& c : token) c = "0123456789abcdef"[nibble(device)];
-  return token;
 }
 
 class PgTransaction final : public StoreTransaction {
@@ -532,17 +547,39 @@ std::vector<OutboxEvent> PgDocumentStore::ClaimPending(int limit) {
   return events;
 }
 
-void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) {
-  if (sequences.empty()) return;
+namespace {
+
+// A PostgreSQL array literal of ids: {1,2,3}.
+std::string IdArray(const std::vector<std::int64_t>& ids) {
   std::string array = "{";
-  for (std::size_t i = 0; i < sequences.size(); ++i) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
     if (i > 0) array += ',';
-    array += std::to_string(sequences[i]);
+    array += std::to_string(ids[i]);
   }
   array += '}';
+  return array;
+}
+
+}  // namespace
+
+void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) {
+  if (sequences.empty()) return;
   Autocommit(*pool_, config_.pool_wait_timeout, "mark outbox events delivered",
              [&](pqxx::transaction_base& tx) {
-               tx.exec_prepared(kMarkDelivered.name, array, Millis(at));
+               tx.exec_prepared(kMarkDelivered.name, IdArray(sequences), Millis(at));
+             });
+}
+
+void PgDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
+                            std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
+                            std::string_view reason) {
+  if (sequences.empty()) return;
+  Autocommit(*pool_, config_.pool_wait_timeout, "defer outbox events",
+             [&](pqxx::transaction_base& tx) {
+               tx.exec_prepared(kDeferEvents.name, IdArray(sequences),
+                                static_cast<std::int64_t>(delay.count()),
+                                static_cast<std::int64_t>(max_delay.count()),
+                                Checked(std::string(reason)), instance_token_);
              });
 }
 
@@ -551,6 +588,29 @@ void PgDocumentStore::ReleaseClaims() {
              [&](pqxx::transaction_base& tx) {
                tx.exec_prepared(kReleaseClaims.name, instance_token_);
              });
+}
+
+int PgDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
+  if (limit <= 0) return 0;
+  return Autocommit(*pool_, config_.pool_wait_timeout, "prune delivered outbox events",
+                    [&](pqxx::transaction_base& tx) {
+                      return static_cast<int>(
+                          tx.exec_prepared(kPruneDelivered.name, Millis(cutoff), limit)
+                              .affected_rows());
+                    });
+}
+
+OutboxBacklog PgDocumentStore::Backlog() {
+  return Autocommit(*pool_, config_.pool_wait_timeout, "count pending outbox events",
+                    [&](pqxx::transaction_base& tx) {
+                      const pqxx::result result = tx.exec_prepared(kBacklog.name);
+                      OutboxBacklog backlog;
+                      backlog.pending = result[0][0].as<std::int64_t>();
+                      if (const auto oldest = Nullable<std::int64_t>(result[0][1])) {
+                        backlog.oldest_occurred_at = FromMillis(*oldest);
+                      }
+                      return backlog;
+                    });
 }
 
 }  // namespace docgate

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adapters/pg/pg_config.h"
@@ -23,12 +25,14 @@ class PgConnectionPool;
 // row locks. Each statement, row-lock waits included, is bounded by statement_timeout; the wait for
 // a pooled connection by pool_wait_timeout; opening one by connect_timeout.
 //
-// Outbox: ClaimPending claims the rows it returns for outbox_claim_ttl (database clock) on behalf
-// of this store instance; rows claimed by another instance are skipped until their claim runs out,
-// so several docgate processes on one database never hand out the same row at the same time, and a
-// crashed process's rows are taken over after the TTL. This instance gets its own claimed rows
-// again on its next call (a failed delivery is retried at once, not after the TTL). Commit order
-// holds within one instance's batches; across instances each delivers its own batches.
+// Outbox: ClaimPending claims the head rows it returns (FOR UPDATE SKIP LOCKED) for
+// outbox_claim_ttl (database clock) on behalf of this store instance; rows claimed by another
+// instance are skipped until their claim runs out, so several docgate processes on one database
+// never hand out the same row at the same time, and a crashed process's rows are taken over after
+// the TTL. This instance gets its own claimed rows again on its next call (a delivery that threw is
+// retried at once, not after the TTL). Retry times (Defer) are on the database clock too. Every
+// transaction that appends events sends NOTIFY docgate_outbox at commit (a trigger), which
+// PgOutboxListener turns into relay wake-ups.
 //
 // Errors: StorageUnavailable when PostgreSQL cannot serve (unreachable within connect_timeout,
 // connection lost, shutdown, too many connections, statement timeout, serialization failure or
@@ -69,7 +73,12 @@ class PgDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+  // Only rows this instance still claims are deferred.
+  void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
+             std::chrono::milliseconds max_delay, std::string_view reason) override;
   void ReleaseClaims() override;
+  int PruneDelivered(TimePoint cutoff, int limit) override;
+  OutboxBacklog Backlog() override;
 
  private:
   PgConfig config_;

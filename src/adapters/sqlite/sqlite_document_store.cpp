@@ -1,5 +1,7 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 
+#include "core/instance_token.h"
+
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -95,9 +97,45 @@ constexpr std::string_view kUpdateReview =
 constexpr std::string_view kInsertEvent =
     "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-constexpr auto kClaimPending = Sql(kSelectEvents, "delivered_at IS NULL ORDER BY id LIMIT ?1");
+// Claims and retry times are on SQLite's clock in epoch millis (julianday('now') is fixed for the
+// duration of one statement). The claim statements run under BEGIN IMMEDIATE, which serialises
+// claimers as FOR UPDATE does on PostgreSQL.
+//
+// Claims up to ?1 head events (each document's oldest undelivered event) whose retry time has come
+// for instance ?2 for ?3 ms: unclaimed rows, rows of an expired claim and this instance's own.
+constexpr std::string_view kClaimEvents =
+    "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS ms)"
+    " UPDATE kh_outbox SET claimed_by = ?2, claimed_until = (SELECT ms FROM now_ms) + ?3"
+    " WHERE id IN (SELECT o.id FROM kh_outbox o WHERE o.delivered_at IS NULL"
+    "   AND o.next_attempt_at <= (SELECT ms FROM now_ms)"
+    "   AND (o.claimed_until IS NULL OR o.claimed_until < (SELECT ms FROM now_ms)"
+    "        OR o.claimed_by = ?2)"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox p WHERE p.document_id = o.document_id"
+    "                   AND p.delivered_at IS NULL AND p.id < o.id)"
+    "   ORDER BY o.id LIMIT ?1)"
+    " RETURNING id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at";
+// Lets an idle relay poll without taking the write lock.
+constexpr std::string_view kAnyPending =
+    "SELECT 1 FROM kh_outbox WHERE delivered_at IS NULL LIMIT 1";
 constexpr std::string_view kMarkDelivered =
-    "UPDATE kh_outbox SET delivered_at = ?2 WHERE id = ?1 AND delivered_at IS NULL";
+    "UPDATE kh_outbox SET delivered_at = ?2, claimed_by = NULL, claimed_until = NULL"
+    " WHERE id = ?1 AND delivered_at IS NULL";
+// Defers row ?1 if instance ?5 claims it: the next attempt after ?2 * 2^attempts ms (attempts
+// before this one), at most ?3 ms.
+constexpr std::string_view kDeferEvent =
+    "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS ms)"
+    " UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL, attempts = attempts + 1,"
+    "   next_attempt_at = (SELECT ms FROM now_ms) + min(?3, ?2 << min(attempts, 30)),"
+    "   last_error = ?4"
+    " WHERE id = ?1 AND delivered_at IS NULL AND claimed_by = ?5";
+constexpr std::string_view kReleaseClaims =
+    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
+    " WHERE claimed_by = ?1 AND delivered_at IS NULL";
+constexpr std::string_view kPruneDelivered =
+    "DELETE FROM kh_outbox WHERE id IN (SELECT id FROM kh_outbox"
+    " WHERE delivered_at IS NOT NULL AND delivered_at < ?1 ORDER BY delivered_at LIMIT ?2)";
+constexpr std::string_view kBacklog =
+    "SELECT count(*), min(occurred_at) FROM kh_outbox WHERE delivered_at IS NULL";
 
 template <typename T>
 std::optional<T> Nullable(const SqliteStatement& row, int column,
@@ -238,8 +276,9 @@ std::int64_t NonNegative(int limit) { return std::max(limit, 0); }
 
 class SqliteStoreTransaction final : public StoreTransaction {
  public:
-  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease)
-      : lease_(std::move(lease)), tx_(*lease_) {}
+  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease) : lease_(std::move(lease)) {
+    tx_.emplace(**lease_);
+  }
 
   std::optional<Review> LockReview(ReviewId id) override { return SelectReview(Open(), id); }
   std::optional<Document> LockDocument(DocumentId id) override {
@@ -268,14 +307,14 @@ class SqliteStoreTransaction final : public StoreTransaction {
     auto stmt = Open().Prepare(kUpdateDocument);
     BindDocument(stmt, doc);
     stmt.Bind(11, doc.id).Run();
-    ExpectOneRowChanged(*lease_, "document", doc.id);
+    ExpectOneRowChanged(Open(), "document", doc.id);
   }
 
   void UpdateReview(const Review& review) override {
     auto stmt = Open().Prepare(kUpdateReview);
     BindReview(stmt, review);
     stmt.Bind(9, review.id).Run();
-    ExpectOneRowChanged(*lease_, "review", review.id);
+    ExpectOneRowChanged(Open(), "review", review.id);
   }
 
   void PutContent(DocumentId id, std::int32_t version, const std::string& content,
@@ -296,20 +335,23 @@ class SqliteStoreTransaction final : public StoreTransaction {
         .Run();
   }
 
+  // Gives the connection and the writer slot back at once, not when the transaction object goes.
   void Commit() override {
     Open();
-    tx_.Commit();
+    tx_->Commit();
+    tx_.reset();
+    lease_.reset();
   }
 
  private:
   // The connection, as long as the transaction is still open.
   SqliteConnection& Open() {
-    if (tx_.committed()) throw StorageError("sqlite: the transaction is already committed");
-    return *lease_;
+    if (!tx_) throw StorageError("sqlite: the transaction is already committed");
+    return **lease_;
   }
 
-  SqliteConnectionPool::Lease lease_;
-  SqliteWriteTransaction tx_;  // after lease_: rolled back before the connection goes back
+  std::optional<SqliteConnectionPool::Lease> lease_;
+  std::optional<SqliteWriteTransaction> tx_;  // after lease_: rolled back before the connection goes back
 };
 
 void EnableWal(SqliteConnection& connection) {
@@ -345,7 +387,8 @@ std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
 
 }  // namespace
 
-SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config) {
+SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
+    : instance_token_(NewInstanceToken()), claim_ttl_(config.outbox_claim_ttl) {
   try {
     pool_ = OpenPool(config);
   } catch (const std::runtime_error& e) {
@@ -414,10 +457,22 @@ bool SqliteDocumentStore::Ping() {
 }
 
 std::vector<OutboxEvent> SqliteDocumentStore::ClaimPending(int limit) {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kClaimPending);
-  stmt.Bind(1, NonNegative(limit));
-  return AllRows(stmt, &EventFromRow);
+  if (limit <= 0) return {};
+  {
+    auto reader = pool_->Acquire();
+    if (!reader->Prepare(kAnyPending).Step()) return {};
+  }
+  auto lease = pool_->AcquireWriter();
+  SqliteWriteTransaction tx(*lease);
+  auto stmt = lease->Prepare(kClaimEvents);
+  stmt.Bind(1, NonNegative(limit))
+      .Bind(2, instance_token_)
+      .Bind(3, static_cast<std::int64_t>(claim_ttl_.count()));
+  auto events = AllRows(stmt, &EventFromRow);
+  tx.Commit();
+  std::sort(events.begin(), events.end(),
+            [](const OutboxEvent& a, const OutboxEvent& b) { return a.sequence < b.sequence; });
+  return events;
 }
 
 void SqliteDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) {
@@ -428,6 +483,47 @@ void SqliteDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequenc
     lease->Prepare(kMarkDelivered).Bind(1, sequence).Bind(2, at).Run();
   }
   tx.Commit();
+}
+
+void SqliteDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
+                                std::chrono::milliseconds delay,
+                                std::chrono::milliseconds max_delay, std::string_view reason) {
+  if (sequences.empty()) return;
+  auto lease = pool_->AcquireWriter();
+  SqliteWriteTransaction tx(*lease);
+  for (const std::int64_t sequence : sequences) {
+    lease->Prepare(kDeferEvent)
+        .Bind(1, sequence)
+        .Bind(2, static_cast<std::int64_t>(delay.count()))
+        .Bind(3, static_cast<std::int64_t>(max_delay.count()))
+        .Bind(4, reason)
+        .Bind(5, instance_token_)
+        .Run();
+  }
+  tx.Commit();
+}
+
+void SqliteDocumentStore::ReleaseClaims() {
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kReleaseClaims).Bind(1, instance_token_).Run();
+}
+
+int SqliteDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
+  if (limit <= 0) return 0;
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kPruneDelivered).Bind(1, cutoff).Bind(2, NonNegative(limit)).Run();
+  return static_cast<int>(lease->Changes());
+}
+
+OutboxBacklog SqliteDocumentStore::Backlog() {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kBacklog);
+  OutboxBacklog backlog;
+  if (stmt.Step()) {
+    backlog.pending = stmt.Int64(0);
+    backlog.oldest_occurred_at = Nullable(stmt, 1, &SqliteStatement::Time);
+  }
+  return backlog;
 }
 
 }  // namespace docgate

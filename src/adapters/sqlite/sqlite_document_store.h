@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/document_store.h"
@@ -18,6 +19,7 @@ struct SqliteConfig {
   int pool_size = 4;                             // connections; bounds concurrency
   std::chrono::milliseconds busy_timeout{5000};  // sqlite3_busy_timeout and the wait for a free
                                                  // pooled connection (and for the writer slot)
+  std::chrono::milliseconds outbox_claim_ttl{30000};  // how long claimed outbox rows stay claimed
 };
 
 // DocumentStore and OutboxStore on one SQLite file in WAL mode (readers never wait for the writer).
@@ -52,13 +54,22 @@ class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
   bool Ping() override;
 
+  // Claims, deferrals and releases take the writer slot and BEGIN IMMEDIATE, which serialises
+  // them with every other writer, other processes on the same file included; their times are on
+  // SQLite's clock.
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
-  // One process writes and dispatches, so nothing is ever claimed.
-  void ReleaseClaims() override {}
+  // Only rows this instance still claims are deferred.
+  void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
+             std::chrono::milliseconds max_delay, std::string_view reason) override;
+  void ReleaseClaims() override;
+  int PruneDelivered(TimePoint cutoff, int limit) override;
+  OutboxBacklog Backlog() override;
 
  private:
+  std::string instance_token_;  // claimed_by of this instance's outbox claims
+  std::chrono::milliseconds claim_ttl_;
   std::unique_ptr<SqliteConnectionPool> pool_;
 };
 

@@ -1,0 +1,130 @@
+#include "worker/outbox_relay.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <vector>
+
+namespace docgate {
+namespace {
+
+// Why an event was deferred, kept in kh_outbox.last_error for the operator.
+const char* Reason(DeliveryOutcome outcome) {
+  switch (outcome) {
+    case DeliveryOutcome::kReturned:
+      return "unroutable: the broker returned it (no queue is bound for its routing key)";
+    case DeliveryOutcome::kNacked:
+      return "refused: the broker nacked it";
+    case DeliveryOutcome::kFailed:
+    case DeliveryOutcome::kDelivered:
+      break;
+  }
+  return "a consumer failed on it";
+}
+
+}  // namespace
+
+OutboxRelay::OutboxRelay(OutboxStore& outbox, EventSink& sink, Clock& clock, RelayConfig config)
+    : outbox_(outbox), sink_(sink), clock_(clock), config_(config) {}
+
+void OutboxRelay::Wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  wake_.notify_one();
+}
+
+int OutboxRelay::RunOnce() {
+  int delivered = 0;
+  for (;;) {
+    const auto batch = outbox_.ClaimPending(config_.batch_size);
+    if (batch.empty()) return delivered;
+    const auto outcomes = sink_.Deliver(batch);
+    if (outcomes.size() != batch.size()) {
+      throw std::logic_error("event sink answered " + std::to_string(outcomes.size()) +
+                             " outcomes for " + std::to_string(batch.size()) + " events");
+    }
+    std::vector<std::int64_t> done;
+    // Deferred per outcome, so that each row records why.
+    std::vector<std::int64_t> returned, nacked, failed;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const std::int64_t sequence = batch[i].sequence;
+      switch (outcomes[i]) {
+        case DeliveryOutcome::kDelivered: done.push_back(sequence); break;
+        case DeliveryOutcome::kReturned: returned.push_back(sequence); break;
+        case DeliveryOutcome::kNacked: nacked.push_back(sequence); break;
+        case DeliveryOutcome::kFailed: failed.push_back(sequence); break;
+      }
+    }
+    outbox_.MarkDelivered(done, clock_.Now());
+    for (const auto& [sequences, outcome, counter] :
+         {std::tuple{&returned, DeliveryOutcome::kReturned, &counters_.returned},
+          std::tuple{&nacked, DeliveryOutcome::kNacked, &counters_.nacked},
+          std::tuple{&failed, DeliveryOutcome::kFailed, &counters_.failed}}) {
+      if (sequences->empty()) continue;
+      outbox_.Defer(*sequences, config_.retry_delay, config_.max_retry_delay, Reason(outcome));
+      *counter += sequences->size();
+      spdlog::warn("outbox relay: {} event(s) not delivered, retrying later: {}",
+                   sequences->size(), Reason(outcome));
+    }
+    counters_.delivered += done.size();
+    delivered += static_cast<int>(done.size());
+    // A delivered head may have made its document's next event claimable: go on until a round
+    // delivers nothing (everything deferred means nothing more is due now).
+    if (done.empty()) return delivered;
+  }
+}
+
+int OutboxRelay::Prune() {
+  const TimePoint cutoff = clock_.Now() - config_.retention;
+  int pruned = 0;
+  for (;;) {
+    const int deleted = outbox_.PruneDelivered(cutoff, config_.prune_batch);
+    pruned += deleted;
+    if (deleted < config_.prune_batch) break;
+  }
+  counters_.pruned += static_cast<std::uint64_t>(pruned);
+  return pruned;
+}
+
+void OutboxRelay::Run(std::stop_token stop) {
+  auto backoff = config_.initial_backoff;
+  TimePoint next_prune = clock_.Now();
+  while (!stop.stop_requested()) {
+    try {
+      RunOnce();
+      backoff = config_.initial_backoff;
+      if (clock_.Now() >= next_prune) {
+        next_prune = clock_.Now() + config_.prune_interval;
+        if (const int pruned = Prune(); pruned > 0) {
+          spdlog::info("outbox relay: pruned {} delivered event(s)", pruned);
+        }
+      }
+      sink_.Maintain();
+      WaitForWake(stop, config_.idle_poll);
+    } catch (const std::exception& e) {
+      ++counters_.errors;
+      spdlog::warn("outbox relay: delivery failed, retrying in {} ms: {}", backoff.count(),
+                   e.what());
+      WaitForWake(stop, backoff);
+      backoff = std::min(backoff * 2, config_.max_backoff);
+    }
+  }
+  try {
+    outbox_.ReleaseClaims();
+  } catch (const std::exception& e) {
+    spdlog::warn("outbox relay: could not release claims, they expire by themselves: {}",
+                 e.what());
+  }
+}
+
+void OutboxRelay::WaitForWake(std::stop_token& stop, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, stop, timeout, [this] { return woken_; });
+  woken_ = false;
+}
+
+}  // namespace docgate

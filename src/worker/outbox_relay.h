@@ -1,0 +1,93 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <stop_token>
+
+#include "app/clock.h"
+#include "app/document_store.h"
+#include "app/events.h"
+
+namespace docgate {
+
+struct RelayConfig {
+  int batch_size = 100;  // DOCGATE_OUTBOX_BATCH_SIZE: events per claim, and per confirm batch
+  // Safety net if a wake-up is missed (DOCGATE_OUTBOX_POLL_MS); also how often an idle relay lets
+  // the sink keep its connection alive and retries deferred events that came due.
+  std::chrono::milliseconds idle_poll{1000};
+  // After the sink or the store threw (broker or database unreachable): wait initial_backoff,
+  // doubling up to max_backoff, then try again.
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{10000};
+  // An event the broker returned or refused, or a consumer failed on, is retried after retry_delay
+  // doubling per attempt up to max_retry_delay (DOCGATE_OUTBOX_RETRY_MAX_MS); its document's later
+  // events wait behind it.
+  std::chrono::milliseconds retry_delay{1000};
+  std::chrono::milliseconds max_retry_delay{60000};
+  // Delivered events are deleted once older than `retention` (DOCGATE_OUTBOX_RETENTION_HOURS),
+  // prune_batch rows per statement, checked every prune_interval.
+  std::chrono::hours retention{24 * 7};
+  int prune_batch = 1000;
+  std::chrono::milliseconds prune_interval{60000};
+};
+
+// What the relay has done since it started; read from any thread.
+struct RelayCounters {
+  std::atomic<std::uint64_t> delivered{0};
+  std::atomic<std::uint64_t> returned{0};  // unroutable: basic.return
+  std::atomic<std::uint64_t> nacked{0};    // refused: basic.nack
+  std::atomic<std::uint64_t> failed{0};    // a consumer failed
+  std::atomic<std::uint64_t> errors{0};    // rounds that threw: sink or store unreachable
+  std::atomic<std::uint64_t> pruned{0};
+};
+
+// Moves the outbox to an EventSink. Each round claims a batch of head events (per document the
+// oldest undelivered one: see OutboxStore), hands the whole batch to the sink, marks delivered what
+// the sink confirmed and defers the rest with backoff, and repeats while a round delivered
+// something. An event is marked delivered only after the sink confirmed it, so a crash at any point
+// leaves it pending and it is delivered again (same event_id): at least once, never lost. Per
+// document, events leave in transition order, because a document's next event is claimable only
+// after the one before it was delivered.
+//
+// Wake() may be called from any thread; RunOnce/Run from one thread at a time.
+class OutboxRelay final : public OutboxWakeup {
+ public:
+  OutboxRelay(OutboxStore& outbox, EventSink& sink, Clock& clock, RelayConfig config = {});
+
+  void Wake() override;
+
+  // Relays until a round delivers nothing; returns how many events were delivered. Throws what
+  // the store or the sink throws; the batch being delivered then stays claimed by this instance
+  // and is delivered again by the next round.
+  int RunOnce();
+
+  // Deletes delivered events older than the retention, in batches of prune_batch, until none is
+  // left; returns how many. Throws what the store throws.
+  int Prune();
+
+  // Loops RunOnce until `stop` is requested, sleeping until Wake() or idle_poll between rounds,
+  // pruning every prune_interval, calling the sink's Maintain between rounds, and backing off
+  // after a failure. Failures are logged and counted, never propagated. On the way out it releases
+  // the store's claims so that undelivered events wait for nobody.
+  void Run(std::stop_token stop);
+
+  const RelayCounters& counters() const { return counters_; }
+
+ private:
+  // Waits up to `timeout` for a Wake() or a stop request.
+  void WaitForWake(std::stop_token& stop, std::chrono::milliseconds timeout);
+
+  OutboxStore& outbox_;
+  EventSink& sink_;
+  Clock& clock_;
+  const RelayConfig config_;
+  RelayCounters counters_;
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  bool woken_ = false;
+};
+
+}  // namespace docgate
