@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_outbox_listener.h"
 #include "contract/document_store_contract.h"
+#include "fakes/counting_wakeup.h"
 #include "support/pg_test_database.h"
+#include "support/tcp_proxy.h"
 
 namespace docgate {
 namespace {
@@ -141,6 +144,56 @@ TEST_F(PgOutboxTest, DeliveredRowsAreNeverClaimedAgain) {
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at = " +
                       std::to_string(ContractTime(5).time_since_epoch().count())),
             3);
+}
+
+// Waits up to `limit` for `done`, polling every 10 ms.
+template <typename Predicate>
+bool Within(milliseconds limit, Predicate done) {
+  const auto deadline = steady_clock::now() + limit;
+  while (!done()) {
+    if (steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return true;
+}
+
+TEST_F(PgOutboxTest, AnotherInstancesCommitWakesTheListenerOncePerTransaction) {
+  PgDocumentStore writer(Config(milliseconds(60'000)));
+  CountingWakeup wakeup;
+  PgOutboxListener listener(Config(milliseconds(60'000)), wakeup);
+  ASSERT_TRUE(Within(milliseconds(5000), [&] { return listener.listening(); }));
+  ASSERT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() >= 1; }))
+      << "a listener wakes the relay once when it starts listening";
+  const int before = wakeup.count();
+  AppendEvents(writer, 3);  // one transaction, three events: one notification
+  ASSERT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(wakeup.count(), before + 1);
+  {
+    auto tx = writer.Begin();  // a transaction without events sends nothing
+    tx->Commit();
+  }
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(wakeup.count(), before + 1);
+}
+
+TEST_F(PgOutboxTest, TheListenerReconnectsAfterAnOutageAndWakesTheRelayAgain) {
+  TcpProxy proxy(PortOfUrl(db_.url()));
+  PgConfig through_proxy = Config(milliseconds(60'000));
+  through_proxy.url = WithHostPort(db_.url(), "127.0.0.1:" + std::to_string(proxy.port()));
+  through_proxy.connect_timeout = milliseconds(1000);
+  PgDocumentStore writer(Config(milliseconds(60'000)));  // not through the proxy
+  CountingWakeup wakeup;
+  PgOutboxListener listener(through_proxy, wakeup);
+  ASSERT_TRUE(Within(milliseconds(5000), [&] { return listener.listening(); }));
+
+  proxy.Stop();
+  ASSERT_TRUE(Within(milliseconds(5000), [&] { return !listener.listening(); }));
+  proxy.Start();
+  ASSERT_TRUE(Within(milliseconds(15'000), [&] { return listener.listening(); }));
+  const int before = wakeup.count();
+  AppendEvents(writer, 1);
+  EXPECT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
 }
 
 }  // namespace

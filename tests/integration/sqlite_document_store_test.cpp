@@ -305,5 +305,33 @@ TEST_F(SqliteDocumentStoreTest, IncrementsFromTwoProcessesLoseNoUpdate) {
   EXPECT_EQ(first.FindDocument(id)->version, 1 + committed.load());
 }
 
+TEST_F(SqliteDocumentStoreTest, TwoInstancesOnOneFileNeverClaimTheSameEventUntilReleased) {
+  SqliteConfig config = Config();
+  config.outbox_claim_ttl = milliseconds(60'000);
+  SqliteDocumentStore first(config);
+  SqliteDocumentStore second(config);
+  for (int i = 0; i < 4; ++i) AddDocument(first);
+  const auto claimed = first.ClaimPending(3);
+  ASSERT_EQ(claimed.size(), 3u);
+  const auto rest = second.ClaimPending(10);
+  ASSERT_EQ(rest.size(), 1u);
+  for (const auto& event : claimed) EXPECT_NE(event.event_id, rest[0].event_id);
+  EXPECT_EQ(first.ClaimPending(10).size(), 3u) << "an instance gets its own claims back";
+  first.ReleaseClaims();
+  EXPECT_EQ(second.ClaimPending(10).size(), 4u);
+}
+
+TEST_F(SqliteDocumentStoreTest, AnExpiredClaimIsTakenOverByAnotherInstance) {
+  SqliteConfig config = Config();
+  config.outbox_claim_ttl = milliseconds(50);
+  SqliteDocumentStore first(config);
+  SqliteDocumentStore second(config);
+  AddDocument(first);
+  ASSERT_EQ(first.ClaimPending(10).size(), 1u);
+  EXPECT_TRUE(second.ClaimPending(10).empty());
+  std::this_thread::sleep_for(milliseconds(120));
+  EXPECT_EQ(second.ClaimPending(10).size(), 1u);
+}
+
 }  // namespace
 }  // namespace docgate
