@@ -10,7 +10,11 @@ packages=(
   libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev
   libpqxx-dev libpq-dev postgresql python3 jq
   redis-server libhiredis-dev openssl python3-redis
+  rabbitmq-server librabbitmq-dev
 )
+# rabbitmq-server's postinst may start a system node (5672, 25672, epmd on 4369) where services
+# are allowed to start. It is left alone: the test node (scripts/services.sh) has its own ports,
+# epmd, node name and data, and neither uses nor disturbs it.
 
 missing=()
 for p in "${packages[@]}"; do

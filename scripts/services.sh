@@ -4,7 +4,8 @@
 # 127.0.0.1, and runs as an unprivileged user; nothing touches a system-wide instance.
 #
 #   scripts/services.sh start   # prints `export DOCGATE_TEST_PG_URL=...` (and _REDIS_URL,
-#                               # _REDISS_URL, _REDIS_CA_FILE) lines for eval
+#                               # _REDISS_URL, _REDIS_CA_FILE, _AMQP_URL, _AMQPS_URL,
+#                               # _AMQP_CA_FILE, _RABBITMQCTL) lines for eval
 #   scripts/services.sh stop
 set -euo pipefail
 
@@ -19,6 +20,19 @@ s = socket.socket()
 s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])
 s.close()
+PY
+}
+
+# N distinct free ports in one go (all bound at once, so never the same port twice).
+free_ports() {
+  python3 - "$1" <<'PY'
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
 PY
 }
 
@@ -90,8 +104,194 @@ stop_redis() {
   done
 }
 
+# RabbitMQ: one node with a plain and a TLS-only AMQP listener (a throwaway self-signed certificate
+# for 127.0.0.1, server-side TLS only), user guest (loopback only, which 127.0.0.1 is). Everything
+# the node would take from the system is its own: node name, AMQP/TLS/distribution ports, an epmd
+# on its own port bound to 127.0.0.1 (started here; ERL_EPMD_PORT points the node and rabbitmqctl
+# at it, so they never use or start an epmd on the default port 4369), config, enabled plugins
+# (none), data, logs and HOME (Erlang cookie), all under $dir/rabbitmq. Runs as the `rabbitmq`
+# system user when root.
+# $dir/rabbitmq/ctl runs rabbitmqctl against this node (exported as DOCGATE_TEST_RABBITMQCTL).
+rmq_bin=/usr/lib/rabbitmq/bin
+
+# A command prefix, not a function, so that it also works after setsid. setpriv execs (no fork,
+# environment untouched), so `$!` of a background command is the real process.
+as_rmq_user=()
+if [ "$(id -u)" -eq 0 ]; then as_rmq_user=(setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups --); fi
+
+# Waits until both listeners answer the AMQP 0-9-1 protocol header with connection.start; fails
+# early if the node's pid (once written) is gone.
+rmq_wait_ready() {
+  python3 - "$@" <<'PY'
+import os, socket, ssl, sys, time
+pidfile, port, tls_port, ca = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+
+def handshake(p, tls):
+    s = socket.create_connection(("127.0.0.1", p), timeout=2)
+    try:
+        if tls:
+            s = ssl.create_default_context(cafile=ca).wrap_socket(s, server_hostname="127.0.0.1")
+        s.sendall(b"AMQP\x00\x00\x09\x01")
+        f = b""
+        while len(f) < 11:
+            chunk = s.recv(11 - len(f))
+            if not chunk:
+                return False
+            f += chunk
+        # a method frame on channel 0: class 10 (connection), method 10 (start)
+        return f[0] == 1 and f[1:3] == b"\x00\x00" and f[7:11] == b"\x00\x0a\x00\x0a"
+    finally:
+        s.close()
+
+deadline = time.monotonic() + 90
+while time.monotonic() < deadline:
+    try:
+        pid = int(open(pidfile).read().strip())
+    except (OSError, ValueError):
+        pid = None
+    if pid is not None:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            sys.exit("rabbitmq: the node exited during startup")
+        except PermissionError:
+            pass
+    try:
+        if handshake(port, False) and handshake(tls_port, True):
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+sys.exit("rabbitmq: not accepting AMQP after 90 s")
+PY
+}
+
+start_rabbitmq() {
+  local rdir=$dir/rabbitmq port tls_port dist_port epmd_port node t0
+  stop_rabbitmq
+  rm -rf "$rdir"
+  mkdir -p "$rdir/home" "$rdir/mnesia" "$rdir/log" "$rdir/tls" "$rdir/conf.d"
+  read -r port tls_port dist_port epmd_port < <(free_ports 4)
+  [ -n "$epmd_port" ] || { echo "services.sh: no free ports for rabbitmq" >&2; return 1; }
+  node=docgate-test-$port@localhost
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
+    -addext "subjectAltName=IP:127.0.0.1" \
+    -keyout "$rdir/tls/key.pem" -out "$rdir/tls/cert.pem" >/dev/null 2>&1
+  openssl rand -hex 20 | tr -d '\n' >"$rdir/home/.erlang.cookie"
+  chmod 400 "$rdir/home/.erlang.cookie"
+  echo '[].' >"$rdir/enabled_plugins"
+  : >"$rdir/rabbitmq-env.conf"
+  {
+    echo "listeners.tcp.1 = 127.0.0.1:$port"
+    echo "listeners.ssl.1 = 127.0.0.1:$tls_port"
+    echo "ssl_options.cacertfile = $rdir/tls/cert.pem"
+    echo "ssl_options.certfile = $rdir/tls/cert.pem"
+    echo "ssl_options.keyfile = $rdir/tls/key.pem"
+    echo "ssl_options.verify = verify_none"
+    echo "ssl_options.fail_if_no_peer_cert = false"
+    echo "# never block publishers for low disk or memory on a small CI machine"
+    echo "disk_free_limit.absolute = 1MB"
+    echo "vm_memory_high_watermark.relative = 0.8"
+    echo "log.console = false"
+    echo "log.file.level = info"
+  } >"$rdir/rabbitmq.conf"
+  # The environment of both the server and ctl: nothing falls back to /etc/rabbitmq,
+  # /var/lib/rabbitmq, /var/log/rabbitmq, the default ports or the default epmd.
+  {
+    echo "export HOME='$rdir/home'"
+    echo "export RABBITMQ_NODENAME='$node'"
+    echo "export RABBITMQ_DIST_PORT=$dist_port"
+    echo "export ERL_EPMD_PORT=$epmd_port"
+    echo "export ERL_EPMD_ADDRESS=127.0.0.1"
+    echo "export RABBITMQ_CONF_ENV_FILE='$rdir/rabbitmq-env.conf'"
+    echo "export RABBITMQ_CONFIG_FILE='$rdir/rabbitmq.conf'"
+    echo "export RABBITMQ_CONFIG_FILES='$rdir/conf.d'"
+    echo "export RABBITMQ_ADVANCED_CONFIG_FILE='$rdir/advanced.config'"
+    echo "export RABBITMQ_ENABLED_PLUGINS_FILE='$rdir/enabled_plugins'"
+    echo "export RABBITMQ_MOTD_FILE='$rdir/motd'"
+    echo "export RABBITMQ_MNESIA_BASE='$rdir/mnesia'"
+    echo "export RABBITMQ_LOG_BASE='$rdir/log'"
+    echo "export RABBITMQ_PID_FILE='$rdir/rabbitmq.pid'"
+    echo "export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS='-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}'"
+    echo "export RABBITMQ_CTL_DIST_PORT_MIN=0"
+    echo "export RABBITMQ_CTL_DIST_PORT_MAX=0"
+    echo "export ERL_CRASH_DUMP='$rdir/log/erl_crash.dump'"
+  } >"$rdir/env"
+  {
+    echo '#!/bin/sh'
+    echo "# rabbitmqctl against the docgate test node in $rdir, e.g. \`ctl stop_app\`, \`ctl start_app\`."
+    echo "# Refuses once the node is stopped: rabbitmqctl would start an epmd of its own on the"
+    echo "# node's epmd port, which nothing would stop."
+    echo "if [ ! -f '$rdir/epmd.pid' ]; then echo 'ctl: the node in $rdir is stopped' >&2; exit 69; fi"
+    echo ". '$rdir/env'"
+    echo "cd '$rdir'"
+    # shellcheck disable=SC2016 # expanded when ctl runs
+    echo 'if [ "$(id -u)" -eq 0 ]; then'
+    echo "  exec setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups -- $rmq_bin/rabbitmqctl -n '$node' \"\$@\""
+    echo 'fi'
+    echo "exec $rmq_bin/rabbitmqctl -n '$node' \"\$@\""
+  } >"$rdir/ctl"
+  chmod 755 "$rdir/ctl"
+  echo "$epmd_port" >"$rdir/epmd.port"
+  if [ "$(id -u)" -eq 0 ]; then chown -R rabbitmq: "$rdir"; fi
+
+  t0=$(date +%s%N)
+  (
+    cd "$rdir"
+    # shellcheck disable=SC1091
+    . "$rdir/env"
+    setsid "${as_rmq_user[@]}" epmd -port "$epmd_port" -address 127.0.0.1 \
+      </dev/null >"$rdir/log/epmd.log" 2>&1 &
+    echo $! >"$rdir/epmd.pid"
+    for _ in $(seq 100); do epmd -port "$epmd_port" -names >/dev/null 2>&1 && break; sleep 0.05; done
+    "${as_rmq_user[@]}" "$rmq_bin/rabbitmq-server" -detached </dev/null >"$rdir/log/startup.log" 2>&1
+  )
+  if ! rmq_wait_ready "$rdir/rabbitmq.pid" "$port" "$tls_port" "$rdir/tls/cert.pem"; then
+    tail -n 30 "$rdir/log/startup.log" "$rdir/log/$node.log" >&2 2>/dev/null || true
+    stop_rabbitmq
+    return 1
+  fi
+  echo "services.sh: rabbitmq $node up in $((($(date +%s%N) - t0) / 1000000)) ms" >&2
+  echo "export DOCGATE_TEST_AMQP_URL=amqp://guest:guest@127.0.0.1:$port/%2F"
+  echo "export DOCGATE_TEST_AMQPS_URL=amqps://guest:guest@127.0.0.1:$tls_port/%2F"
+  echo "export DOCGATE_TEST_AMQP_CA_FILE=$rdir/tls/cert.pem"
+  echo "export DOCGATE_TEST_RABBITMQCTL=$rdir/ctl"
+}
+
+# Whether the pid in file $1 is alive and still the program $2 (not a reused pid).
+rmq_alive() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && kill -0 "$pid" 2>/dev/null
+}
+
+# Stops the node (`rabbitmqctl stop`; SIGTERM, then SIGKILL, if it is still there), then its
+# epmd, both by the pids recorded under $dir/rabbitmq, so nothing else on the machine is touched.
+stop_rabbitmq() {
+  local rdir=$dir/rabbitmq pid prog
+  [ -d "$rdir" ] || return 0
+  if rmq_alive "$rdir/rabbitmq.pid" beam.smp && [ -f "$rdir/epmd.pid" ]; then
+    timeout 60 "$rdir/ctl" stop >/dev/null 2>&1 || true
+    for _ in $(seq 300); do rmq_alive "$rdir/rabbitmq.pid" beam.smp || break; sleep 0.1; done
+  fi
+  for prog in beam.smp:rabbitmq.pid epmd:epmd.pid; do
+    if rmq_alive "$rdir/${prog#*:}" "${prog%%:*}"; then
+      pid=$(cat "$rdir/${prog#*:}")
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 300); do rmq_alive "$rdir/${prog#*:}" "${prog%%:*}" || break; sleep 0.1; done
+      if rmq_alive "$rdir/${prog#*:}" "${prog%%:*}"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    fi
+    rm -f "$rdir/${prog#*:}"
+  done
+  # An epmd the node may have restarted on our port by itself (epmd refuses while a node is
+  # registered on it).
+  if [ -f "$rdir/epmd.port" ]; then
+    epmd -port "$(cat "$rdir/epmd.port")" -kill >/dev/null 2>&1 || true
+  fi
+}
+
 case "${1:-}" in
-  start) mkdir -p "$dir"; start_pg; start_redis ;;
-  stop) stop_redis; stop_pg ;;
+  start) mkdir -p "$dir"; start_pg; start_redis; start_rabbitmq ;;
+  stop) stop_rabbitmq; stop_redis; stop_pg ;;
   *) echo "usage: $0 start|stop" >&2; exit 2 ;;
 esac

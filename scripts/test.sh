@@ -8,7 +8,14 @@ build_dir=$(cd "${1:-build}" && pwd)
 cd "$root"
 
 export DOCGATE_SERVICES_DIR=$build_dir/services
+# The servers (PostgreSQL, Redis, RabbitMQ) are stopped on any exit: bash runs no EXIT trap when
+# killed by a signal, so the usual ones are turned into exits. A failed start fails the run (in
+# `eval "$(...)"` it would not: eval of an empty string succeeds).
 trap 'bash scripts/services.sh stop' EXIT
-eval "$(bash scripts/services.sh start)"
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+exports=$(bash scripts/services.sh start)
+eval "$exports"
 
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600
