@@ -9,6 +9,7 @@ namespace docgate {
 struct AmqpConfig {
   // DOCGATE_AMQP_URL: amqp://[user[:password]@]host[:port][/vhost][?heartbeat=SECONDS] or amqps://
   // (TLS). Empty: events are delivered in process. The vhost is percent-decoded ("/%2F" is "/").
+  // Defaults: guest/guest, port 5672 (amqps: 5671), vhost "/".
   std::string url;
   // DOCGATE_AMQP_CA_FILE: PEM certificates amqps:// servers are verified against; empty: the
   // system's trust store. The server's certificate must name the URL's host.
@@ -18,7 +19,8 @@ struct AmqpConfig {
   // DOCGATE_AMQP_QUEUE: the durable queue docgate's own consumers read, bound to `document.#` on
   // the exchange; empty: declare none (every binding is then someone else's business).
   std::string queue = "docgate.consumers";
-  // Heartbeat when the URL names none (seconds; 0 turns heartbeats off).
+  // Heartbeat when the URL names none (seconds; 0 turns heartbeats off). Heartbeats are sent from
+  // the relay's calls to EventSink::Maintain(), so its idle poll must be shorter than this.
   int heartbeat_seconds = 30;
   // DOCGATE_AMQP_CONNECT_TIMEOUT_MS: TCP connect + TLS handshake + AMQP login + declarations.
   std::chrono::milliseconds connect_timeout{5000};
