@@ -15,6 +15,7 @@ SqliteConfig ToSqliteConfig(const Config& config) {
   sqlite.path = SqlitePath(config.database.url).value_or(std::string{});
   sqlite.pool_size = config.database.pool_size;
   sqlite.busy_timeout = config.database.busy_timeout;
+  sqlite.outbox_claim_ttl = config.relay.claim_ttl;
   return sqlite;
 }
 
@@ -25,6 +26,7 @@ PgConfig ToPgConfig(const Config& config) {
   pg.connect_timeout = config.database.connect_timeout;
   pg.statement_timeout = config.database.statement_timeout;
   pg.pool_wait_timeout = config.database.busy_timeout;
+  pg.outbox_claim_ttl = config.relay.claim_ttl;
   return pg;
 }
 
@@ -71,7 +73,12 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   } else {
     gate_ = std::make_unique<DisabledLockGate>();
   }
-  sink_ = std::make_unique<InProcessEventSink>();
+  consumers_ = std::make_unique<InProcessEventSink>();
+  sink_ = consumers_.get();
+  if (!config_.amqp.url.empty()) {
+    broker_ = std::make_unique<AmqpEventSink>(config_.amqp);
+    sink_ = broker_.get();
+  }
   relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
   service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *relay_,
                                                ToServiceConfig(config_));
@@ -80,6 +87,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   health.database = [store = store_.get()] { return store->Ping(); };
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
+  if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };
   api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
   server_ = std::make_unique<HttpServer>(
       config_.http, [api = api_.get()](const HttpRequest& request) { return api->Handle(request); });
@@ -87,7 +95,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
 
 Application::~Application() { Stop(); }
 
-void Application::AddConsumer(EventConsumer& consumer) { sink_->Register(consumer); }
+void Application::AddConsumer(EventConsumer& consumer) { consumers_->Register(consumer); }
 
 void Application::Start() {
   if (IsPostgresUrl(config_.database.url)) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <thread>
 
+#include "adapters/amqp/amqp_event_sink.h"
 #include "adapters/crypto/openssl_random.h"
 #include "adapters/http/http_server.h"
 #include "adapters/http/jwt_auth.h"
@@ -23,9 +24,10 @@ namespace docgate {
 
 // One running docgate wired from a Config: the store its DOCGATE_DATABASE_URL names (SQLite or
 // PostgreSQL), the Redis lock gate when DOCGATE_REDIS_URL is set, else the in-process one (or none,
-// DOCGATE_LOCK_GATE=off), the in-process event
-// delivery (outbox relay on its own thread), the use cases and the HTTP server. main.cpp and
-// the end-to-end tests build exactly this.
+// DOCGATE_LOCK_GATE=off), the outbox relay on its own thread delivering to RabbitMQ when
+// DOCGATE_AMQP_URL is set, else in process (woken by PostgreSQL's NOTIFY as well as by this
+// instance's commits), the use cases and the HTTP server. main.cpp and the end-to-end tests build
+// exactly this.
 //
 // Lifecycle: construct (validates the config, resolves the JWT secret, opens the store and applies
 // migrations) -> AddConsumer... -> Start -> Stop (also run by the destructor). Not thread-safe
@@ -40,8 +42,9 @@ class Application {
   Application(const Application&) = delete;
   Application& operator=(const Application&) = delete;
 
-  // Registers a consumer of the events (after the built-in ones). Only before Start; `consumer`
-  // must outlive the application.
+  // Registers a consumer of the events delivered in process (after the built-in ones); with a
+  // broker configured, events go to the broker instead. Only before Start; `consumer` must
+  // outlive the application.
   void AddConsumer(EventConsumer& consumer);
 
   // Starts event delivery (undelivered events left by a previous run go first) and the HTTP
@@ -71,7 +74,9 @@ class Application {
   std::unique_ptr<DocumentStore> store_;
   OutboxStore* outbox_ = nullptr;  // the same object as store_
   std::unique_ptr<LockGate> gate_;
-  std::unique_ptr<InProcessEventSink> sink_;
+  std::unique_ptr<InProcessEventSink> consumers_;  // the in-process delivery, and AddConsumer's
+  std::unique_ptr<AmqpEventSink> broker_;          // DOCGATE_AMQP_URL: events go to RabbitMQ
+  EventSink* sink_ = nullptr;                      // the one of the two the relay delivers to
   std::unique_ptr<OutboxRelay> relay_;
   std::unique_ptr<PgOutboxListener> listener_;  // PostgreSQL only: NOTIFY -> relay_->Wake()
   std::unique_ptr<DocumentService> service_;

@@ -200,6 +200,7 @@ Config LoadConfig(const EnvLookup& env) {
   ReadInteger(env, "DOCGATE_OUTBOX_BATCH_SIZE", config.relay.batch_size);
   ReadMillis(env, "DOCGATE_OUTBOX_POLL_MS", config.relay.idle_poll);
   ReadMillis(env, "DOCGATE_OUTBOX_RETRY_MAX_MS", config.relay.max_retry_delay);
+  ReadMillis(env, "DOCGATE_OUTBOX_CLAIM_TTL_MS", config.relay.claim_ttl);
   auto retention_hours = config.relay.retention.count();
   ReadInteger(env, "DOCGATE_OUTBOX_RETENTION_HOURS", retention_hours);
   config.relay.retention = std::chrono::hours(retention_hours);
@@ -285,6 +286,14 @@ void ValidateConfig(const Config& config) {
   RequireRange<std::int64_t>("DOCGATE_OUTBOX_RETENTION_HOURS", config.relay.retention.count(), 1,
                              24 * 365 * 10);
   RequireRange("the outbox prune batch", config.relay.prune_batch, 1, 100000);
+  if (!config.amqp.url.empty() &&
+      config.relay.claim_ttl <= config.amqp.connect_timeout + config.amqp.confirm_timeout) {
+    throw ConfigError("DOCGATE_OUTBOX_CLAIM_TTL_MS must exceed DOCGATE_AMQP_CONNECT_TIMEOUT_MS + "
+                      "DOCGATE_AMQP_CONFIRM_TIMEOUT_MS (" +
+                      std::to_string((config.amqp.connect_timeout + config.amqp.confirm_timeout).count()) +
+                      " ms), or a batch still being delivered could be claimed by another instance");
+  }
+  RequirePositive("DOCGATE_OUTBOX_CLAIM_TTL_MS", config.relay.claim_ttl);
   RequirePositive("the outbox prune interval", config.relay.prune_interval);
   bool known_level = false;
   for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;

@@ -69,7 +69,7 @@ struct Config {
   // publish to RabbitMQ instead of delivering in process.
   AmqpConfig amqp;
   // DOCGATE_OUTBOX_BATCH_SIZE, DOCGATE_OUTBOX_POLL_MS, DOCGATE_OUTBOX_RETRY_MAX_MS,
-  // DOCGATE_OUTBOX_RETENTION_HOURS.
+  // DOCGATE_OUTBOX_RETENTION_HOURS, DOCGATE_OUTBOX_CLAIM_TTL_MS.
   RelayConfig relay;
   ExternalConfig external;
   LogConfig log;

@@ -109,7 +109,8 @@ void OutboxRelay::Run(std::stop_token stop) {
       ++counters_.errors;
       spdlog::warn("outbox relay: delivery failed, retrying in {} ms: {}", backoff.count(),
                    e.what());
-      WaitForWake(stop, backoff);
+      // Commits keep calling Wake() meanwhile; they must not turn the backoff into a busy loop.
+      Sleep(stop, backoff);
       backoff = std::min(backoff * 2, config_.max_backoff);
     }
   }
@@ -119,6 +120,11 @@ void OutboxRelay::Run(std::stop_token stop) {
     spdlog::warn("outbox relay: could not release claims, they expire by themselves: {}",
                  e.what());
   }
+}
+
+void OutboxRelay::Sleep(std::stop_token& stop, std::chrono::milliseconds duration) {
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, stop, duration, [] { return false; });
 }
 
 void OutboxRelay::WaitForWake(std::stop_token& stop, std::chrono::milliseconds timeout) {

@@ -32,6 +32,10 @@ struct RelayConfig {
   std::chrono::hours retention{24 * 7};
   int prune_batch = 1000;
   std::chrono::milliseconds prune_interval{60000};
+  // How long a claim on outbox rows holds (DOCGATE_OUTBOX_CLAIM_TTL_MS): the rows a killed
+  // instance had claimed wait this long before another instance takes them over. Applied by the
+  // store; must outlast one batch's delivery (connect + confirm timeouts).
+  std::chrono::milliseconds claim_ttl{30000};
 };
 
 // What the relay has done since it started; read from any thread.
@@ -70,7 +74,7 @@ class OutboxRelay final : public OutboxWakeup {
 
   // Loops RunOnce until `stop` is requested, sleeping until Wake() or idle_poll between rounds,
   // pruning every prune_interval, calling the sink's Maintain between rounds, and backing off
-  // after a failure. Failures are logged and counted, never propagated. On the way out it releases
+  // after a failure (wake-ups do not cut a backoff short). Failures are logged and counted, never propagated. On the way out it releases
   // the store's claims so that undelivered events wait for nobody.
   void Run(std::stop_token stop);
 
@@ -79,6 +83,8 @@ class OutboxRelay final : public OutboxWakeup {
  private:
   // Waits up to `timeout` for a Wake() or a stop request.
   void WaitForWake(std::stop_token& stop, std::chrono::milliseconds timeout);
+  // Waits `duration` or until a stop request; Wake() does not end it.
+  void Sleep(std::stop_token& stop, std::chrono::milliseconds duration);
 
   OutboxStore& outbox_;
   EventSink& sink_;

@@ -117,6 +117,7 @@ struct Backend {
   bool postgres;
   bool gate;
   bool redis = false;  // the Redis gate on DOCGATE_TEST_REDIS_URL instead of the in-process one
+  bool amqp = false;   // events relayed to RabbitMQ on DOCGATE_TEST_AMQP_URL instead of in process
 };
 inline constexpr Backend kSqlite{"Sqlite", false, true};
 inline constexpr Backend kPostgres{"Postgres", true, true};
@@ -181,6 +182,14 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
     if (GetParam().postgres) {
       config.database.url = pg_->url();
       config.auth.jwt_secret = "e2e-secret";
+    }
+    if (GetParam().amqp) {
+      const char* url = std::getenv("DOCGATE_TEST_AMQP_URL");
+      if (url == nullptr || *url == '\0') {
+        ADD_FAILURE() << "DOCGATE_TEST_AMQP_URL is not set; run through scripts/test.sh";
+      } else {
+        config.amqp.url = url;
+      }
     }
     if (GetParam().redis) {
       const char* url = std::getenv("DOCGATE_TEST_REDIS_URL");

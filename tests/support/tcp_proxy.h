@@ -9,9 +9,11 @@
 // both sides, so the server also sees its clients go (and rolls their open transactions back).
 // Start() opens the same port again and forwards new connections; the links closed by Stop() stay
 // closed. Stop() and Start() return once the change is in effect. Not thread-safe: one thread
-// (the test's) drives it. The upstream is never touched otherwise.
+// (the test's) drives it. The upstream is never touched otherwise. Every descriptor is
+// close-on-exec, so a child process the test starts holds none of them open.
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -29,7 +31,7 @@ namespace docgate {
 // A socket listening on 127.0.0.1:port (0: a free port) with the given backlog. Throws
 // std::runtime_error when it cannot.
 inline int ListeningSocket(int port, int backlog) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error("socket() failed");
   const int on = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
@@ -63,7 +65,7 @@ inline int ClosedPort() {
 
 // A connected socket to 127.0.0.1:port, or -1 when the connection is refused.
 inline int ConnectTo(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -114,7 +116,7 @@ class TcpProxy {
     if (thread_.joinable()) return;
     listener_ = ListeningSocket(port_, 64);
     port_ = PortOf(listener_);
-    if (::pipe(wake_) != 0) {
+    if (::pipe2(wake_, O_CLOEXEC) != 0) {
       ::close(listener_);
       throw std::runtime_error("pipe failed");
     }
@@ -155,7 +157,7 @@ class TcpProxy {
         }
       }
       if (fds[1].revents & POLLIN) {
-        const int client = ::accept(listener_, nullptr, nullptr);
+        const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
         const int upstream = client >= 0 ? ConnectTo(upstream_port_) : -1;
         if (upstream >= 0) {
           alive.emplace_back(client, upstream);

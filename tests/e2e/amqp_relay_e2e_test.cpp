@@ -1,0 +1,417 @@
+// The outbox relay against the real RabbitMQ node of scripts/services.sh: what docgate publishes
+// to `docgate.events` for a lifecycle, for 50-client races, across a broker outage and across a
+// SIGKILL of the docgate process, and that an unroutable event is never marked sent.
+//
+// The exchange is shared by every test running at once, so each test observes it through a queue
+// of its own and keeps only the events whose actor ids carry the test's unique prefix.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "adapters/amqp/event_message.h"
+#include "e2e/e2e_server.h"
+#include "support/amqp_test_queue.h"
+#include "support/tcp_proxy.h"
+
+extern char** environ;
+
+namespace docgate {
+namespace {
+
+using e2e::Backend;
+using e2e::Headers;
+using e2e::HttpClient;
+using e2e::json;
+using namespace std::chrono_literals;
+namespace http = boost::beast::http;
+
+constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, true};
+constexpr Backend kSqliteWithBroker{"SqliteWithBroker", false, true, false, true};
+
+std::string RequiredEnv(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    throw std::runtime_error(std::string(name) + " is not set: run `make test`, or `eval \"$(bash "
+                             "scripts/services.sh start)\"` first");
+  }
+  return value;
+}
+
+// A prefix no other test (in this process or another) puts in its actor ids.
+std::string UniquePrefix() {
+  static std::atomic<int> counter{0};
+  return "t" + std::to_string(::getpid()) + "x" + std::to_string(++counter) + "-";
+}
+
+// One event as the broker delivered it: the decoded body and the message's properties.
+struct Published {
+  OutboxEvent event;
+  ReceivedMessage message;
+};
+
+class AmqpRelayTest : public e2e::ServerTest {
+ protected:
+  void SetUp() override {
+    // Bound before docgate starts, so that the queue sees every event it publishes.
+    queue_ = std::make_unique<AmqpTestQueue>(RequiredEnv("DOCGATE_TEST_AMQP_URL"), "",
+                                             "docgate.events", "document.#");
+    ServerTest::SetUp();
+  }
+
+  Headers Author() { return As(prefix_ + "alice", {"author"}); }
+  Headers Reviewer(int i = 0) { return As(prefix_ + "reviewer" + std::to_string(i), {"reviewer"}); }
+
+  // Receives until `count` of this test's events arrived or `timeout` ran out, then keeps
+  // listening for `quiet` to catch anything beyond them (a duplicate, say).
+  std::vector<Published> Collect(std::size_t count, std::chrono::milliseconds timeout = 30s,
+                                 std::chrono::milliseconds quiet = 500ms) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (mine_.size() < count && std::chrono::steady_clock::now() < deadline) {
+      Keep(queue_->Receive(count - mine_.size(), 200ms));
+    }
+    Keep(queue_->ReceiveFor(quiet));
+    return mine_;
+  }
+
+  static std::map<std::string, int> CountByEventId(const std::vector<Published>& events) {
+    std::map<std::string, int> counts;
+    for (const auto& p : events) ++counts[p.event.event_id];
+    return counts;
+  }
+
+  std::string prefix_ = UniquePrefix();
+  std::unique_ptr<AmqpTestQueue> queue_;
+  std::vector<Published> mine_;
+
+ private:
+  void Keep(const std::vector<ReceivedMessage>& messages) {
+    for (const auto& message : messages) {
+      auto event = DecodeEventBody(message.body);
+      ASSERT_TRUE(event) << "undecodable body: " << message.body;
+      if (event->actor_id.rfind(prefix_, 0) == 0) mine_.push_back({*event, message});
+    }
+  }
+};
+
+TEST_P(AmqpRelayTest, ALifecyclePublishesExactlyItsEventsInOrderWithTheContractsProperties) {
+  const std::string id = Create(Author());
+  const auto submit = [&] { return Submit(id, Author()); };
+  const std::string first = submit();
+  ASSERT_EQ(Post("/api/v1/reviews/" + first + "/reject", Reviewer(), json{{"reason", "no"}}.dump())
+                .status(),
+            200u);
+  const std::string second = submit();
+  ASSERT_EQ(Post("/api/v1/documents/" + id + "/withdraw", Author()).status(), 200u);
+  const std::string third = submit();
+  ASSERT_EQ(Post("/api/v1/reviews/" + third + "/approve", Reviewer(), "{}").status(), 200u);
+
+  const auto events = Collect(6);
+  ASSERT_EQ(events.size(), 6u) << "exactly the six transitions, nothing twice";
+  const std::vector<std::pair<EventType, std::string>> expected = {
+      {EventType::kSubmitted, first},   {EventType::kRejected, first},
+      {EventType::kSubmitted, second},  {EventType::kWithdrawn, second},
+      {EventType::kSubmitted, third},   {EventType::kApproved, third}};
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const OutboxEvent& event = events[i].event;
+    const ReceivedMessage& message = events[i].message;
+    EXPECT_EQ(event.type, expected[i].first) << i;
+    EXPECT_EQ(std::to_string(event.review_id), expected[i].second) << i;
+    EXPECT_EQ(std::to_string(event.document_id), id);
+    EXPECT_EQ(message.routing_key, ToString(event.type));
+    EXPECT_EQ(message.content_type, "application/json");
+    EXPECT_EQ(message.delivery_mode, 2) << "persistent";
+    EXPECT_EQ(message.message_id, event.event_id);
+    EXPECT_EQ(event.event_id.size(), 36u) << "a UUID";
+    EXPECT_TRUE(ids.insert(event.event_id).second);
+    const bool decision = event.type == EventType::kApproved || event.type == EventType::kRejected;
+    EXPECT_EQ(event.actor_id, prefix_ + (decision ? "reviewer0" : "alice"));
+  }
+  EXPECT_EQ(events[5].event.version, 1);
+  EXPECT_EQ(app_->outbox().Backlog().pending, 0) << "every row is marked sent";
+  EXPECT_EQ(Get("/readyz", {}).json()["checks"]["broker"], "ok");
+}
+
+TEST_P(AmqpRelayTest, FiftyConcurrentDecisionsPublishExactlyOneDecisionOfTheWinner) {
+  constexpr int kClients = 50;
+  const std::string id = Create(Author());
+  const std::string review = Submit(id, Author());
+  std::vector<Headers> reviewers;
+  for (int i = 0; i < kClients; ++i) reviewers.push_back(Reviewer(i));
+
+  const auto outcomes = e2e::Race(port_, kClients, [&](HttpClient& client, int i) {
+    const bool approve = i % 2 == 0;
+    return client.Request(http::verb::post,
+                          "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
+                          approve ? std::string("{}") : json{{"reason", "no"}}.dump(),
+                          reviewers[i]);
+  });
+  auto counts = e2e::CountByStatus(outcomes);
+  ASSERT_EQ(counts[200], 1);
+  EXPECT_EQ(counts[409], kClients - 1);
+
+  const std::string status = Get("/api/v1/reviews/" + review, Author()).json()["status"];
+  const auto events = Collect(2, 30s, 1s);
+  ASSERT_EQ(events.size(), 2u) << "the submission and one decision";
+  EXPECT_EQ(events[0].event.type, EventType::kSubmitted);
+  EXPECT_EQ(events[1].event.type,
+            status == "approved" ? EventType::kApproved : EventType::kRejected);
+}
+
+// Broker "stopped": a TCP proxy between docgate and the node is cut, which docgate sees exactly
+// as a stopped broker (connections reset, new ones refused). Cutting the shared node itself would
+// disturb every other test running at the same time.
+class AmqpOutageTest : public AmqpRelayTest {
+ protected:
+  void SetUp() override {
+    const std::string url = RequiredEnv("DOCGATE_TEST_AMQP_URL");
+    proxy_ = std::make_unique<TcpProxy>(PortOfUrl(url));
+    through_proxy_ = WithHostPort(url, "127.0.0.1:" + std::to_string(proxy_->port()));
+    AmqpRelayTest::SetUp();
+  }
+
+  std::unique_ptr<TcpProxy> proxy_;
+  std::string through_proxy_;
+};
+
+TEST_P(AmqpOutageTest, HundredApprovalsDuringAnOutageAllArriveOnceWhenTheBrokerReturns) {
+  constexpr int kDocuments = 100;
+  Config config = MakeConfig();
+  config.amqp.url = through_proxy_;
+  config.amqp.connect_timeout = 1s;
+  config.amqp.confirm_timeout = 2s;
+  config.relay.max_backoff = 500ms;
+  StartApp(config);
+
+  std::vector<std::string> reviews;
+  for (int i = 0; i < kDocuments; ++i) reviews.push_back(Submit(Create(Author()), Author()));
+  ASSERT_EQ(Collect(kDocuments).size(), static_cast<std::size_t>(kDocuments));
+
+  proxy_->Stop();
+  for (const auto& review : reviews) {
+    const auto reply = Post("/api/v1/reviews/" + review + "/approve", Reviewer(), "{}");
+    ASSERT_EQ(reply.status(), 200u) << "the broker is never in a transition's way: " << reply.body();
+  }
+  EXPECT_EQ(app_->outbox().Backlog().pending, kDocuments);
+  std::string broker;
+  for (int i = 0; i < 100 && broker != "degraded"; ++i, std::this_thread::sleep_for(50ms)) {
+    broker = Get("/readyz", {}).json()["checks"]["broker"];
+  }
+  const auto ready = Get("/readyz", {});
+  EXPECT_EQ(ready.status(), 200u);
+  EXPECT_EQ(ready.json()["status"], "degraded");
+  EXPECT_EQ(broker, "degraded");
+
+  proxy_->Start();
+  const auto events = Collect(2 * kDocuments, 60s, 1s);
+  std::set<std::int64_t> approved_documents;
+  for (const auto& p : events) {
+    if (p.event.type == EventType::kApproved) approved_documents.insert(p.event.document_id);
+  }
+  EXPECT_EQ(approved_documents.size(), static_cast<std::size_t>(kDocuments));
+  for (const auto& [event_id, count] : CountByEventId(events)) EXPECT_EQ(count, 1) << event_id;
+  EXPECT_EQ(events.size(), static_cast<std::size_t>(2 * kDocuments));
+  EXPECT_EQ(app_->outbox().Backlog().pending, 0);
+  for (int i = 0; i < 100 && broker != "ok"; ++i, std::this_thread::sleep_for(50ms)) {
+    broker = Get("/readyz", {}).json()["checks"]["broker"];
+  }
+  EXPECT_EQ(broker, "ok");
+}
+
+TEST_P(AmqpRelayTest, AnUnroutableEventIsNeverMarkedSentAndLeavesOnceAQueueIsBound) {
+  Config config = MakeConfig();
+  const std::string exchange = "docgate.e2e.unroutable." + prefix_;
+  config.amqp.exchange = exchange;
+  config.amqp.queue.clear();  // nothing bound: every publish comes back
+  config.relay.retry_delay = 200ms;
+  config.relay.max_retry_delay = 400ms;
+  StartApp(config);
+
+  Submit(Create(Author()), Author());
+  for (int i = 0; i < 200 && app_->relay().counters().returned.load() < 2; ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_GE(app_->relay().counters().returned.load(), 2u) << "returned, retried, returned again";
+  EXPECT_EQ(app_->relay().counters().delivered.load(), 0u);
+  EXPECT_EQ(app_->outbox().Backlog().pending, 1);
+
+  AmqpTestQueue late(RequiredEnv("DOCGATE_TEST_AMQP_URL"), "", exchange, "document.#");
+  const auto arrived = late.Receive(1, 10s);
+  ASSERT_EQ(arrived.size(), 1u);
+  EXPECT_EQ(arrived[0].routing_key, "document.submitted");
+  for (int i = 0; i < 100 && app_->outbox().Backlog().pending > 0; ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(app_->outbox().Backlog().pending, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Brokers, AmqpRelayTest,
+                         ::testing::Values(kPostgresWithBroker, kSqliteWithBroker),
+                         e2e::BackendName);
+INSTANTIATE_TEST_SUITE_P(Brokers, AmqpOutageTest, ::testing::Values(kPostgresWithBroker),
+                         e2e::BackendName);
+
+// The docgate binary as a child process: `docgate serve` with the given environment.
+class DocgateProcess {
+ public:
+  DocgateProcess(const std::map<std::string, std::string>& env) {
+    std::vector<std::string> entries;
+    for (char** e = environ; *e != nullptr; ++e) entries.emplace_back(*e);
+    for (const auto& [name, value] : env) entries.push_back(name + "=" + value);
+    std::vector<char*> envp;
+    for (auto& entry : entries) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    std::string binary = DOCGATE_BINARY, serve = "serve";
+    char* argv[] = {binary.data(), serve.data(), nullptr};
+    if (::posix_spawn(&pid_, binary.c_str(), nullptr, nullptr, argv, envp.data()) != 0) {
+      throw std::runtime_error("cannot start " + binary);
+    }
+  }
+  ~DocgateProcess() {
+    if (pid_ > 0) Kill();
+  }
+  void Kill() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+  }
+
+ private:
+  pid_t pid_ = 0;
+};
+
+// A port nothing listens on right now.
+std::uint16_t FreePort() {
+  const int fd = ListeningSocket(0, 1);
+  const std::uint16_t port = static_cast<std::uint16_t>(PortOf(fd));
+  ::close(fd);
+  return port;
+}
+
+bool ReadyWithin(std::uint16_t port, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (HttpClient(port, 1s).Request(http::verb::get, "/readyz").status() == 200) return true;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+// Two bursts of approvals, then SIGKILL: the first burst while docgate reaches the broker (the
+// kill lands wherever the relay happens to be: before a publish, between publish and confirm, or
+// between confirm and the row's mark), the second while the broker is cut off (every one of its
+// events is certainly still in the outbox when the process dies). The restarted process must
+// publish every approval's event; a duplicate may only be the same event_id again.
+TEST(AmqpRelayCrashTest, EveryApprovalOfABurstArrivesAfterASigkillAndARestart) {
+  constexpr int kPerBurst = 30;
+  PgTestDatabase db;
+  const std::string prefix = UniquePrefix();
+  const std::string secret = "crash-test-secret";
+  const std::string amqp_url = RequiredEnv("DOCGATE_TEST_AMQP_URL");
+  AmqpTestQueue queue(amqp_url, "", "docgate.events", "document.approved");
+  TcpProxy proxy(PortOfUrl(amqp_url));
+  const std::uint16_t port = FreePort();
+  std::map<std::string, std::string> env = {
+      {"DOCGATE_LISTEN", "127.0.0.1:" + std::to_string(port)},
+      {"DOCGATE_DATABASE_URL", db.url()},
+      {"DOCGATE_JWT_SECRET", secret},
+      {"DOCGATE_AMQP_URL", WithHostPort(amqp_url, "127.0.0.1:" + std::to_string(proxy.port()))},
+      {"DOCGATE_AMQP_CONNECT_TIMEOUT_MS", "1000"},
+      {"DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", "1000"},
+      // What the killed process had claimed waits out its claim: 3 s instead of 30 s.
+      {"DOCGATE_OUTBOX_CLAIM_TTL_MS", "3000"},
+      {"DOCGATE_LOG_LEVEL", "error"}};
+  SystemClock clock;
+  const auto token = [&](const std::string& sub, const std::string& role) {
+    return Headers{{"Authorization",
+                    "Bearer " + SignHs256Token(secret,
+                                               TokenClaims{prefix + sub, {role}, std::nullopt,
+                                                           clock.Now() + 1h},
+                                               clock.Now())}};
+  };
+  const Headers author = token("alice", "author");
+  const Headers reviewer = token("bob", "reviewer");
+
+  std::set<std::int64_t> approved;
+  {
+    DocgateProcess docgate(env);
+    ASSERT_TRUE(ReadyWithin(port, 30s));
+    HttpClient client(port);
+    const auto burst = [&] {
+      std::vector<std::string> reviews;
+      for (int i = 0; i < kPerBurst; ++i) {
+        const auto created = client.Request(http::verb::post, "/api/v1/documents",
+                                            json{{"title", "t"}, {"content", "c"}}.dump(), author);
+        ASSERT_EQ(created.status(), 201u);
+        const std::string id = created.json()["id"];
+        const auto submitted =
+            client.Request(http::verb::post, "/api/v1/documents/" + id + "/submit", "", author);
+        ASSERT_EQ(submitted.status(), 200u);
+        reviews.push_back(submitted.json()["review"]["id"]);
+        approved.insert(std::stoll(id));
+      }
+      for (const auto& review : reviews) {
+        ASSERT_EQ(client.Request(http::verb::post, "/api/v1/reviews/" + review + "/approve", "{}",
+                                 reviewer)
+                      .status(),
+                  200u);
+      }
+    };
+    burst();
+    proxy.Stop();
+    burst();
+    docgate.Kill();
+  }
+  std::map<std::int64_t, std::set<std::string>> event_ids_by_document;
+  int copies = 0;
+  const auto receive = [&](std::chrono::milliseconds wait) {
+    for (const auto& message : queue.Receive(2 * kPerBurst, wait)) {
+      const auto event = DecodeEventBody(message.body);
+      ASSERT_TRUE(event);
+      if (event->actor_id != prefix + "bob") continue;
+      EXPECT_EQ(event->type, EventType::kApproved);
+      event_ids_by_document[event->document_id].insert(event->event_id);
+      ++copies;
+    }
+  };
+  receive(500ms);
+  const std::size_t before_restart = event_ids_by_document.size();
+  EXPECT_LE(before_restart, static_cast<std::size_t>(kPerBurst))
+      << "the second burst cannot have left before the restart";
+
+  env["DOCGATE_AMQP_URL"] = amqp_url;
+  DocgateProcess restarted(env);
+  ASSERT_TRUE(ReadyWithin(port, 30s));
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (event_ids_by_document.size() < approved.size() &&
+         std::chrono::steady_clock::now() < deadline) {
+    receive(200ms);
+  }
+  receive(500ms);  // anything more would be a duplicate
+  std::set<std::int64_t> arrived;
+  for (const auto& [document, event_ids] : event_ids_by_document) {
+    arrived.insert(document);
+    EXPECT_EQ(event_ids.size(), 1u) << "a duplicate may only be the same event again: document "
+                                    << document;
+  }
+  EXPECT_EQ(arrived, approved);
+  std::cout << "[ crash    ] " << approved.size() << " approvals, " << before_restart
+            << " published before the kill, " << copies << " copies received in all\n";
+}
+
+}  // namespace
+}  // namespace docgate
