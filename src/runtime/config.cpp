@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/amqp/amqp_url.h"
 #include "adapters/redis/redis_url.h"
 
 #include <array>
@@ -230,9 +231,15 @@ void ValidateConfig(const Config& config) {
         "DOCGATE_MONGODB_URI is set, but this build does not support MongoDB yet; unset it to keep "
         "content in the database");
   }
-  if (!config.amqp.url.empty() && !StartsWith(config.amqp.url, "amqp://") &&
-      !StartsWith(config.amqp.url, "amqps://")) {
-    throw ConfigError("DOCGATE_AMQP_URL must be amqp://[user:password@]host[:port][/vhost] or amqps://...");
+  if (!config.amqp.url.empty()) {
+    try {
+      ParseAmqpUrl(config.amqp.url, config.amqp.heartbeat_seconds);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(
+          std::string("DOCGATE_AMQP_URL must be amqp://[user:password@]host[:port][/vhost]"
+                      "[?heartbeat=SECONDS] or amqps://...: ") +
+          e.what());
+    }
   }
   if (!config.amqp.url.empty() && config.amqp.exchange.empty()) {
     throw ConfigError("DOCGATE_AMQP_EXCHANGE must not be empty");

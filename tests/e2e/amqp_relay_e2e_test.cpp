@@ -169,6 +169,51 @@ TEST_P(AmqpRelayTest, FiftyConcurrentDecisionsPublishExactlyOneDecisionOfTheWinn
             status == "approved" ? EventType::kApproved : EventType::kRejected);
 }
 
+// Two instances on one database, each relaying: every transition is made on one instance or the
+// other, so both relays claim from the same outbox at once. Each event arrives once, and each
+// document's events arrive in the order of its transitions.
+class AmqpTwoInstancesTest : public AmqpRelayTest {};
+
+TEST_P(AmqpTwoInstancesTest, TwoInstancesRelayingFromOneDatabaseKeepEachDocumentsOrder) {
+  constexpr int kDocuments = 20;
+  Application other(MakeConfig(), &clock_);
+  other.Start();
+  const std::uint16_t ports[] = {port_, other.port()};
+  const auto on = [&](int instance, const std::string& target, const Headers& headers,
+                      const std::string& body) {
+    return HttpClient(ports[instance % 2]).Request(http::verb::post, target, body, headers);
+  };
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int d = 0; d < kDocuments; ++d) {
+    threads.emplace_back([&, d] {
+      const auto created = on(d, "/api/v1/documents", Author(),
+                              json{{"title", "t"}, {"content", "c"}}.dump());
+      const std::string id = created.json()["id"];
+      const std::string docs = "/api/v1/documents/" + id;
+      const std::string first = on(d + 1, docs + "/submit", Author(), "").json()["review"]["id"];
+      failures += on(d, "/api/v1/reviews/" + first + "/reject", Reviewer(),
+                     json{{"reason", "no"}}.dump())
+                      .status() != 200;
+      const std::string second = on(d + 1, docs + "/submit", Author(), "").json()["review"]["id"];
+      failures += on(d, "/api/v1/reviews/" + second + "/approve", Reviewer(), "{}").status() != 200;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  ASSERT_EQ(failures.load(), 0);
+
+  const auto events = Collect(4 * kDocuments, 30s, 1s);
+  ASSERT_EQ(events.size(), static_cast<std::size_t>(4 * kDocuments));
+  for (const auto& [event_id, count] : CountByEventId(events)) EXPECT_EQ(count, 1) << event_id;
+  std::map<std::int64_t, std::vector<EventType>> by_document;
+  for (const auto& p : events) by_document[p.event.document_id].push_back(p.event.type);
+  ASSERT_EQ(by_document.size(), static_cast<std::size_t>(kDocuments));
+  const std::vector<EventType> expected = {EventType::kSubmitted, EventType::kRejected,
+                                           EventType::kSubmitted, EventType::kApproved};
+  for (const auto& [document, types] : by_document) EXPECT_EQ(types, expected) << document;
+  other.Stop();
+}
+
 // Broker "stopped": a TCP proxy between docgate and the node is cut, which docgate sees exactly
 // as a stopped broker (connections reset, new ones refused). Cutting the shared node itself would
 // disturb every other test running at the same time.
@@ -258,6 +303,8 @@ TEST_P(AmqpRelayTest, AnUnroutableEventIsNeverMarkedSentAndLeavesOnceAQueueIsBou
 
 INSTANTIATE_TEST_SUITE_P(Brokers, AmqpRelayTest,
                          ::testing::Values(kPostgresWithBroker, kSqliteWithBroker),
+                         e2e::BackendName);
+INSTANTIATE_TEST_SUITE_P(Brokers, AmqpTwoInstancesTest, ::testing::Values(kPostgresWithBroker),
                          e2e::BackendName);
 INSTANTIATE_TEST_SUITE_P(Brokers, AmqpOutageTest, ::testing::Values(kPostgresWithBroker),
                          e2e::BackendName);

@@ -177,6 +177,12 @@ TEST(Config, AmqpSettingsAreReadAndAForeignSchemeIsRefused) {
   EXPECT_EQ(LoadConfig(Lookup({})).amqp.exchange, "docgate.events");
   EXPECT_NE(ValidationError({{"DOCGATE_AMQP_URL", "http://mq"}}).find("DOCGATE_AMQP_URL"),
             std::string::npos);
+  const std::string bad_port = ValidationError({{"DOCGATE_AMQP_URL", "amqp://u:hunter2@mq:99999/"}});
+  EXPECT_NE(bad_port.find("port"), std::string::npos) << bad_port;
+  EXPECT_EQ(bad_port.find("hunter2"), std::string::npos) << "never the password";
+  const std::string short_claim = ValidationError({{"DOCGATE_AMQP_URL", "amqp://mq"},
+                                                   {"DOCGATE_OUTBOX_CLAIM_TTL_MS", "5000"}});
+  EXPECT_NE(short_claim.find("DOCGATE_OUTBOX_CLAIM_TTL_MS"), std::string::npos) << short_claim;
   EXPECT_NE(ValidationError({{"DOCGATE_OUTBOX_RETENTION_HOURS", "0"}})
                 .find("DOCGATE_OUTBOX_RETENTION_HOURS"),
             std::string::npos);
