@@ -250,7 +250,7 @@ TEST_P(AmqpOutageTest, HundredApprovalsDuringAnOutageAllArriveOnceWhenTheBrokerR
   }
   EXPECT_EQ(app_->outbox().Backlog().pending, kDocuments);
   std::string broker;
-  for (int i = 0; i < 100 && broker != "degraded"; ++i, std::this_thread::sleep_for(50ms)) {
+  for (int i = 0; i < 300 && broker != "degraded"; ++i, std::this_thread::sleep_for(50ms)) {
     broker = Get("/readyz", {}).json()["checks"]["broker"];
   }
   const auto ready = Get("/readyz", {});
@@ -268,7 +268,7 @@ TEST_P(AmqpOutageTest, HundredApprovalsDuringAnOutageAllArriveOnceWhenTheBrokerR
   for (const auto& [event_id, count] : CountByEventId(events)) EXPECT_EQ(count, 1) << event_id;
   EXPECT_EQ(events.size(), static_cast<std::size_t>(2 * kDocuments));
   EXPECT_EQ(app_->outbox().Backlog().pending, 0);
-  for (int i = 0; i < 100 && broker != "ok"; ++i, std::this_thread::sleep_for(50ms)) {
+  for (int i = 0; i < 300 && broker != "ok"; ++i, std::this_thread::sleep_for(50ms)) {
     broker = Get("/readyz", {}).json()["checks"]["broker"];
   }
   EXPECT_EQ(broker, "ok");
@@ -284,7 +284,7 @@ TEST_P(AmqpRelayTest, AnUnroutableEventIsNeverMarkedSentAndLeavesOnceAQueueIsBou
   StartApp(config);
 
   Submit(Create(Author()), Author());
-  for (int i = 0; i < 200 && app_->relay().counters().returned.load() < 2; ++i) {
+  for (int i = 0; i < 750 && app_->relay().counters().returned.load() < 2; ++i) {
     std::this_thread::sleep_for(20ms);
   }
   EXPECT_GE(app_->relay().counters().returned.load(), 2u) << "returned, retried, returned again";
@@ -295,7 +295,7 @@ TEST_P(AmqpRelayTest, AnUnroutableEventIsNeverMarkedSentAndLeavesOnceAQueueIsBou
   const auto arrived = late.Receive(1, 10s);
   ASSERT_EQ(arrived.size(), 1u);
   EXPECT_EQ(arrived[0].routing_key, "document.submitted");
-  for (int i = 0; i < 100 && app_->outbox().Backlog().pending > 0; ++i) {
+  for (int i = 0; i < 750 && app_->outbox().Backlog().pending > 0; ++i) {
     std::this_thread::sleep_for(20ms);
   }
   EXPECT_EQ(app_->outbox().Backlog().pending, 0);
