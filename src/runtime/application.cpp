@@ -1,5 +1,6 @@
 #include "runtime/application.h"
 
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "adapters/memory/disabled_lock_gate.h"
@@ -41,11 +42,14 @@ void ApplyMigrations(const Config& config) {
 
 namespace {
 
-// Opens the configured store; both kinds serve as DocumentStore and OutboxStore.
+// Opens the configured store; both kinds serve as DocumentStore and OutboxStore, and report their
+// pool's occupancy.
 template <typename Store, typename StoreConfig>
-std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox) {
+std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox,
+                                    std::function<PoolStats()>& pool_stats) {
   auto store = std::make_unique<Store>(std::move(store_config));
   outbox = store.get();
+  pool_stats = [raw = store.get()] { return raw->pool_stats(); };
   return store;
 }
 
@@ -59,10 +63,14 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   }
   clock_ = clock;
   random_ = std::make_unique<OpenSslRandom>();
+  metrics_ = std::make_unique<MetricsRegistry>();
   jwt_secret_ = ResolveJwtSecret(config_, *random_);
+  std::function<PoolStats()> pool_stats;
   store_ = IsPostgresUrl(config_.database.url)
-               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_)
-               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_);
+               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_, pool_stats)
+               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_, pool_stats);
+  ExposePoolMetrics(*metrics_, std::move(pool_stats));
+  ExposeOutboxMetrics(*metrics_, *outbox_, *clock_);
   RedisLockGate* redis_gate = nullptr;
   if (config_.gate.enabled && !config_.redis.url.empty()) {
     auto redis = std::make_unique<RedisLockGate>(config_.redis, *random_, config_.gate.key_prefix);
@@ -73,6 +81,9 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   } else {
     gate_ = std::make_unique<DisabledLockGate>();
   }
+  std::function<std::uint64_t()> lost_leases;  // the in-process gates: counted from releases
+  if (redis_gate != nullptr) lost_leases = [redis_gate] { return redis_gate->lost_leases(); };
+  observed_gate_ = std::make_unique<ObservedLockGate>(*gate_, *metrics_, std::move(lost_leases));
   consumers_ = std::make_unique<InProcessEventSink>();
   sink_ = consumers_.get();
   if (!config_.amqp.url.empty()) {
@@ -80,17 +91,39 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
     sink_ = broker_.get();
   }
   relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
-  service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *relay_,
-                                               ToServiceConfig(config_));
+  ExposeRelayMetrics(*metrics_, relay_->counters());
+  service_ = std::make_unique<DocumentService>(*store_, *observed_gate_, *clock_, *random_,
+                                               *relay_, ToServiceConfig(config_));
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
   health.database = [store = store_.get()] { return store->Ping(); };
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };
+  health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
   api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
+
+  auto stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  stderr_sink->set_formatter(RequestLog::MakeFormatter());
+  request_log_sinks_ = std::make_shared<spdlog::sinks::dist_sink_mt>();
+  request_log_sinks_->add_sink(std::move(stderr_sink));
+  auto request_logger = std::make_shared<spdlog::logger>("request", request_log_sinks_);
+  request_logger->set_level(spdlog::level::from_str(config_.log.level));
+  request_log_ = std::make_unique<RequestLog>(std::move(request_logger));
+  // docgate_idempotent_replays_total is counted in here too, from each response's
+  // `Idempotent-Replayed: true`, so the idempotency code needs no handle on the registry.
+  http_metrics_ = std::make_unique<HttpMetrics>(*metrics_);
   server_ = std::make_unique<HttpServer>(
-      config_.http, [api = api_.get()](const HttpRequest& request) { return api->Handle(request); });
+      config_.http,
+      [api = api_.get()](const HttpRequest& request, RequestTrace& trace) {
+        return api->Handle(request, trace);
+      },
+      *random_, std::vector<RequestObserver*>{request_log_.get(), http_metrics_.get()});
+}
+
+void Application::AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink) {
+  sink->set_formatter(RequestLog::MakeFormatter());
+  request_log_sinks_->add_sink(std::move(sink));
 }
 
 Application::~Application() { Stop(); }

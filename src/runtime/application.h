@@ -1,7 +1,11 @@
 #pragma once
 
+#include <spdlog/logger.h>
+#include <spdlog/sinks/dist_sink.h>
+
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -13,10 +17,13 @@
 #include "adapters/memory/in_process_lock_gate.h"
 #include "adapters/pg/pg_config.h"
 #include "adapters/pg/pg_outbox_listener.h"
+#include "adapters/prometheus/metrics_registry.h"
+#include "adapters/prometheus/observed_lock_gate.h"
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "app/clock.h"
 #include "app/document_service.h"
 #include "runtime/config.h"
+#include "runtime/metrics.h"
 #include "worker/in_process_event_sink.h"
 #include "worker/outbox_relay.h"
 
@@ -28,6 +35,11 @@ namespace docgate {
 // DOCGATE_AMQP_URL is set, else in process (woken by PostgreSQL's NOTIFY as well as by this
 // instance's commits), the use cases and the HTTP server. main.cpp and the end-to-end tests build
 // exactly this.
+//
+// Observability: GET /metrics exposes `metrics()` (the gate through ObservedLockGate, the HTTP
+// series, the pool, the outbox and the relay: runtime/metrics.h); every answered request writes one
+// JSON line to the request log (RequestLog), on stderr at config.log.level. (The level of the other
+// logs is spdlog's global one, main.cpp's business.)
 //
 // Lifecycle: construct (validates the config, resolves the JWT secret, opens the store and applies
 // migrations) -> AddConsumer... -> Start -> Stop (also run by the destructor). Not thread-safe
@@ -64,16 +76,22 @@ class Application {
   DocumentStore& store() { return *store_; }
   OutboxStore& outbox() { return *outbox_; }
   OutboxRelay& relay() { return *relay_; }
+  MetricsRegistry& metrics() { return *metrics_; }
+  // Sends the request log to `sink` as well (formatted with RequestLog::MakeFormatter). Thread-safe,
+  // at any time.
+  void AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink);
 
  private:
   Config config_;
   std::unique_ptr<SystemClock> system_clock_;
   Clock* clock_;
   std::unique_ptr<OpenSslRandom> random_;
+  std::unique_ptr<MetricsRegistry> metrics_;  // before everything it reads at a scrape
   std::string jwt_secret_;
   std::unique_ptr<DocumentStore> store_;
   OutboxStore* outbox_ = nullptr;  // the same object as store_
   std::unique_ptr<LockGate> gate_;
+  std::unique_ptr<ObservedLockGate> observed_gate_;  // gate_ as the use cases see it: counted
   std::unique_ptr<InProcessEventSink> consumers_;  // the in-process delivery, and AddConsumer's
   std::unique_ptr<AmqpEventSink> broker_;          // DOCGATE_AMQP_URL: events go to RabbitMQ
   EventSink* sink_ = nullptr;                      // the one of the two the relay delivers to
@@ -82,6 +100,9 @@ class Application {
   std::unique_ptr<DocumentService> service_;
   std::unique_ptr<JwtVerifier> verifier_;
   std::unique_ptr<RestApi> api_;
+  std::shared_ptr<spdlog::sinks::dist_sink<std::mutex>> request_log_sinks_;
+  std::unique_ptr<RequestLog> request_log_;
+  std::unique_ptr<HttpMetrics> http_metrics_;
   std::unique_ptr<HttpServer> server_;
   std::jthread relay_thread_;
   bool started_ = false;

@@ -179,6 +179,7 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
     config.http.shutdown_grace = 10s;
     config.database.url = "sqlite://" + (dir_ / "data" / "docgate.db").string();
     config.gate.enabled = GetParam().gate;
+    config.log.level = "warn";  // the request log as quiet as the rest (SetUpTestSuite)
     if (GetParam().postgres) {
       config.database.url = pg_->url();
       config.auth.jwt_secret = "e2e-secret";

@@ -49,6 +49,7 @@ using namespace std::chrono_literals;
 constexpr auto kDrainTimeout = 2s;
 constexpr std::size_t kMaxDrainBytes = 16 * 1024 * 1024;
 constexpr auto kForcedStopWait = 5s;
+constexpr char kRequestIdHeader[] = "X-Request-Id";
 
 std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
 
@@ -86,9 +87,11 @@ std::optional<HttpResponse> TransportProblem(const beast::error_code& ec, const 
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(HttpConfig c, RequestHandler h)
+  Impl(HttpConfig c, RequestHandler h, RandomSource& r, std::vector<RequestObserver*> o)
       : config(std::move(c)),
         handler(std::move(h)),
+        random(r),
+        observers(std::move(o)),
         acceptor(asio::make_strand(ioc)),
         pool(static_cast<std::size_t>(std::max(1, config.worker_threads))) {}
 
@@ -96,13 +99,21 @@ struct HttpServer::Impl {
   asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
   asio::awaitable<void> LingeringClose(Connection& conn);
   // Runs the handler on the worker pool and resumes the caller on its own executor.
-  asio::awaitable<HttpResponse> Dispatch(const HttpRequest& request);
-  HttpResponse Invoke(const HttpRequest& request);
+  asio::awaitable<HttpResponse> Dispatch(const HttpRequest& request, RequestTrace& trace);
+  HttpResponse Invoke(const HttpRequest& request, RequestTrace& trace);
+  // The client's X-Request-Id when acceptable, else a new one. `fields` may be those of a header
+  // the parser refused part way: a field is there only once its line was read whole.
+  std::string RequestIdOf(const http::fields& fields);
+  // Stamps the request id on `response` and shows the exchange to the observers.
+  void Answered(HttpVerb verb, const RequestTrace& trace, HttpResponse& response,
+                std::chrono::steady_clock::time_point started_at);
   void Forget(const std::shared_ptr<Connection>& conn);
   bool Stopping();
 
   const HttpConfig config;
   const RequestHandler handler;
+  RandomSource& random;
+  const std::vector<RequestObserver*> observers;
   asio::io_context ioc;
   asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
   tcp::acceptor acceptor;
@@ -191,13 +202,14 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
     }
     if (ec) {
       if (auto problem = TransportProblem(ec, config)) {
+        RequestTrace trace;
+        trace.request_id = RequestIdOf(parser.get().base());
         problem->keep_alive(false);
         problem->prepare_payload();
+        Answered(parser.get().method(), trace, *problem, started_at);
         beast::error_code write_ec;
         co_await http::async_write(stream, *problem,
                                    asio::redirect_error(asio::use_awaitable, write_ec));
-        spdlog::info("{} {} {}", View(parser.get().method_string()),
-                     PathOf(parser.get().target()), problem->result_int());
         co_await LingeringClose(*conn);
       }
       break;
@@ -205,18 +217,17 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
 
     const HttpRequest request = parser.release();
     stream.expires_never();
-    HttpResponse response = co_await Dispatch(request);
+    RequestTrace trace;
+    trace.request_id = RequestIdOf(request.base());
+    HttpResponse response = co_await Dispatch(request, trace);
     const bool keep_alive = config.keep_alive && request.keep_alive() && !Stopping();
     response.version(request.version());
     response.keep_alive(keep_alive);
     response.prepare_payload();
     if (request.method() == http::verb::head) response.body().clear();
+    Answered(request.method(), trace, response, started_at);
     stream.expires_after(config.read_timeout);
     co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
-    const std::chrono::duration<double, std::milli> took =
-        std::chrono::steady_clock::now() - started_at;
-    spdlog::info("{} {} {} {:.1f}ms", View(request.method_string()), PathOf(request.target()),
-                 response.result_int(), took.count());
     if (ec || !keep_alive) break;
   }
   beast::error_code ignored;
@@ -239,9 +250,25 @@ asio::awaitable<void> HttpServer::Impl::LingeringClose(Connection& conn) {
   }
 }
 
-HttpResponse HttpServer::Impl::Invoke(const HttpRequest& request) {
+std::string HttpServer::Impl::RequestIdOf(const http::fields& fields) {
+  const auto given = fields.find(kRequestIdHeader);
+  if (given != fields.end() && IsAcceptableRequestId(View(given->value()))) {
+    return std::string(View(given->value()));
+  }
+  return random.Token128();
+}
+
+void HttpServer::Impl::Answered(HttpVerb verb, const RequestTrace& trace, HttpResponse& response,
+                                std::chrono::steady_clock::time_point started_at) {
+  response.set(kRequestIdHeader, trace.request_id);
+  const CompletedRequest completed{MethodLabel(verb), trace, response,
+                                   std::chrono::steady_clock::now() - started_at};
+  for (RequestObserver* observer : observers) observer->OnRequest(completed);
+}
+
+HttpResponse HttpServer::Impl::Invoke(const HttpRequest& request, RequestTrace& trace) {
   try {
-    return handler(request);
+    return handler(request, trace);
   } catch (const std::exception& e) {
     spdlog::error("http: handler threw for {} {}: {}", View(request.method_string()),
                   PathOf(request.target()), e.what());
@@ -249,12 +276,13 @@ HttpResponse HttpServer::Impl::Invoke(const HttpRequest& request) {
   }
 }
 
-asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(const HttpRequest& request) {
-  // `request` lives in the suspended caller's frame until the completion resumes it.
+asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(const HttpRequest& request,
+                                                         RequestTrace& trace) {
+  // `request` and `trace` live in the suspended caller's frame until the completion resumes it.
   return asio::async_initiate<const asio::use_awaitable_t<>&, void(HttpResponse)>(
-      [this, &request](auto completion) {
-        asio::post(pool, [this, &request, completion = std::move(completion)]() mutable {
-          HttpResponse response = Invoke(request);
+      [this, &request, &trace](auto completion) {
+        asio::post(pool, [this, &request, &trace, completion = std::move(completion)]() mutable {
+          HttpResponse response = Invoke(request, trace);
           auto executor = asio::get_associated_executor(completion);
           asio::dispatch(executor, [completion = std::move(completion),
                                     response = std::move(response)]() mutable {
@@ -265,8 +293,10 @@ asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(const HttpRequest& requ
       asio::use_awaitable);
 }
 
-HttpServer::HttpServer(HttpConfig config, RequestHandler handler)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(handler))) {}
+HttpServer::HttpServer(HttpConfig config, RequestHandler handler, RandomSource& random,
+                       std::vector<RequestObserver*> observers)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(handler), random,
+                                   std::move(observers))) {}
 
 HttpServer::~HttpServer() { Stop(); }
 

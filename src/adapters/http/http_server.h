@@ -6,8 +6,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adapters/http/http_message.h"
+#include "adapters/http/request_trace.h"
+#include "app/random_source.h"
 
 namespace docgate {
 
@@ -26,18 +29,26 @@ struct HttpConfig {
   std::chrono::milliseconds shutdown_grace{30000};
 };
 
-// Called on a worker thread for each complete request; returns the response to send. Must be
-// thread-safe and should not throw (a thrown std::exception is logged and answered with 500).
-using RequestHandler = std::function<HttpResponse(const HttpRequest&)>;
+// Called on a worker thread for each complete request; returns the response to send, and fills
+// in the trace's route and caller. Must be thread-safe and should not throw (a thrown
+// std::exception is logged and answered with 500).
+using RequestHandler = std::function<HttpResponse(const HttpRequest&, RequestTrace&)>;
 
 // An HTTP/1.1 server (Boost.Beast/Asio): `io_threads` threads run the sockets, and each request's
 // handler runs on a bounded pool of `worker_threads`, so that blocking handlers never stall I/O.
 // Keep-alive, per-connection read timeouts, a body limit (413) and a header limit (400) are
-// enforced here; the response's Connection and Content-Length are set here. One log line per
-// request (method, path, status, duration).
+// enforced here; the response's Connection and Content-Length are set here.
+//
+// Every request gets an id (RequestTrace::request_id: the client's acceptable X-Request-Id, else
+// `random`'s Token128), echoed in the response's X-Request-Id, errors and the 413/400 answered
+// before routing included. Every answered request is shown once to each of `observers` (the
+// request log, the metrics) just before its response is written; a connection that closes
+// without an answer is not.
 class HttpServer {
  public:
-  HttpServer(HttpConfig config, RequestHandler handler);
+  // `random` and the observers must outlive the server.
+  HttpServer(HttpConfig config, RequestHandler handler, RandomSource& random,
+             std::vector<RequestObserver*> observers = {});
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

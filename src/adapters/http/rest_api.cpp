@@ -134,15 +134,24 @@ RestApi::RestApi(DocumentService& service, const JwtVerifier& verifier, HealthCh
   router_.Add(V::get, "/api/v1/reviews/{id}", Authenticated(&RestApi::GetReview));
   router_.Add(V::post, "/api/v1/reviews/{id}/approve", Authenticated(&RestApi::Approve));
   router_.Add(V::post, "/api/v1/reviews/{id}/reject", Authenticated(&RestApi::Reject));
+  if (health_.metrics) {
+    router_.Add(V::get, "/metrics", [this](const RouteContext& ctx) { return Metrics(ctx); });
+  }
 }
 
 HttpResponse RestApi::Handle(const HttpRequest& request) const {
+  RequestTrace trace;
+  return Handle(request, trace);
+}
+
+HttpResponse RestApi::Handle(const HttpRequest& request, RequestTrace& trace) const {
   try {
     const auto path = TargetPath(View(request.target()));
     const auto match = router_.Find(request.method(), path);
+    if (!match.pattern.empty()) trace.route = match.pattern;
     switch (match.kind) {
       case Router::Match::Kind::kFound:
-        return (*match.handler)(RouteContext{request, match.params});
+        return (*match.handler)(RouteContext{request, match.params, &trace});
       case Router::Match::Kind::kMethodNotAllowed:
         return MethodNotAllowed(match.allow);
       case Router::Match::Kind::kNotFound:
@@ -166,6 +175,7 @@ RouteHandler RestApi::Authenticated(Handler handler) const {
     auto actor = verifier_.Authenticate(
         authorization == ctx.request.end() ? std::string_view{} : View(authorization->value()));
     if (!actor) return ProblemResponse(actor.error());
+    if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
     auto response = (this->*handler)(ctx, *actor);
     if (!response) return ProblemResponse(response.error());
     return std::move(response).value();
@@ -192,6 +202,13 @@ HttpResponse RestApi::Readyz(const RouteContext&) const {
                        {"checks", {{"database", database_up ? "ok" : "down"},
                                    {"lock", lock},
                                    {"broker", broker}}}});
+}
+
+HttpResponse RestApi::Metrics(const RouteContext&) const {
+  HttpResponse response{HttpStatus::ok, 11};
+  response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+  response.body() = health_.metrics();
+  return response;
 }
 
 Result<HttpResponse> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor) const {

@@ -16,6 +16,8 @@ struct HealthChecks {
   std::function<bool()> database;
   std::function<std::string()> lock = [] { return std::string("ok"); };
   std::function<std::string()> broker = [] { return std::string("disabled"); };
+  // What GET /metrics serves: the Prometheus text exposition (format 0.0.4). Unset: no /metrics.
+  std::function<std::string()> metrics;
 };
 
 // The routes of shared/API.md over DocumentService: routing (404 / 405 with Allow), bearer
@@ -27,7 +29,9 @@ class RestApi {
  public:
   RestApi(DocumentService& service, const JwtVerifier& verifier, HealthChecks health);
 
-  // Never throws.
+  // Never throws. Notes in `trace` the matched route's template ("unmatched" for a 404) and, once
+  // a token is verified, its subject as the caller.
+  HttpResponse Handle(const HttpRequest& request, RequestTrace& trace) const;
   HttpResponse Handle(const HttpRequest& request) const;
 
  private:
@@ -36,6 +40,7 @@ class RestApi {
 
   HttpResponse Healthz(const RouteContext&) const;
   HttpResponse Readyz(const RouteContext&) const;
+  HttpResponse Metrics(const RouteContext&) const;
   Result<HttpResponse> CreateDocument(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> ListDocuments(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetDocument(const RouteContext& ctx, const Actor& actor) const;

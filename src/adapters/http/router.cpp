@@ -99,7 +99,7 @@ Result<QueryParams> ParseQuery(std::string_view query,
 }
 
 void Router::Add(HttpVerb verb, std::string_view pattern, RouteHandler handler) {
-  Route route{verb, {}, std::move(handler)};
+  Route route{verb, {}, std::move(handler), std::string(pattern)};
   for (const auto segment : Segments(pattern)) route.segments.emplace_back(segment);
   routes_.push_back(std::move(route));
 }
@@ -131,9 +131,11 @@ Router::Match Router::Find(HttpVerb verb, std::string_view path) const {
     if (route.verb == verb) {
       match.kind = Match::Kind::kFound;
       match.handler = &route.handler;
+      match.pattern = route.pattern;
       Matches(route, segments, &match.params);
       return match;
     }
+    if (match.pattern.empty()) match.pattern = route.pattern;
     const auto name = boost::beast::http::to_string(route.verb);
     const std::string_view verb_name(name.data(), name.size());
     if (std::find(allowed.begin(), allowed.end(), verb_name) == allowed.end()) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "adapters/http/http_message.h"
+#include "adapters/http/request_trace.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -37,6 +38,7 @@ Result<QueryParams> ParseQuery(std::string_view query, const std::vector<std::st
 struct RouteContext {
   const HttpRequest& request;
   const PathParams& params;
+  RequestTrace* trace = nullptr;  // where a handler notes the caller it authenticated; may be null
 };
 
 using RouteHandler = std::function<HttpResponse(const RouteContext&)>;
@@ -54,6 +56,9 @@ class Router {
     const RouteHandler* handler = nullptr;  // kFound
     PathParams params;                      // kFound
     std::string allow;                      // kMethodNotAllowed: "GET, PUT"
+    // The template added for the route (kFound) or, for kMethodNotAllowed, for the first route
+    // of another method matching the path; valid as long as the router.
+    std::string_view pattern;
   };
   // `path` without the query string.
   Match Find(HttpVerb verb, std::string_view path) const;
@@ -63,6 +68,7 @@ class Router {
     HttpVerb verb;
     std::vector<std::string> segments;
     RouteHandler handler;
+    std::string pattern;
   };
   static bool Matches(const Route& route, const std::vector<std::string_view>& segments,
                       PathParams* params);

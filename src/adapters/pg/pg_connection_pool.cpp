@@ -168,6 +168,11 @@ PgConnectionPool::Lease PgConnectionPool::Acquire(std::chrono::milliseconds wait
   return Lease(*this, std::move(slot), reused);
 }
 
+PoolStats PgConnectionPool::Stats() {
+  std::lock_guard lock(mutex_);
+  return PoolStats{size_, open_ - idle_.size(), waiters_.size()};
+}
+
 std::unique_ptr<PgConnectionPool::Slot> PgConnectionPool::Open() {
   try {
     auto slot = std::make_unique<Slot>(conninfo_);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_config.h"
+#include "app/pool_stats.h"
 
 namespace pqxx {
 class connection_base;
@@ -73,6 +74,10 @@ class PgConnectionPool {
 
   Lease Acquire() { return Acquire(wait_); }
   Lease Acquire(std::chrono::milliseconds wait);
+
+  // Connections lent out (or being opened for a caller) and callers waiting, for metrics. Takes
+  // the pool's lock briefly; never touches the network.
+  PoolStats Stats();
 
   // "host:port/database", for messages.
   const std::string& description() const { return description_; }

@@ -437,6 +437,8 @@ PgDocumentStore::PgDocumentStore(PgConfig config)
 
 PgDocumentStore::~PgDocumentStore() = default;
 
+PoolStats PgDocumentStore::pool_stats() const { return pool_->Stats(); }
+
 void PgDocumentStore::Migrate(const PgConfig& config) {
   PgConfig single = Validated(config);
   single.pool_size = 1;

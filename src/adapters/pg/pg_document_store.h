@@ -10,6 +10,7 @@
 
 #include "adapters/pg/pg_config.h"
 #include "app/document_store.h"
+#include "app/pool_stats.h"
 
 namespace docgate {
 
@@ -54,6 +55,9 @@ class PgDocumentStore final : public DocumentStore, public OutboxStore {
   PgDocumentStore(const PgDocumentStore&) = delete;
   PgDocumentStore& operator=(const PgDocumentStore&) = delete;
   ~PgDocumentStore() override;
+
+  // The connection pool's occupancy, for metrics. Thread-safe, no I/O.
+  PoolStats pool_stats() const;
 
   // `docgate migrate`: applies migrations/postgres in one transaction under a PostgreSQL advisory
   // lock, so that instances starting together migrate exactly once. Throws like the constructor.

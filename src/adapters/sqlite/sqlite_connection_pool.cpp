@@ -34,6 +34,11 @@ void FairSemaphore::Release() {
   next->granted_cv.notify_one();
 }
 
+std::size_t FairSemaphore::Waiting() {
+  std::lock_guard lock(mutex_);
+  return waiters_.size();
+}
+
 SqliteConnectionPool::Lease::Lease(SqliteConnectionPool& pool,
                                    std::unique_ptr<SqliteConnection> connection, bool writer)
     : pool_(&pool), connection_(std::move(connection)), writer_(writer) {}
@@ -68,6 +73,15 @@ SqliteConnectionPool::Lease SqliteConnectionPool::AcquireWriter() {
     throw NoFreeConnection();
   }
   return Pop(true);
+}
+
+PoolStats SqliteConnectionPool::Stats() {
+  std::size_t idle = 0;
+  {
+    std::lock_guard lock(idle_mutex_);
+    idle = idle_.size();
+  }
+  return PoolStats{size_, size_ - idle, writer_slot_.Waiting() + connection_slots_.Waiting()};
 }
 
 FairSemaphore::Deadline SqliteConnectionPool::Deadline() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "adapters/sqlite/sqlite_connection.h"
+#include "app/pool_stats.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -27,6 +28,8 @@ class FairSemaphore {
   // False when no permit came before the deadline.
   bool AcquireUntil(Deadline deadline);
   void Release();
+  // Threads waiting in AcquireUntil now.
+  std::size_t Waiting();
 
  private:
   struct Waiter {
@@ -74,6 +77,9 @@ class SqliteConnectionPool {
   Lease Acquire();
   // The writer slot, then a connection. Throws StorageUnavailable after `wait`.
   Lease AcquireWriter();
+
+  // Connections lent out and threads waiting (for the writer slot or a connection), for metrics.
+  PoolStats Stats();
 
  private:
   FairSemaphore::Deadline Deadline() const;

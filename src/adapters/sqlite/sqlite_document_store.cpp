@@ -400,6 +400,8 @@ SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
 
 SqliteDocumentStore::~SqliteDocumentStore() = default;
 
+PoolStats SqliteDocumentStore::pool_stats() const { return pool_->Stats(); }
+
 std::unique_ptr<StoreTransaction> SqliteDocumentStore::Begin() {
   return std::make_unique<SqliteStoreTransaction>(pool_->AcquireWriter());
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/document_store.h"
+#include "app/pool_stats.h"
 
 namespace docgate {
 
@@ -44,6 +45,9 @@ class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
   SqliteDocumentStore(const SqliteDocumentStore&) = delete;
   SqliteDocumentStore& operator=(const SqliteDocumentStore&) = delete;
   ~SqliteDocumentStore() override;
+
+  // The connection pool's occupancy, for metrics. Thread-safe, no I/O.
+  PoolStats pool_stats() const;
 
   std::unique_ptr<StoreTransaction> Begin() override;
   std::optional<Document> FindDocument(DocumentId id) override;

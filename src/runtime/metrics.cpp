@@ -1,0 +1,97 @@
+#include "runtime/metrics.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace docgate {
+
+HttpMetrics::HttpMetrics(MetricsRegistry& registry)
+    : requests_(registry.AddCounterFamily("docgate_http_requests_total",
+                                          "HTTP requests answered, by method, route template and "
+                                          "status.",
+                                          {"method", "route", "status"})),
+      durations_(registry.AddHistogramFamily(
+          "docgate_http_request_duration_seconds",
+          "Time from a request's header to its response being ready, by method and route template.",
+          {"method", "route"}, LatencyBuckets())),
+      replays_(registry.AddCounter("docgate_idempotent_replays_total",
+                                   "Responses replayed for a repeated Idempotency-Key.")) {}
+
+void HttpMetrics::OnRequest(const CompletedRequest& request) noexcept {
+  const std::string status = std::to_string(request.response.result_int());
+  const std::string_view route = request.trace.route;
+  requests_.WithLabels({request.method, route, status}).Increment();
+  durations_.WithLabels({request.method, route})
+      .Observe(std::chrono::duration<double>(request.duration).count());
+  const auto replayed = request.response.find("Idempotent-Replayed");
+  if (replayed != request.response.end() && replayed->value() == "true") replays_.Increment();
+}
+
+void ExposePoolMetrics(MetricsRegistry& registry, std::function<PoolStats()> stats) {
+  auto read = std::make_shared<std::function<PoolStats()>>(std::move(stats));
+  registry.AddGaugeCallback("docgate_db_pool_connections_in_use",
+                            "Database connections lent out to a request or the relay.",
+                            [read] { return std::optional<double>((*read)().in_use); });
+  registry.AddGaugeCallback("docgate_db_pool_waiting",
+                            "Callers waiting for a database connection.",
+                            [read] { return std::optional<double>((*read)().waiting); });
+  registry.AddGaugeCallback("docgate_db_pool_connections_max",
+                            "The most database connections the pool holds.",
+                            [read] { return std::optional<double>((*read)().size); });
+}
+
+void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& clock) {
+  struct Reading {
+    std::optional<double> pending;
+    std::optional<double> oldest_age_seconds;
+  };
+  auto reading = std::make_shared<Reading>();
+  registry.OnScrape([reading, &outbox, &clock] {
+    *reading = Reading{};
+    try {
+      const OutboxBacklog backlog = outbox.Backlog();
+      reading->pending = static_cast<double>(backlog.pending);
+      std::chrono::duration<double> age{0};
+      if (backlog.oldest_occurred_at) age = clock.Now() - *backlog.oldest_occurred_at;
+      reading->oldest_age_seconds = std::max(0.0, age.count());
+    } catch (const std::exception& e) {
+      // The database being down shows in /readyz and in every request's 503; a scrape just goes
+      // without these two samples.
+      spdlog::debug("metrics: outbox backlog unavailable: {}", e.what());
+    }
+  });
+  registry.AddGaugeCallback("docgate_outbox_backlog_events", "Outbox events not yet delivered.",
+                            [reading] { return reading->pending; });
+  registry.AddGaugeCallback("docgate_outbox_oldest_pending_age_seconds",
+                            "Age of the oldest undelivered outbox event; 0 when none is pending.",
+                            [reading] { return reading->oldest_age_seconds; });
+}
+
+void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters) {
+  const auto add = [&registry](std::string name, std::string help,
+                               const std::atomic<std::uint64_t>& counter) {
+    registry.AddCounterCallback(std::move(name), std::move(help),
+                                [&counter] { return counter.load(); });
+  };
+  add("docgate_relay_events_published_total",
+      "Outbox events delivered: acked by the broker, or handled by the in-process consumers.",
+      counters.delivered);
+  add("docgate_relay_events_returned_total",
+      "Outbox events the broker returned as unroutable; they stay pending.", counters.returned);
+  add("docgate_relay_events_nacked_total",
+      "Outbox events the broker refused (nack); they stay pending.", counters.nacked);
+  add("docgate_relay_events_failed_total",
+      "Outbox events an in-process consumer failed on; they stay pending.", counters.failed);
+  add("docgate_relay_events_pruned_total",
+      "Delivered outbox events deleted after the retention.", counters.pruned);
+  add("docgate_relay_errors_total",
+      "Relay rounds that failed because the sink or the store was unreachable.", counters.errors);
+}
+
+}  // namespace docgate

@@ -1,0 +1,55 @@
+#pragma once
+
+// The docgate_* metrics of a running docgate, apart from the gate's (ObservedLockGate): the HTTP
+// series recorded per request, and the series read from the pool, the outbox and the relay at
+// scrape time. Names, labels and units follow Prometheus' conventions (base units, `_total` for
+// counters); README.md lists them.
+
+#include <functional>
+
+#include "adapters/http/request_trace.h"
+#include "adapters/prometheus/metrics_registry.h"
+#include "app/clock.h"
+#include "app/document_store.h"
+#include "app/pool_stats.h"
+#include "worker/outbox_relay.h"
+
+namespace docgate {
+
+// Per answered request (an HttpServer observer):
+//   docgate_http_requests_total{method,route,status}
+//   docgate_http_request_duration_seconds{method,route}   histogram, LatencyBuckets()
+//   docgate_idempotent_replays_total                     responses carrying
+//       `Idempotent-Replayed: true` (shared/API.md "Idempotency"): a replay is counted here, where
+//       every response passes, and nowhere else
+// `route` is the route template or "unmatched" (RequestTrace), `method` a MethodLabel, so every
+// label is of bounded variety. Thread-safe; `registry` must outlive it.
+class HttpMetrics final : public RequestObserver {
+ public:
+  explicit HttpMetrics(MetricsRegistry& registry);
+  void OnRequest(const CompletedRequest& request) noexcept override;
+
+ private:
+  CounterFamily& requests_;
+  HistogramFamily& durations_;
+  Counter& replays_;
+};
+
+// docgate_db_pool_connections_in_use, docgate_db_pool_waiting and docgate_db_pool_connections_max,
+// from `stats` at every scrape. `stats` must be cheap and not throw.
+void ExposePoolMetrics(MetricsRegistry& registry, std::function<PoolStats()> stats);
+
+// docgate_outbox_backlog_events and docgate_outbox_oldest_pending_age_seconds (0 when nothing is
+// pending; ages on `clock`), from one OutboxStore::Backlog() query per scrape. While the store
+// throws (database down) both samples are left out of the scrape. `outbox` and `clock` must
+// outlive the registry's scrapes.
+void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& clock);
+
+// From the relay's counters: docgate_relay_events_published_total (delivered: acked by the broker,
+// or handled by the in-process consumers), docgate_relay_events_returned_total (unroutable),
+// docgate_relay_events_nacked_total (refused by the broker), docgate_relay_events_failed_total (a
+// consumer failed), docgate_relay_events_pruned_total and docgate_relay_errors_total (rounds that
+// failed: sink or store unreachable). `counters` must outlive the registry's scrapes.
+void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters);
+
+}  // namespace docgate
