@@ -41,11 +41,14 @@ void ApplyMigrations(const Config& config) {
 
 namespace {
 
-// Opens the configured store; both kinds serve as DocumentStore and OutboxStore.
+// Opens the configured store; both kinds serve as DocumentStore, OutboxStore and
+// IdempotencyStore.
 template <typename Store, typename StoreConfig>
-std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox) {
+std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox,
+                                    IdempotencyStore*& idempotency) {
   auto store = std::make_unique<Store>(std::move(store_config));
   outbox = store.get();
+  idempotency = store.get();
   return store;
 }
 
@@ -61,8 +64,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   random_ = std::make_unique<OpenSslRandom>();
   jwt_secret_ = ResolveJwtSecret(config_, *random_);
   store_ = IsPostgresUrl(config_.database.url)
-               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_)
-               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_);
+               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_, idempotency_store_)
+               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_, idempotency_store_);
   RedisLockGate* redis_gate = nullptr;
   if (config_.gate.enabled && !config_.redis.url.empty()) {
     auto redis = std::make_unique<RedisLockGate>(config_.redis, *random_, config_.gate.key_prefix);
@@ -82,13 +85,16 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
   service_ = std::make_unique<DocumentService>(*store_, *gate_, *clock_, *random_, *relay_,
                                                ToServiceConfig(config_));
+  idempotency_ = std::make_unique<IdempotencyService>(*idempotency_store_, *clock_, *random_,
+                                                      config_.idempotency);
+  janitor_ = std::make_unique<Janitor>(*idempotency_, config_.janitor);
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
   health.database = [store = store_.get()] { return store->Ping(); };
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };
-  api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
+  api_ = std::make_unique<RestApi>(*service_, *idempotency_, *verifier_, std::move(health));
   server_ = std::make_unique<HttpServer>(
       config_.http, [api = api_.get()](const HttpRequest& request) { return api->Handle(request); });
 }
@@ -103,6 +109,8 @@ void Application::Start() {
   }
   relay_thread_ =
       std::jthread([relay = relay_.get()](std::stop_token stop) { relay->Run(stop); });
+  janitor_thread_ =
+      std::jthread([janitor = janitor_.get()](std::stop_token stop) { janitor->Run(stop); });
   started_ = true;
   server_->Start();
 }
@@ -116,6 +124,10 @@ void Application::Stop() {
   if (relay_thread_.joinable()) {
     relay_thread_.request_stop();
     relay_thread_.join();
+  }
+  if (janitor_thread_.joinable()) {
+    janitor_thread_.request_stop();
+    janitor_thread_.join();
   }
   listener_.reset();
 }
