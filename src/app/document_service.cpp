@@ -50,7 +50,7 @@ std::string DocumentService::ReviewLockKey(ReviewId id) { return "doc:review:" +
 
 template <typename Fn>
 Result<Transition> DocumentService::Gated(const std::string& key, std::chrono::milliseconds ttl,
-                                          Fn&& body) {
+                                          const CommitHook& on_commit, Fn&& body) {
   Acquisition acquisition = gate_.Acquire(key, ttl);
   if (acquisition.outcome == AcquireOutcome::kBusy) {
     const int retry = RetryAfterSeconds(acquisition.remaining_ttl);
@@ -63,6 +63,7 @@ Result<Transition> DocumentService::Gated(const std::string& key, std::chrono::m
   auto tx = store_.Begin();
   Result<Transition> result = body(*tx);
   if (!result) return result;
+  if (on_commit) on_commit(*tx, result->document, &result->review);
   tx->Commit();
   wakeup_.Wake();
   return result;
@@ -82,7 +83,7 @@ OutboxEvent DocumentService::MakeEvent(EventType type, const Transition& t, cons
 }
 
 Result<Document> DocumentService::Create(const Actor& actor, const std::string& title,
-                                         const std::string& content) {
+                                         const std::string& content, const CommitHook& on_commit) {
   if (auto s = RequireAuthorRole(actor); !s) return s.error();
   if (auto s = ValidateTitle(title); !s) return s.error();
   if (auto s = ValidateContent(content); !s) return s.error();
@@ -95,6 +96,7 @@ Result<Document> DocumentService::Create(const Actor& actor, const std::string& 
   auto tx = store_.Begin();
   doc.id = tx->InsertDocument(doc);
   tx->PutContent(doc.id, doc.version, content, now);
+  if (on_commit) on_commit(*tx, doc, nullptr);
   tx->Commit();
   return doc;
 }
@@ -135,9 +137,10 @@ Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
   return *doc;
 }
 
-Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id) {
+Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id,
+                                           const CommitHook& on_commit) {
   if (auto s = RequireAuthorRole(actor); !s) return s.error();
-  return Gated(SubmitLockKey(id), config_.submit_lock_ttl,
+  return Gated(SubmitLockKey(id), config_.submit_lock_ttl, on_commit,
                [&](StoreTransaction& tx) -> Result<Transition> {
                  auto doc = tx.LockDocument(id);
                  if (!doc) return NotFound("document", id);
@@ -154,9 +157,10 @@ Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id) {
                });
 }
 
-Result<Transition> DocumentService::Withdraw(const Actor& actor, DocumentId id) {
+Result<Transition> DocumentService::Withdraw(const Actor& actor, DocumentId id,
+                                             const CommitHook& on_commit) {
   if (auto s = RequireAuthorRole(actor); !s) return s.error();
-  return Gated(SubmitLockKey(id), config_.submit_lock_ttl,
+  return Gated(SubmitLockKey(id), config_.submit_lock_ttl, on_commit,
                [&](StoreTransaction& tx) -> Result<Transition> {
                  // Learn the current review without a lock, then lock review -> document (the one
                  // lock order) and re-check that it is still the current one.
@@ -186,8 +190,8 @@ Result<Transition> DocumentService::Withdraw(const Actor& actor, DocumentId id) 
 // rows and the event.
 template <typename Decide>
 Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id, EventType event,
-                                                 Decide&& decide) {
-  return Gated(ReviewLockKey(id), config_.review_lock_ttl,
+                                                 const CommitHook& on_commit, Decide&& decide) {
+  return Gated(ReviewLockKey(id), config_.review_lock_ttl, on_commit,
                [&](StoreTransaction& tx) -> Result<Transition> {
                  auto review = tx.LockReview(id);
                  if (!review) return NotFound("review", id);
@@ -204,22 +208,23 @@ Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id
 }
 
 Result<Transition> DocumentService::Approve(const Actor& actor, ReviewId id,
-                                            const std::optional<std::string>& comment) {
+                                            const std::optional<std::string>& comment,
+                                            const CommitHook& on_commit) {
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   if (comment) {
     if (auto s = ValidateComment(*comment); !s) return s.error();
   }
-  return DecideReview(actor, id, EventType::kApproved,
+  return DecideReview(actor, id, EventType::kApproved, on_commit,
                       [&](Document& doc, Review& review, TimePoint now) {
                         return docgate::Approve(doc, review, actor, comment, now);
                       });
 }
 
 Result<Transition> DocumentService::Reject(const Actor& actor, ReviewId id,
-                                           const std::string& reason) {
+                                           const std::string& reason, const CommitHook& on_commit) {
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   if (auto s = ValidateReason(reason); !s) return s.error();
-  return DecideReview(actor, id, EventType::kRejected,
+  return DecideReview(actor, id, EventType::kRejected, on_commit,
                       [&](Document& doc, Review& review, TimePoint now) {
                         return docgate::Reject(doc, review, actor, reason, now);
                       });

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,12 @@ struct ListReviewsRequest {
   std::optional<ReviewId> after;
 };
 
+// Called by a write use case inside its transaction, after every write of the effect and right
+// before Commit, with the rows as they will be committed (`review` is null for Create): what it
+// writes through the transaction commits with the effect or not at all. Throwing aborts the
+// transaction, and the use case throws it on. Used to store an idempotent request's response.
+using CommitHook = std::function<void(StoreTransaction&, const Document&, const Review*)>;
+
 // The use cases of the review gate. Each transition runs as:
 //   gate (LockGate) -> store transaction -> lock review, then document -> check state ->
 //   write state + audit fields + outbox event -> commit -> release the gate (always).
@@ -79,14 +86,17 @@ class DocumentService {
   DocumentService(DocumentStore& store, LockGate& gate, Clock& clock, RandomSource& random,
                   OutboxWakeup& wakeup, ServiceConfig config = {});
 
-  Result<Document> Create(const Actor& actor, const std::string& title,
-                          const std::string& content);
+  // The write use cases take an optional CommitHook, called only when the effect commits.
+  Result<Document> Create(const Actor& actor, const std::string& title, const std::string& content,
+                          const CommitHook& on_commit = {});
   Result<Document> Edit(const Actor& actor, DocumentId id, const EditRequest& request);
-  Result<Transition> Submit(const Actor& actor, DocumentId id);
-  Result<Transition> Withdraw(const Actor& actor, DocumentId id);
+  Result<Transition> Submit(const Actor& actor, DocumentId id, const CommitHook& on_commit = {});
+  Result<Transition> Withdraw(const Actor& actor, DocumentId id, const CommitHook& on_commit = {});
   Result<Transition> Approve(const Actor& actor, ReviewId id,
-                             const std::optional<std::string>& comment);
-  Result<Transition> Reject(const Actor& actor, ReviewId id, const std::string& reason);
+                             const std::optional<std::string>& comment,
+                             const CommitHook& on_commit = {});
+  Result<Transition> Reject(const Actor& actor, ReviewId id, const std::string& reason,
+                            const CommitHook& on_commit = {});
 
   Result<Document> GetDocument(DocumentId id);
   Result<ContentView> GetContent(DocumentId id);
@@ -102,10 +112,11 @@ class DocumentService {
 
  private:
   template <typename Fn>
-  Result<Transition> Gated(const std::string& key, std::chrono::milliseconds ttl, Fn&& body);
+  Result<Transition> Gated(const std::string& key, std::chrono::milliseconds ttl,
+                           const CommitHook& on_commit, Fn&& body);
   template <typename Decide>
   Result<Transition> DecideReview(const Actor& actor, ReviewId id, EventType event,
-                                  Decide&& decide);
+                                  const CommitHook& on_commit, Decide&& decide);
   Result<int> PageSize(const std::optional<int>& requested) const;
   OutboxEvent MakeEvent(EventType type, const Transition& t, const Actor& actor, TimePoint now);
 

@@ -42,13 +42,15 @@ void ApplyMigrations(const Config& config) {
 
 namespace {
 
-// Opens the configured store; both kinds serve as DocumentStore and OutboxStore, and report their
-// pool's occupancy.
+// Opens the configured store; both kinds serve as DocumentStore, OutboxStore and
+// IdempotencyStore, and report their pool's occupancy.
 template <typename Store, typename StoreConfig>
 std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox,
+                                    IdempotencyStore*& idempotency,
                                     std::function<PoolStats()>& pool_stats) {
   auto store = std::make_unique<Store>(std::move(store_config));
   outbox = store.get();
+  idempotency = store.get();
   pool_stats = [raw = store.get()] { return raw->pool_stats(); };
   return store;
 }
@@ -67,8 +69,9 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   jwt_secret_ = ResolveJwtSecret(config_, *random_);
   std::function<PoolStats()> pool_stats;
   store_ = IsPostgresUrl(config_.database.url)
-               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_, pool_stats)
-               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_, pool_stats);
+               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_, idempotency_store_, pool_stats)
+               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_, idempotency_store_,
+                                           pool_stats);
   ExposePoolMetrics(*metrics_, std::move(pool_stats));
   ExposeOutboxMetrics(*metrics_, *outbox_, *clock_);
   RedisLockGate* redis_gate = nullptr;
@@ -94,6 +97,9 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   ExposeRelayMetrics(*metrics_, relay_->counters());
   service_ = std::make_unique<DocumentService>(*store_, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));
+  idempotency_ = std::make_unique<IdempotencyService>(*idempotency_store_, *clock_, *random_,
+                                                      config_.idempotency);
+  janitor_ = std::make_unique<Janitor>(*idempotency_, config_.janitor);
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
   health.database = [store = store_.get()] { return store->Ping(); };
@@ -101,7 +107,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };
   health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
-  api_ = std::make_unique<RestApi>(*service_, *verifier_, std::move(health));
+  api_ = std::make_unique<RestApi>(*service_, *idempotency_, *verifier_, std::move(health));
 
   auto stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   stderr_sink->set_formatter(RequestLog::MakeFormatter());
@@ -136,6 +142,8 @@ void Application::Start() {
   }
   relay_thread_ =
       std::jthread([relay = relay_.get()](std::stop_token stop) { relay->Run(stop); });
+  janitor_thread_ =
+      std::jthread([janitor = janitor_.get()](std::stop_token stop) { janitor->Run(stop); });
   started_ = true;
   server_->Start();
 }
@@ -149,6 +157,10 @@ void Application::Stop() {
   if (relay_thread_.joinable()) {
     relay_thread_.request_stop();
     relay_thread_.join();
+  }
+  if (janitor_thread_.joinable()) {
+    janitor_thread_.request_stop();
+    janitor_thread_.join();
   }
   listener_.reset();
 }

@@ -22,9 +22,11 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "app/clock.h"
 #include "app/document_service.h"
+#include "app/idempotency.h"
 #include "runtime/config.h"
 #include "runtime/metrics.h"
 #include "worker/in_process_event_sink.h"
+#include "worker/janitor.h"
 #include "worker/outbox_relay.h"
 
 namespace docgate {
@@ -33,7 +35,8 @@ namespace docgate {
 // PostgreSQL), the Redis lock gate when DOCGATE_REDIS_URL is set, else the in-process one (or none,
 // DOCGATE_LOCK_GATE=off), the outbox relay on its own thread delivering to RabbitMQ when
 // DOCGATE_AMQP_URL is set, else in process (woken by PostgreSQL's NOTIFY as well as by this
-// instance's commits), the use cases and the HTTP server. main.cpp and the end-to-end tests build
+// instance's commits), the janitor pruning expired Idempotency-Keys on its own thread, the use
+// cases and the HTTP server. main.cpp and the end-to-end tests build
 // exactly this.
 //
 // Observability: GET /metrics exposes `metrics()` (the gate through ObservedLockGate, the HTTP
@@ -59,19 +62,21 @@ class Application {
   // outlive the application.
   void AddConsumer(EventConsumer& consumer);
 
-  // Starts event delivery (undelivered events left by a previous run go first) and the HTTP
-  // server; returns once the port is bound. Throws std::runtime_error when it cannot bind.
+  // Starts event delivery (undelivered events left by a previous run go first), the janitor and
+  // the HTTP server; returns once the port is bound. Throws std::runtime_error when it cannot bind.
   void Start();
   // The bound HTTP port (the real one when the config says port 0). Thread-safe.
   std::uint16_t port() const;
   // Graceful: the HTTP server stops accepting and finishes in-flight requests, then event
-  // delivery stops. Idempotent.
+  // delivery and the janitor stop. Idempotent.
   void Stop();
 
   const Config& config() const { return config_; }
   const std::string& jwt_secret() const { return jwt_secret_; }
   Clock& clock() { return *clock_; }
   DocumentService& service() { return *service_; }
+  IdempotencyService& idempotency() { return *idempotency_; }
+  Janitor& janitor() { return *janitor_; }
   LockGate& gate() { return *gate_; }
   DocumentStore& store() { return *store_; }
   OutboxStore& outbox() { return *outbox_; }
@@ -89,7 +94,8 @@ class Application {
   std::unique_ptr<MetricsRegistry> metrics_;  // before everything it reads at a scrape
   std::string jwt_secret_;
   std::unique_ptr<DocumentStore> store_;
-  OutboxStore* outbox_ = nullptr;  // the same object as store_
+  OutboxStore* outbox_ = nullptr;                  // the same object as store_
+  IdempotencyStore* idempotency_store_ = nullptr;  // the same object as store_
   std::unique_ptr<LockGate> gate_;
   std::unique_ptr<ObservedLockGate> observed_gate_;  // gate_ as the use cases see it: counted
   std::unique_ptr<InProcessEventSink> consumers_;  // the in-process delivery, and AddConsumer's
@@ -98,6 +104,8 @@ class Application {
   std::unique_ptr<OutboxRelay> relay_;
   std::unique_ptr<PgOutboxListener> listener_;  // PostgreSQL only: NOTIFY -> relay_->Wake()
   std::unique_ptr<DocumentService> service_;
+  std::unique_ptr<IdempotencyService> idempotency_;
+  std::unique_ptr<Janitor> janitor_;
   std::unique_ptr<JwtVerifier> verifier_;
   std::unique_ptr<RestApi> api_;
   std::shared_ptr<spdlog::sinks::dist_sink<std::mutex>> request_log_sinks_;
@@ -105,6 +113,7 @@ class Application {
   std::unique_ptr<HttpMetrics> http_metrics_;
   std::unique_ptr<HttpServer> server_;
   std::jthread relay_thread_;
+  std::jthread janitor_thread_;
   bool started_ = false;
 };
 

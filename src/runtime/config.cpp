@@ -205,6 +205,9 @@ Config LoadConfig(const EnvLookup& env) {
   auto retention_hours = config.relay.retention.count();
   ReadInteger(env, "DOCGATE_OUTBOX_RETENTION_HOURS", retention_hours);
   config.relay.retention = std::chrono::hours(retention_hours);
+  auto idempotency_ttl_hours = config.idempotency.ttl.count();
+  ReadInteger(env, "DOCGATE_IDEMPOTENCY_TTL_HOURS", idempotency_ttl_hours);
+  config.idempotency.ttl = std::chrono::hours(idempotency_ttl_hours);
   ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
   ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
   return config;
@@ -302,6 +305,11 @@ void ValidateConfig(const Config& config) {
   }
   RequirePositive("DOCGATE_OUTBOX_CLAIM_TTL_MS", config.relay.claim_ttl);
   RequirePositive("the outbox prune interval", config.relay.prune_interval);
+  RequireRange<std::int64_t>("DOCGATE_IDEMPOTENCY_TTL_HOURS", config.idempotency.ttl.count(), 1,
+                             24 * 365);
+  RequirePositive("the idempotency lease", config.idempotency.lease);
+  RequireRange("the idempotency prune batch", config.idempotency.prune_batch, 1, 100000);
+  RequirePositive("the janitor interval", config.janitor.interval);
   bool known_level = false;
   for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;
   if (!known_level) {

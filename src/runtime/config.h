@@ -16,7 +16,9 @@
 #include "adapters/http/http_server.h"
 #include "adapters/redis/redis_config.h"
 #include "app/document_service.h"
+#include "app/idempotency.h"
 #include "app/random_source.h"
+#include "worker/janitor.h"
 #include "worker/outbox_relay.h"
 
 namespace docgate {
@@ -71,6 +73,9 @@ struct Config {
   // DOCGATE_OUTBOX_BATCH_SIZE, DOCGATE_OUTBOX_POLL_MS, DOCGATE_OUTBOX_RETRY_MAX_MS,
   // DOCGATE_OUTBOX_RETENTION_HOURS, DOCGATE_OUTBOX_CLAIM_TTL_MS.
   RelayConfig relay;
+  // DOCGATE_IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key's response is replayed.
+  IdempotencyConfig idempotency;
+  JanitorConfig janitor;  // pruning of expired idempotency keys
   ExternalConfig external;
   LogConfig log;
 };

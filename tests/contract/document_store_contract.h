@@ -6,7 +6,7 @@
 // Instantiate it with a factory type F:
 //   struct F {
 //     F();                        // an isolated, empty database of its own (temp dir, schema)
-//     std::unique_ptr<S> Make();  // S derives from DocumentStore and OutboxStore
+//     std::unique_ptr<S> Make();  // S derives from DocumentStore, OutboxStore, IdempotencyStore
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<F>);
 // One F lives for one test; the store it made is destroyed before it.
@@ -101,6 +101,15 @@ class DocumentStoreContract : public ::testing::Test {
 
   DocumentStore& store() { return *store_; }
   OutboxStore& outbox() { return *store_; }
+  IdempotencyStore& keys() { return *store_; }
+
+  // Reserves (caller, key) for `owner` at ContractTime(at) with a lease of 30 s.
+  std::optional<IdempotencyRecord> Reserve(const std::string& caller, const std::string& key,
+                                           const std::string& fingerprint, const std::string& owner,
+                                           std::int64_t at = 0) {
+    return store_->ReserveIdempotencyKey(caller, key, fingerprint, owner, ContractTime(at),
+                                         ContractTime(at + 30'000));
+  }
 
   // Runs `write` in a transaction of its own and commits it.
   template <typename Write>
@@ -672,6 +681,152 @@ TYPED_TEST_P(DocumentStoreContract, ConcurrentIncrementsEndWithTheExactCount) {
   EXPECT_EQ(this->store().FindDocument(id)->version, 1 + kThreads * kIncrements);
 }
 
+TYPED_TEST_P(DocumentStoreContract, ReservingAFreeKeyWinsAndTheNextReservationSeesItInFlight) {
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 10);
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->fingerprint, "fp-1");
+  EXPECT_EQ(seen->response, std::nullopt);
+  EXPECT_EQ(seen->expires_at, ContractTime(30'000));
+  // The losing reservation changed nothing: the record is still owner-a's.
+  EXPECT_TRUE(
+      this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "r", ContractTime(1)));
+}
+
+TYPED_TEST_P(DocumentStoreContract, KeysArePerCaller) {
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  EXPECT_EQ(this->Reserve("carol", "k-1", "fp-2", "owner-c"), std::nullopt);
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-x")->fingerprint, "fp-1");
+  EXPECT_EQ(this->Reserve("carol", "k-1", "fp-1", "owner-x")->fingerprint, "fp-2");
+}
+
+TYPED_TEST_P(DocumentStoreContract, AnExpiredRecordIsReservableAgain) {
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  ASSERT_TRUE(this->Reserve("alice", "k-1", "fp-1", "owner-b", 29'999));
+  // expires_at <= now: the lease has run out, the key is free.
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-2", "owner-b", 30'000), std::nullopt);
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-c", 30'001)->fingerprint, "fp-2");
+  // A completed record, too, once its TTL is over.
+  ASSERT_TRUE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-b", "done",
+                                                     ContractTime(40'000)));
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-c", 39'999)->response, "done");
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-3", "owner-d", 40'000), std::nullopt);
+}
+
+TYPED_TEST_P(DocumentStoreContract, ConcurrentReservationsOfOneKeyHaveExactlyOneWinner) {
+  constexpr int kThreads = 8;
+  std::atomic<int> winners{0};
+  std::atomic<int> in_flight{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-" + std::to_string(t));
+      if (!seen) {
+        ++winners;
+      } else if (!seen->response && seen->fingerprint == "fp-1") {
+        ++in_flight;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(winners.load(), 1);
+  EXPECT_EQ(in_flight.load(), kThreads - 1);
+}
+
+TYPED_TEST_P(DocumentStoreContract, CompletionInATransactionCommitsWithTheEffect) {
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  DocumentId id = 0;
+  this->Committed([&](StoreTransaction& tx) {
+    id = tx.InsertDocument(ContractDocument());
+    tx.CompleteIdempotentRequest("alice", "k-1", "owner-a", "{\"status\":201}",
+                                 ContractTime(86'400'000));
+  });
+  EXPECT_TRUE(this->store().FindDocument(id));
+  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 50'000);
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->response, "{\"status\":201}");
+  EXPECT_EQ(seen->expires_at, ContractTime(86'400'000));
+}
+
+TYPED_TEST_P(DocumentStoreContract, CompletionInATransactionRollsBackWithIt) {
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  {
+    auto tx = this->store().Begin();
+    tx->InsertDocument(ContractDocument());
+    tx->CompleteIdempotentRequest("alice", "k-1", "owner-a", "r", ContractTime(86'400'000));
+  }
+  EXPECT_TRUE(this->store().ListDocuments({}).empty());
+  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 10);
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->response, std::nullopt);
+  EXPECT_EQ(seen->expires_at, ContractTime(30'000));
+}
+
+TYPED_TEST_P(DocumentStoreContract, CompletionOfAReservationTakenOverThrowsAndNothingCommits) {
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-b", 30'000), std::nullopt);
+  {
+    auto tx = this->store().Begin();
+    tx->InsertDocument(ContractDocument());
+    EXPECT_THROW(
+        tx->CompleteIdempotentRequest("alice", "k-1", "owner-a", "r", ContractTime(86'400'000)),
+        StorageError);
+  }
+  EXPECT_TRUE(this->store().ListDocuments({}).empty());
+  EXPECT_FALSE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "r",
+                                                      ContractTime(86'400'000)));
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-c", 30'001)->response, std::nullopt);
+}
+
+TYPED_TEST_P(DocumentStoreContract, CompletionWithoutEffectStoresTheFirstResponseOnly) {
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  EXPECT_TRUE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "first",
+                                                     ContractTime(86'400'000)));
+  EXPECT_FALSE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "second",
+                                                      ContractTime(99'400'000)));
+  EXPECT_FALSE(this->keys().CompleteIdempotentRequest("alice", "k-2", "owner-a", "other",
+                                                      ContractTime(86'400'000)));
+  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 10);
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->response, "first");
+  EXPECT_EQ(seen->expires_at, ContractTime(86'400'000));
+}
+
+TYPED_TEST_P(DocumentStoreContract, ReleaseFreesOnlyItsOwnInFlightRecord) {
+  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
+  this->keys().ReleaseIdempotencyKey("alice", "k-1", "owner-x");
+  EXPECT_TRUE(this->Reserve("alice", "k-1", "fp-1", "owner-b", 10));
+  this->keys().ReleaseIdempotencyKey("alice", "k-1", "owner-a");
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-2", "owner-b", 20), std::nullopt);
+  // Never a completed record.
+  ASSERT_TRUE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-b", "done",
+                                                     ContractTime(86'400'000)));
+  this->keys().ReleaseIdempotencyKey("alice", "k-1", "owner-b");
+  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-2", "owner-c", 30)->response, "done");
+}
+
+TYPED_TEST_P(DocumentStoreContract, PruneDeletesOnlyExpiredRecordsInBoundedBatches) {
+  // Five records expire at 30 s (in flight); two completed ones live until 100 s.
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_EQ(this->Reserve("alice", "k-" + std::to_string(i), "fp", "o-" + std::to_string(i)),
+              std::nullopt);
+  }
+  for (int i = 5; i < 7; ++i) {
+    ASSERT_TRUE(this->keys().CompleteIdempotentRequest(
+        "alice", "k-" + std::to_string(i), "o-" + std::to_string(i), "r", ContractTime(100'000)));
+  }
+  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(29'999), 10), 0);
+  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 2), 2);
+  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 0), 0);
+  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 10), 3);
+  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 10), 0);
+  // The live ones are still there, as they were.
+  for (int i = 5; i < 7; ++i) {
+    EXPECT_EQ(this->Reserve("alice", "k-" + std::to_string(i), "fp", "x", 50'000)->response, "r");
+  }
+  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(100'000), 10), 2);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     DocumentStoreContract, DocumentRoundTripsEveryField, DocumentWithoutOptionalsRoundTrips,
     ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
@@ -695,8 +850,14 @@ REGISTER_TYPED_TEST_SUITE_P(
     MarkDeliveredEventsAreNeverPendingAgain,
     ClaimPendingHandsOutOnlyEachDocumentsOldestUndeliveredEvent,
     DeferredEventWaitsUntilDueAndHoldsItsDocumentBack, DeferWithoutDelayMakesTheEventClaimableAgain,
-    PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst, BacklogCountsUndeliveredEventsAndTheOldest,
-    MarkDeliveredIgnoresUnknownSequences, PingAnswersTrue,
-    ConcurrentIncrementsEndWithTheExactCount);
+    PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst,
+    BacklogCountsUndeliveredEventsAndTheOldest, MarkDeliveredIgnoresUnknownSequences,
+    PingAnswersTrue, ConcurrentIncrementsEndWithTheExactCount,
+    ReservingAFreeKeyWinsAndTheNextReservationSeesItInFlight, KeysArePerCaller,
+    AnExpiredRecordIsReservableAgain, ConcurrentReservationsOfOneKeyHaveExactlyOneWinner,
+    CompletionInATransactionCommitsWithTheEffect, CompletionInATransactionRollsBackWithIt,
+    CompletionOfAReservationTakenOverThrowsAndNothingCommits,
+    CompletionWithoutEffectStoresTheFirstResponseOnly, ReleaseFreesOnlyItsOwnInFlightRecord,
+    PruneDeletesOnlyExpiredRecordsInBoundedBatches);
 
 }  // namespace docgate

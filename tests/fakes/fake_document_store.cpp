@@ -107,6 +107,15 @@ class FakeDocumentStore::Transaction final : public StoreTransaction {
     data.outbox.emplace(row.event.sequence, std::move(row));
   }
 
+  void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
+                                 TimePoint expires_at) override {
+    if (!CompleteIn(Open(), caller, key, owner, response, expires_at)) {
+      Violation("idempotency key '" + key + "' of " + caller +
+                " is no longer reserved by this request");
+    }
+  }
+
   void Commit() override {
     store_.Commit(Open());
     committed_ = true;
@@ -337,6 +346,75 @@ OutboxBacklog FakeDocumentStore::Backlog() {
     }
   }
   return backlog;
+}
+
+bool FakeDocumentStore::CompleteIn(Data& data, const std::string& caller, const std::string& key,
+                                   const std::string& owner, const std::string& response,
+                                   TimePoint expires_at) {
+  const auto found = data.idempotency.find({caller, key});
+  if (found == data.idempotency.end() || found->second.owner != owner ||
+      found->second.record.response) {
+    return false;
+  }
+  found->second.record.response = response;
+  found->second.record.expires_at = expires_at;
+  return true;
+}
+
+std::optional<IdempotencyRecord> FakeDocumentStore::ReserveIdempotencyKey(
+    const std::string& caller, const std::string& key, const std::string& fingerprint,
+    const std::string& owner, TimePoint now, TimePoint lease_until) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  auto& rows = data_.idempotency;
+  const auto found = rows.find({caller, key});
+  if (found != rows.end() && found->second.record.expires_at > now) return found->second.record;
+  rows[{caller, key}] = Data::IdempotencyRow{{fingerprint, std::nullopt, lease_until}, owner};
+  return std::nullopt;
+}
+
+bool FakeDocumentStore::CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                                  const std::string& owner,
+                                                  const std::string& response,
+                                                  TimePoint expires_at) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  return CompleteIn(data_, caller, key, owner, response, expires_at);
+}
+
+void FakeDocumentStore::ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
+                                              const std::string& owner) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  const auto found = data_.idempotency.find({caller, key});
+  if (found != data_.idempotency.end() && found->second.owner == owner &&
+      !found->second.record.response) {
+    data_.idempotency.erase(found);
+  }
+}
+
+int FakeDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  int pruned = 0;
+  for (auto it = data_.idempotency.begin(); it != data_.idempotency.end() && pruned < limit;) {
+    if (it->second.record.expires_at <= now) {
+      it = data_.idempotency.erase(it);
+      ++pruned;
+    } else {
+      ++it;
+    }
+  }
+  return pruned;
+}
+
+std::size_t FakeDocumentStore::IdempotencyKeyCount() {
+  std::lock_guard lock(mutex_);
+  return data_.idempotency.size();
 }
 
 std::vector<OutboxEvent> FakeDocumentStore::AllEvents() {

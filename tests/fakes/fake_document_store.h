@@ -27,7 +27,7 @@ namespace docgate {
 // Faults are injected through the interface: FailNextBegin/FailNextCommit throw
 // StorageUnavailable once; SetUnavailable(true) makes every call throw it (Ping answers false)
 // until SetUnavailable(false). Thread-safe.
-class FakeDocumentStore final : public DocumentStore, public OutboxStore {
+class FakeDocumentStore final : public DocumentStore, public OutboxStore, public IdempotencyStore {
  public:
   explicit FakeDocumentStore(std::chrono::milliseconds lock_timeout = std::chrono::seconds(5));
 
@@ -54,6 +54,22 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
 
+  // Writes like any other: each waits for the writer slot.
+  std::optional<IdempotencyRecord> ReserveIdempotencyKey(const std::string& caller,
+                                                         const std::string& key,
+                                                         const std::string& fingerprint,
+                                                         const std::string& owner, TimePoint now,
+                                                         TimePoint lease_until) override;
+  bool CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
+                                 TimePoint expires_at) override;
+  void ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
+                             const std::string& owner) override;
+  int PruneIdempotencyKeys(TimePoint now, int limit) override;
+
+  // Idempotency records stored, live or expired (for tests).
+  std::size_t IdempotencyKeyCount();
+
   // Every event ever appended and not pruned, delivered or not, in sequence order (for tests).
   std::vector<OutboxEvent> AllEvents();
 
@@ -73,6 +89,11 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
     std::map<ReviewId, Review> reviews;
     std::map<std::pair<DocumentId, std::int32_t>, std::string> contents;
     std::map<std::int64_t, OutboxRow> outbox;
+    struct IdempotencyRow {
+      IdempotencyRecord record;
+      std::string owner;
+    };
+    std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency;  // (caller, key)
     DocumentId last_document_id = 0;
     ReviewId last_review_id = 0;
     std::int64_t last_sequence = 0;
@@ -85,6 +106,10 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore {
   // ends the writer's turn (commit or rollback).
   void Commit(Data& data);
   void EndWrite();
+  // Completes `owner`'s in-flight record in `data`; false when there is none.
+  static bool CompleteIn(Data& data, const std::string& caller, const std::string& key,
+                         const std::string& owner, const std::string& response,
+                         TimePoint expires_at);
 
   const std::chrono::milliseconds lock_timeout_;
   std::mutex mutex_;

@@ -167,15 +167,18 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
   EXPECT_EQ(rows[1][1].as<std::string>(), "0002_outbox_relay.sql");
+  EXPECT_EQ(rows[2][0].as<int>(), 3);
+  EXPECT_EQ(rows[2][1].as<std::string>(), "0003_idempotency.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
-                      " 'kh_document_review', 'kh_outbox', 'schema_migrations')"),
-            5);
+                      " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
+                      " 'schema_migrations')"),
+            6);
 }
 
 TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
@@ -190,8 +193,8 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
   PgDocumentStore::Migrate(Config());
   PgDocumentStore store(Config());
   const auto again = db_.Execute(kRecorded);
-  ASSERT_EQ(again.size(), 2u);
-  for (int i = 0; i < 2; ++i) {
+  ASSERT_EQ(again.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
     EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
   }

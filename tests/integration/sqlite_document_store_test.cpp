@@ -146,8 +146,9 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
   Open();
   const auto recorded = RawDatabase(db_path_).Rows(
       "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations ORDER BY version");
-  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{
-                          {"1", "0001_init.sql", "1"}, {"2", "0002_outbox_relay.sql", "1"}}));
+  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
+                                                             {"2", "0002_outbox_relay.sql", "1"},
+                                                             {"3", "0003_idempotency.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

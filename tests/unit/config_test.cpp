@@ -188,6 +188,23 @@ TEST(Config, AmqpSettingsAreReadAndAForeignSchemeIsRefused) {
             std::string::npos);
 }
 
+TEST(Config, IdempotencyTtlIsReadInHoursAndBounded) {
+  EXPECT_EQ(Load({}).idempotency.ttl, std::chrono::hours(24));
+  EXPECT_EQ(Load({{"DOCGATE_IDEMPOTENCY_TTL_HOURS", "48"}}).idempotency.ttl,
+            std::chrono::hours(48));
+  EXPECT_EQ(ValidationError({{"DOCGATE_IDEMPOTENCY_TTL_HOURS", "48"}}), "");
+  for (const char* bad : {"0", "-1", "8761"}) {
+    EXPECT_NE(ValidationError({{"DOCGATE_IDEMPOTENCY_TTL_HOURS", bad}})
+                  .find("DOCGATE_IDEMPOTENCY_TTL_HOURS"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(ErrorOf([] {
+              Load({{"DOCGATE_IDEMPOTENCY_TTL_HOURS", "1d"}});
+            }).find("DOCGATE_IDEMPOTENCY_TTL_HOURS"),
+            std::string::npos);
+}
+
 TEST(Config, UnsupportedBackendsAreRefusedNotIgnored) {
   EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_URI", "mongodb://localhost"}}).find("DOCGATE_MONGODB_URI"),
             std::string::npos);

@@ -66,7 +66,8 @@ HttpStatus HttpStatusOf(ErrorCode code) { return RowOf(code).status; }
 HttpResponse ProblemResponse(const Error& error) {
   const Row& row = RowOf(error.code);
   HttpResponse response = Problem(row.status, ErrorCodeName(error.code), row.title, error.detail);
-  if (error.code == ErrorCode::kLockBusy || error.code == ErrorCode::kUnavailable) {
+  if (error.code == ErrorCode::kLockBusy || error.code == ErrorCode::kUnavailable ||
+      error.code == ErrorCode::kIdempotencyInFlight) {
     response.set(http::field::retry_after,
                  std::to_string(std::max(1, error.retry_after_seconds.value_or(1))));
   }

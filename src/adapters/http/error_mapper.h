@@ -3,8 +3,8 @@
 // The one table from core ErrorCode to HTTP status (shared/API.md), and the RFC 9457
 // `application/problem+json` responses built from it:
 //   {"type": "urn:docgate:problem:<code>", "title": ..., "status": ..., "detail": ..., "code": ...}
-// LOCK_BUSY and UNAVAILABLE carry `Retry-After` (whole seconds, >= 1); UNAUTHENTICATED carries
-// `WWW-Authenticate: Bearer`.
+// LOCK_BUSY, IDEMPOTENCY_IN_FLIGHT and UNAVAILABLE carry `Retry-After` (whole seconds, >= 1);
+// UNAUTHENTICATED carries `WWW-Authenticate: Bearer`.
 
 #include <string>
 #include <string_view>

@@ -8,6 +8,7 @@
 
 #include "adapters/http/dto.h"
 #include "adapters/http/error_mapper.h"
+#include "adapters/http/idempotency_codec.h"
 
 namespace docgate {
 namespace {
@@ -30,6 +31,17 @@ HttpResponse DocumentResponse(HttpStatus status, const Document& doc) {
   HttpResponse response = JsonResponse(status, ToJson(doc));
   response.set(http::field::etag, VersionTag(doc.version));
   return response;
+}
+
+// The responses of the write use cases; `review` is null for Create.
+HttpResponse CreatedResponse(const Document& doc, const Review*) {
+  HttpResponse response = DocumentResponse(HttpStatus::created, doc);
+  response.set(http::field::location, "/api/v1/documents/" + std::to_string(doc.id));
+  return response;
+}
+
+HttpResponse TransitionResponse(const Document& doc, const Review* review) {
+  return JsonResponse(HttpStatus::ok, ToJson(Transition{doc, *review}));
 }
 
 // 200 with the use case's value as JSON, or its error.
@@ -114,26 +126,92 @@ Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string
   return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
 }
 
+// An answer that a retry may well change is not stored: the key is released instead.
+bool Replayable(const Error& error) {
+  return error.code != ErrorCode::kLockBusy &&
+         static_cast<unsigned>(HttpStatusOf(error.code)) < 500;
+}
+
+// Best effort: when it fails, the key frees itself when its lease runs out.
+void AbandonQuietly(IdempotencyService& idempotency, const IdempotentRequest& request,
+                    const std::string& owner) {
+  try {
+    idempotency.Abandon(request, owner);
+  } catch (const std::exception& e) {
+    spdlog::warn("could not release Idempotency-Key '{}' of {} (it expires with its lease): {}",
+                 request.key, request.caller, e.what());
+  }
+}
+
 }  // namespace
 
-RestApi::RestApi(DocumentService& service, const JwtVerifier& verifier, HealthChecks health)
-    : service_(service), verifier_(verifier), health_(std::move(health)) {
+// How a POST handler commits its effect. Without an Idempotency-Key it is inert: no hook, and the
+// response is rendered after the use case, as always. With one, the hook renders the response
+// inside the use case's transaction and stores it with the effect, and Respond answers with
+// exactly that response, so the first answer and every replay are the same bytes.
+class IdempotentEffect {
+ public:
+  using Render = HttpResponse (*)(const Document&, const Review*);
+
+  IdempotentEffect() = default;
+  IdempotentEffect(IdempotencyService& idempotency, IdempotentRequest request, std::string owner)
+      : idempotency_(&idempotency), request_(std::move(request)), owner_(std::move(owner)) {}
+
+  CommitHook Hook(Render render) {
+    if (idempotency_ == nullptr) return {};
+    return idempotency_->CompleteOnCommit(
+        request_, owner_, [this, render](const Document& doc, const Review* review) {
+          rendered_ = render(doc, review);
+          return EncodeResponse(*rendered_);
+        });
+  }
+
+  HttpResponse Respond(Render render, const Document& doc, const Review* review) {
+    if (rendered_) return std::move(*rendered_);
+    return render(doc, review);
+  }
+
+  // True once the hook has stored the response (the effect committed with it).
+  bool stored() const { return rendered_.has_value(); }
+
+ private:
+  IdempotencyService* idempotency_ = nullptr;
+  IdempotentRequest request_;
+  std::string owner_;
+  std::optional<HttpResponse> rendered_;
+};
+
+namespace {
+
+Result<HttpResponse> Transitioned(const Result<Transition>& result, IdempotentEffect& effect) {
+  if (!result) return result.error();
+  return effect.Respond(&TransitionResponse, result->document, &result->review);
+}
+
+}  // namespace
+
+RestApi::RestApi(DocumentService& service, IdempotencyService& idempotency,
+                 const JwtVerifier& verifier, HealthChecks health)
+    : service_(service),
+      idempotency_(idempotency),
+      verifier_(verifier),
+      health_(std::move(health)) {
   using V = HttpVerb;
   router_.Add(V::get, "/healthz", [this](const RouteContext& ctx) { return Healthz(ctx); });
   router_.Add(V::get, "/readyz", [this](const RouteContext& ctx) { return Readyz(ctx); });
-  router_.Add(V::post, "/api/v1/documents", Authenticated(&RestApi::CreateDocument));
+  router_.Add(V::post, "/api/v1/documents", Idempotent(&RestApi::CreateDocument));
   router_.Add(V::get, "/api/v1/documents", Authenticated(&RestApi::ListDocuments));
   router_.Add(V::get, "/api/v1/documents/{id}", Authenticated(&RestApi::GetDocument));
   router_.Add(V::put, "/api/v1/documents/{id}", Authenticated(&RestApi::EditDocument));
   router_.Add(V::get, "/api/v1/documents/{id}/content", Authenticated(&RestApi::GetContent));
   router_.Add(V::get, "/api/v1/documents/{id}/preview", Authenticated(&RestApi::GetPreview));
-  router_.Add(V::post, "/api/v1/documents/{id}/submit", Authenticated(&RestApi::Submit));
-  router_.Add(V::post, "/api/v1/documents/{id}/withdraw", Authenticated(&RestApi::Withdraw));
+  router_.Add(V::post, "/api/v1/documents/{id}/submit", Idempotent(&RestApi::Submit));
+  router_.Add(V::post, "/api/v1/documents/{id}/withdraw", Idempotent(&RestApi::Withdraw));
   router_.Add(V::get, "/api/v1/documents/{id}/reviews", Authenticated(&RestApi::DocumentReviews));
   router_.Add(V::get, "/api/v1/reviews", Authenticated(&RestApi::ReviewQueue));
   router_.Add(V::get, "/api/v1/reviews/{id}", Authenticated(&RestApi::GetReview));
-  router_.Add(V::post, "/api/v1/reviews/{id}/approve", Authenticated(&RestApi::Approve));
-  router_.Add(V::post, "/api/v1/reviews/{id}/reject", Authenticated(&RestApi::Reject));
+  router_.Add(V::post, "/api/v1/reviews/{id}/approve", Idempotent(&RestApi::Approve));
+  router_.Add(V::post, "/api/v1/reviews/{id}/reject", Idempotent(&RestApi::Reject));
   if (health_.metrics) {
     router_.Add(V::get, "/metrics", [this](const RouteContext& ctx) { return Metrics(ctx); });
   }
@@ -169,17 +247,89 @@ HttpResponse RestApi::Handle(const HttpRequest& request, RequestTrace& trace) co
   }
 }
 
+Result<Actor> RestApi::Authenticate(const RouteContext& ctx) const {
+  const auto authorization = ctx.request.find(http::field::authorization);
+  return verifier_.Authenticate(authorization == ctx.request.end() ? std::string_view{}
+                                                                   : View(authorization->value()));
+}
+
 RouteHandler RestApi::Authenticated(Handler handler) const {
   return [this, handler](const RouteContext& ctx) -> HttpResponse {
-    const auto authorization = ctx.request.find(http::field::authorization);
-    auto actor = verifier_.Authenticate(
-        authorization == ctx.request.end() ? std::string_view{} : View(authorization->value()));
+    auto actor = Authenticate(ctx);
     if (!actor) return ProblemResponse(actor.error());
     if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
     auto response = (this->*handler)(ctx, *actor);
     if (!response) return ProblemResponse(response.error());
     return std::move(response).value();
   };
+}
+
+RouteHandler RestApi::Idempotent(PostHandler handler) const {
+  return [this, handler](const RouteContext& ctx) -> HttpResponse {
+    auto actor = Authenticate(ctx);
+    if (!actor) return ProblemResponse(actor.error());
+    if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
+    const auto key = ctx.request.find(kIdempotencyKeyHeader);
+    if (key == ctx.request.end()) {
+      IdempotentEffect none;
+      auto response = (this->*handler)(ctx, *actor, none);
+      if (!response) return ProblemResponse(response.error());
+      return std::move(response).value();
+    }
+    if (ctx.request.count(kIdempotencyKeyHeader) > 1) {
+      return ProblemResponse(Invalid("give Idempotency-Key once"));
+    }
+    if (auto problem = IdempotencyKeyProblem(View(key->value()))) {
+      return ProblemResponse(Invalid(std::move(*problem)));
+    }
+    return RunIdempotent(ctx, *actor, handler, View(key->value()));
+  };
+}
+
+HttpResponse RestApi::RunIdempotent(const RouteContext& ctx, const Actor& actor,
+                                    PostHandler handler, std::string_view key) const {
+  IdempotentRequest request{actor.id, std::string(key), RequestFingerprint(ctx.request)};
+  IdempotencyDecision decision = idempotency_.Begin(request);
+  switch (decision.verdict) {
+    case IdempotencyVerdict::kReplay: {
+      HttpResponse replay = DecodeResponse(decision.response);
+      replay.set(kIdempotentReplayedHeader, "true");
+      return replay;
+    }
+    case IdempotencyVerdict::kKeyReused:
+      return ProblemResponse(MakeError(
+          ErrorCode::kIdempotencyKeyReused,
+          "Idempotency-Key '" + request.key + "' was already used with a different request"));
+    case IdempotencyVerdict::kInFlight:
+      return ProblemResponse(Error{ErrorCode::kIdempotencyInFlight,
+                                   "a request with Idempotency-Key '" + request.key +
+                                       "' is still being processed; retry shortly",
+                                   1});
+    case IdempotencyVerdict::kProceed:
+      break;
+  }
+  IdempotentEffect effect(idempotency_, request, decision.owner);
+  std::optional<Result<HttpResponse>> response;
+  try {
+    response.emplace((this->*handler)(ctx, actor, effect));
+  } catch (const std::exception&) {
+    AbandonQuietly(idempotency_, request, decision.owner);
+    throw;
+  }
+  if (*response && effect.stored()) return std::move(*response).value();
+  // No effect committed: a refusal is stored and replayed like a success; an answer a retry may
+  // change gives the key back.
+  HttpResponse answer =
+      *response ? std::move(*response).value() : ProblemResponse(response->error());
+  if (!*response && !Replayable(response->error())) {
+    AbandonQuietly(idempotency_, request, decision.owner);
+    return answer;
+  }
+  if (!idempotency_.CompleteWithoutEffect(request, decision.owner, EncodeResponse(answer))) {
+    spdlog::warn("Idempotency-Key '{}' of {}: the reservation ran out before the answer was stored",
+                 request.key, request.caller);
+  }
+  return answer;
 }
 
 HttpResponse RestApi::Healthz(const RouteContext&) const {
@@ -211,18 +361,17 @@ HttpResponse RestApi::Metrics(const RouteContext&) const {
   return response;
 }
 
-Result<HttpResponse> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor) const {
+Result<HttpResponse> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor,
+                                             IdempotentEffect& effect) const {
   auto body = ObjectBody(ctx.request, /*optional=*/false);
   if (!body) return body.error();
   auto title = RequiredString(*body, "title");
   if (!title) return title.error();
   auto content = RequiredString(*body, "content");
   if (!content) return content.error();
-  auto doc = service_.Create(actor, *title, *content);
+  auto doc = service_.Create(actor, *title, *content, effect.Hook(&CreatedResponse));
   if (!doc) return doc.error();
-  HttpResponse response = DocumentResponse(HttpStatus::created, *doc);
-  response.set(http::field::location, "/api/v1/documents/" + std::to_string(doc->id));
-  return response;
+  return effect.Respond(&CreatedResponse, *doc, nullptr);
 }
 
 Result<HttpResponse> RestApi::ListDocuments(const RouteContext& ctx, const Actor&) const {
@@ -293,16 +442,18 @@ Result<HttpResponse> RestApi::GetPreview(const RouteContext& ctx, const Actor&) 
   return Ok200(service_.GetPreview(*id));
 }
 
-Result<HttpResponse> RestApi::Submit(const RouteContext& ctx, const Actor& actor) const {
+Result<HttpResponse> RestApi::Submit(const RouteContext& ctx, const Actor& actor,
+                                     IdempotentEffect& effect) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Ok200(service_.Submit(actor, *id));
+  return Transitioned(service_.Submit(actor, *id, effect.Hook(&TransitionResponse)), effect);
 }
 
-Result<HttpResponse> RestApi::Withdraw(const RouteContext& ctx, const Actor& actor) const {
+Result<HttpResponse> RestApi::Withdraw(const RouteContext& ctx, const Actor& actor,
+                                       IdempotentEffect& effect) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Ok200(service_.Withdraw(actor, *id));
+  return Transitioned(service_.Withdraw(actor, *id, effect.Hook(&TransitionResponse)), effect);
 }
 
 Result<HttpResponse> RestApi::DocumentReviews(const RouteContext& ctx, const Actor&) const {
@@ -335,7 +486,8 @@ Result<HttpResponse> RestApi::GetReview(const RouteContext& ctx, const Actor&) c
   return Ok200(service_.GetReview(*id));
 }
 
-Result<HttpResponse> RestApi::Approve(const RouteContext& ctx, const Actor& actor) const {
+Result<HttpResponse> RestApi::Approve(const RouteContext& ctx, const Actor& actor,
+                                      IdempotentEffect& effect) const {
   auto id = PathId(ctx, "review");
   if (!id) return id.error();
   auto body = ObjectBody(ctx.request, /*optional=*/true);
@@ -346,17 +498,20 @@ Result<HttpResponse> RestApi::Approve(const RouteContext& ctx, const Actor& acto
     if (!it->is_string()) return Invalid("`comment` must be a string");
     comment = it->get<std::string>();
   }
-  return Ok200(service_.Approve(actor, *id, comment));
+  return Transitioned(service_.Approve(actor, *id, comment, effect.Hook(&TransitionResponse)),
+                      effect);
 }
 
-Result<HttpResponse> RestApi::Reject(const RouteContext& ctx, const Actor& actor) const {
+Result<HttpResponse> RestApi::Reject(const RouteContext& ctx, const Actor& actor,
+                                     IdempotentEffect& effect) const {
   auto id = PathId(ctx, "review");
   if (!id) return id.error();
   auto body = ObjectBody(ctx.request, /*optional=*/false);
   if (!body) return body.error();
   auto reason = RequiredString(*body, "reason");
   if (!reason) return reason.error();
-  return Ok200(service_.Reject(actor, *id, *reason));
+  return Transitioned(service_.Reject(actor, *id, *reason, effect.Hook(&TransitionResponse)),
+                      effect);
 }
 
 }  // namespace docgate

@@ -2,11 +2,13 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "adapters/http/http_message.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/router.h"
 #include "app/document_service.h"
+#include "app/idempotency.h"
 
 namespace docgate {
 
@@ -20,14 +22,22 @@ struct HealthChecks {
   std::function<std::string()> metrics;
 };
 
+class IdempotentEffect;
+
 // The routes of shared/API.md over DocumentService: routing (404 / 405 with Allow), bearer
 // authentication for /api/v1, request parsing (400 VALIDATION for every malformed input), the use
-// case call, and the mapping of its outcome to a response. This is the HTTP boundary: StorageUnavailable
-// becomes 503 UNAVAILABLE with Retry-After, any other exception a logged 500.
+// case call, and the mapping of its outcome to a response. This is the HTTP boundary:
+// StorageUnavailable becomes 503 UNAVAILABLE with Retry-After, any other exception a logged 500.
+// Every POST route honours Idempotency-Key (shared/API.md "Idempotency"): per caller (the token's
+// subject) and request fingerprint, the first answer is stored - in the effect's own transaction
+// when there is one - and replayed with `Idempotent-Replayed: true`; a different request under the
+// key is 422 IDEMPOTENCY_KEY_REUSED, the same one still running 409 IDEMPOTENCY_IN_FLIGHT. Answers
+// worth retrying (LOCK_BUSY, 5xx) are not stored: the key is released for the retry.
 // Thread-safe; the referenced objects must outlive it.
 class RestApi {
  public:
-  RestApi(DocumentService& service, const JwtVerifier& verifier, HealthChecks health);
+  RestApi(DocumentService& service, IdempotencyService& idempotency, const JwtVerifier& verifier,
+          HealthChecks health);
 
   // Never throws. Notes in `trace` the matched route's template ("unmatched" for a 404) and, once
   // a token is verified, its subject as the caller.
@@ -36,26 +46,41 @@ class RestApi {
 
  private:
   using Handler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&) const;
+  // A POST handler: it passes effect.Hook(...) to its use case and answers a success with
+  // effect.Respond(...) (see rest_api.cpp).
+  using PostHandler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&,
+                                                        IdempotentEffect& effect) const;
   RouteHandler Authenticated(Handler handler) const;
+  // Authenticated, plus the Idempotency-Key protocol.
+  RouteHandler Idempotent(PostHandler handler) const;
+  Result<Actor> Authenticate(const RouteContext& ctx) const;
+  HttpResponse RunIdempotent(const RouteContext& ctx, const Actor& actor, PostHandler handler,
+                             std::string_view key) const;
 
   HttpResponse Healthz(const RouteContext&) const;
   HttpResponse Readyz(const RouteContext&) const;
   HttpResponse Metrics(const RouteContext&) const;
-  Result<HttpResponse> CreateDocument(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> CreateDocument(const RouteContext& ctx, const Actor& actor,
+                                      IdempotentEffect& effect) const;
   Result<HttpResponse> ListDocuments(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetDocument(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> EditDocument(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetContent(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetPreview(const RouteContext& ctx, const Actor& actor) const;
-  Result<HttpResponse> Submit(const RouteContext& ctx, const Actor& actor) const;
-  Result<HttpResponse> Withdraw(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> Submit(const RouteContext& ctx, const Actor& actor,
+                              IdempotentEffect& effect) const;
+  Result<HttpResponse> Withdraw(const RouteContext& ctx, const Actor& actor,
+                                IdempotentEffect& effect) const;
   Result<HttpResponse> DocumentReviews(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> ReviewQueue(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetReview(const RouteContext& ctx, const Actor& actor) const;
-  Result<HttpResponse> Approve(const RouteContext& ctx, const Actor& actor) const;
-  Result<HttpResponse> Reject(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> Approve(const RouteContext& ctx, const Actor& actor,
+                               IdempotentEffect& effect) const;
+  Result<HttpResponse> Reject(const RouteContext& ctx, const Actor& actor,
+                              IdempotentEffect& effect) const;
 
   DocumentService& service_;
+  IdempotencyService& idempotency_;
   const JwtVerifier& verifier_;
   HealthChecks health_;
   Router router_;

@@ -45,7 +45,7 @@ class PgConnectionPool;
 // call opens a fresh one, so the store recovers by itself when the server is back.
 //
 // Thread-safe. The store must outlive every transaction it hands out.
-class PgDocumentStore final : public DocumentStore, public OutboxStore {
+class PgDocumentStore final : public DocumentStore, public OutboxStore, public IdempotencyStore {
  public:
   // Applies pending migrations (see Migrate); pooled connections are opened on demand. Throws
   // StorageUnavailable for an invalid config or URL and when the server cannot be reached (the
@@ -83,6 +83,21 @@ class PgDocumentStore final : public DocumentStore, public OutboxStore {
   void ReleaseClaims() override;
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
+
+  // Autocommit statements. A reservation is INSERT ... ON CONFLICT DO UPDATE WHERE expired, then,
+  // when another request holds the key, a read of its row; concurrent reservations on any number of
+  // instances serialise on the primary key, so exactly one of them gets the key.
+  std::optional<IdempotencyRecord> ReserveIdempotencyKey(const std::string& caller,
+                                                         const std::string& key,
+                                                         const std::string& fingerprint,
+                                                         const std::string& owner, TimePoint now,
+                                                         TimePoint lease_until) override;
+  bool CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
+                                 TimePoint expires_at) override;
+  void ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
+                             const std::string& owner) override;
+  int PruneIdempotencyKeys(TimePoint now, int limit) override;
 
  private:
   PgConfig config_;

@@ -137,6 +137,25 @@ constexpr std::string_view kPruneDelivered =
 constexpr std::string_view kBacklog =
     "SELECT count(*), min(occurred_at) FROM kh_outbox WHERE delivered_at IS NULL";
 
+// Idempotency keys bind ?1 caller, ?2 key, ?3 owner. Reservation reads and writes under BEGIN
+// IMMEDIATE, which makes the check and the write one step for every process on the file.
+constexpr std::string_view kSelectIdempotencyKey =
+    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
+    " WHERE caller = ?1 AND idem_key = ?2";
+constexpr std::string_view kReserveIdempotencyKey =
+    "INSERT OR REPLACE INTO kh_idempotency"
+    " (caller, idem_key, owner, fingerprint, response, created_at, expires_at)"
+    " VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6)";
+constexpr std::string_view kCompleteIdempotencyKey =
+    "UPDATE kh_idempotency SET response = ?4, expires_at = ?5"
+    " WHERE caller = ?1 AND idem_key = ?2 AND owner = ?3 AND response IS NULL";
+constexpr std::string_view kReleaseIdempotencyKey =
+    "DELETE FROM kh_idempotency"
+    " WHERE caller = ?1 AND idem_key = ?2 AND owner = ?3 AND response IS NULL";
+constexpr std::string_view kPruneIdempotencyKeys =
+    "DELETE FROM kh_idempotency WHERE rowid IN (SELECT rowid FROM kh_idempotency"
+    " WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)";
+
 template <typename T>
 std::optional<T> Nullable(const SqliteStatement& row, int column,
                           T (SqliteStatement::*read)(int) const) {
@@ -274,6 +293,20 @@ void ExpectOneRowChanged(SqliteConnection& connection, std::string_view what, st
 
 std::int64_t NonNegative(int limit) { return std::max(limit, 0); }
 
+// Completes `owner`'s in-flight record; false when there is none.
+bool CompleteIdempotencyKey(SqliteConnection& connection, const std::string& caller,
+                            const std::string& key, const std::string& owner,
+                            const std::string& response, TimePoint expires_at) {
+  connection.Prepare(kCompleteIdempotencyKey)
+      .Bind(1, caller)
+      .Bind(2, key)
+      .Bind(3, owner)
+      .Bind(4, response)
+      .Bind(5, expires_at)
+      .Run();
+  return connection.Changes() == 1;
+}
+
 class SqliteStoreTransaction final : public StoreTransaction {
  public:
   explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease) : lease_(std::move(lease)) {
@@ -333,6 +366,15 @@ class SqliteStoreTransaction final : public StoreTransaction {
         .Bind(6, event.actor_id)
         .Bind(7, event.occurred_at)
         .Run();
+  }
+
+  void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
+                                 TimePoint expires_at) override {
+    if (!CompleteIdempotencyKey(Open(), caller, key, owner, response, expires_at)) {
+      throw StorageError("sqlite: idempotency key '" + key + "' of " + caller +
+                         " is no longer reserved by this request");
+    }
   }
 
   // Gives the connection and the writer slot back at once, not when the transaction object goes.
@@ -514,6 +556,53 @@ int SqliteDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
   if (limit <= 0) return 0;
   auto lease = pool_->AcquireWriter();
   lease->Prepare(kPruneDelivered).Bind(1, cutoff).Bind(2, NonNegative(limit)).Run();
+  return static_cast<int>(lease->Changes());
+}
+
+std::optional<IdempotencyRecord> SqliteDocumentStore::ReserveIdempotencyKey(
+    const std::string& caller, const std::string& key, const std::string& fingerprint,
+    const std::string& owner, TimePoint now, TimePoint lease_until) {
+  auto lease = pool_->AcquireWriter();
+  SqliteWriteTransaction tx(*lease);
+  {
+    auto stmt = lease->Prepare(kSelectIdempotencyKey);
+    stmt.Bind(1, caller).Bind(2, key);
+    if (stmt.Step() && stmt.Time(2) > now) {
+      return IdempotencyRecord{stmt.Text(0), Nullable(stmt, 1, &SqliteStatement::Text),
+                               stmt.Time(2)};
+    }
+  }
+  lease->Prepare(kReserveIdempotencyKey)
+      .Bind(1, caller)
+      .Bind(2, key)
+      .Bind(3, owner)
+      .Bind(4, fingerprint)
+      .Bind(5, now)
+      .Bind(6, lease_until)
+      .Run();
+  tx.Commit();
+  return std::nullopt;
+}
+
+bool SqliteDocumentStore::CompleteIdempotentRequest(const std::string& caller,
+                                                    const std::string& key,
+                                                    const std::string& owner,
+                                                    const std::string& response,
+                                                    TimePoint expires_at) {
+  auto lease = pool_->AcquireWriter();
+  return CompleteIdempotencyKey(*lease, caller, key, owner, response, expires_at);
+}
+
+void SqliteDocumentStore::ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
+                                                const std::string& owner) {
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kReleaseIdempotencyKey).Bind(1, caller).Bind(2, key).Bind(3, owner).Run();
+}
+
+int SqliteDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
+  if (limit <= 0) return 0;
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kPruneIdempotencyKeys).Bind(1, now).Bind(2, NonNegative(limit)).Run();
   return static_cast<int>(lease->Changes());
 }
 

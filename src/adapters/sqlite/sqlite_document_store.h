@@ -35,7 +35,9 @@ struct SqliteConfig {
 // missing document) and unreadable rows throw StorageError.
 //
 // Thread-safe. The store must outlive every transaction it hands out.
-class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
+class SqliteDocumentStore final : public DocumentStore,
+                                  public OutboxStore,
+                                  public IdempotencyStore {
  public:
   // Opens the pool, turns on WAL, the busy timeout and foreign keys, and applies pending
   // migrations (recorded in schema_migrations). Throws StorageUnavailable with a message naming
@@ -70,6 +72,19 @@ class SqliteDocumentStore final : public DocumentStore, public OutboxStore {
   void ReleaseClaims() override;
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
+
+  // Each takes the writer slot (a reservation with BEGIN IMMEDIATE), like every other write.
+  std::optional<IdempotencyRecord> ReserveIdempotencyKey(const std::string& caller,
+                                                         const std::string& key,
+                                                         const std::string& fingerprint,
+                                                         const std::string& owner, TimePoint now,
+                                                         TimePoint lease_until) override;
+  bool CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
+                                 TimePoint expires_at) override;
+  void ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
+                             const std::string& owner) override;
+  int PruneIdempotencyKeys(TimePoint now, int limit) override;
 
  private:
   std::string instance_token_;  // claimed_by of this instance's outbox claims

@@ -1,0 +1,53 @@
+#include "app/idempotency.h"
+
+#include <utility>
+
+namespace docgate {
+
+IdempotencyService::IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,
+                                       IdempotencyConfig config)
+    : store_(store), clock_(clock), random_(random), config_(config) {}
+
+IdempotencyDecision IdempotencyService::Begin(const IdempotentRequest& request) {
+  const TimePoint now = clock_.Now();
+  std::string owner = random_.Token128();
+  const auto existing = store_.ReserveIdempotencyKey(
+      request.caller, request.key, request.fingerprint, owner, now, now + config_.lease);
+  if (!existing) return {IdempotencyVerdict::kProceed, std::move(owner), {}};
+  // A different request under the key is refused whatever state the first one is in.
+  if (existing->fingerprint != request.fingerprint) return {IdempotencyVerdict::kKeyReused, {}, {}};
+  if (!existing->response) return {IdempotencyVerdict::kInFlight, {}, {}};
+  return {IdempotencyVerdict::kReplay, {}, *existing->response};
+}
+
+CommitHook IdempotencyService::CompleteOnCommit(const IdempotentRequest& request,
+                                                const std::string& owner, Render render) {
+  return [this, request, owner, render = std::move(render)](
+             StoreTransaction& tx, const Document& document, const Review* review) {
+    tx.CompleteIdempotentRequest(request.caller, request.key, owner, render(document, review),
+                                 clock_.Now() + config_.ttl);
+  };
+}
+
+bool IdempotencyService::CompleteWithoutEffect(const IdempotentRequest& request,
+                                               const std::string& owner,
+                                               const std::string& response) {
+  return store_.CompleteIdempotentRequest(request.caller, request.key, owner, response,
+                                          clock_.Now() + config_.ttl);
+}
+
+void IdempotencyService::Abandon(const IdempotentRequest& request, const std::string& owner) {
+  store_.ReleaseIdempotencyKey(request.caller, request.key, owner);
+}
+
+int IdempotencyService::PruneExpired() {
+  const TimePoint now = clock_.Now();
+  int pruned = 0;
+  for (;;) {
+    const int deleted = store_.PruneIdempotencyKeys(now, config_.prune_batch);
+    pruned += deleted;
+    if (deleted < config_.prune_batch) return pruned;
+  }
+}
+
+}  // namespace docgate

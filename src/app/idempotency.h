@@ -1,0 +1,86 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "app/clock.h"
+#include "app/document_service.h"
+#include "app/document_store.h"
+#include "app/random_source.h"
+#include "core/model.h"
+
+namespace docgate {
+
+struct IdempotencyConfig {
+  std::chrono::hours ttl{24};  // DOCGATE_IDEMPOTENCY_TTL_HOURS: how long a response is replayed
+  // How long a key stays in flight without an answer: if the process dies mid-request, the key is
+  // free again after this. Longer than any request can run (the store's timeouts bound them).
+  std::chrono::milliseconds lease{30000};
+  int prune_batch = 1000;  // expired records deleted per statement
+};
+
+// One request under an Idempotency-Key.
+struct IdempotentRequest {
+  std::string caller;       // the authenticated user: keys are per caller
+  std::string key;          // the Idempotency-Key
+  std::string fingerprint;  // identifies the request (method, path, body); opaque here
+};
+
+enum class IdempotencyVerdict {
+  kProceed,    // the key is this request's now: run it, then complete or abandon the key
+  kReplay,     // the same request already answered: send the stored response again
+  kKeyReused,  // the key belongs to a different request (in flight or answered)
+  kInFlight,   // the same request is still running elsewhere
+};
+
+struct IdempotencyDecision {
+  IdempotencyVerdict verdict = IdempotencyVerdict::kProceed;
+  std::string owner;     // kProceed: this request's reservation, for the calls below
+  std::string response;  // kReplay: the stored response, as it was given to Complete*
+};
+
+// The Idempotency-Key protocol over an IdempotencyStore. A request with a key first calls Begin;
+// on kProceed it runs its use case with the hook of CompleteOnCommit, so that the response is
+// stored in the effect's own transaction (a crash leaves both or neither), or, when the use case
+// ended without an effect, stores its answer with CompleteWithoutEffect, or gives the key up with
+// Abandon when the outcome should not be replayed (the service was unavailable, a bug). Responses
+// are opaque strings: the caller (the HTTP layer) encodes and decodes them. Nothing here catches:
+// the store's exceptions propagate. Thread-safe; the references must outlive the service.
+class IdempotencyService {
+ public:
+  // Renders the response of a committed effect (review is null for Create).
+  using Render = std::function<std::string(const Document&, const Review*)>;
+
+  IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,
+                     IdempotencyConfig config = {});
+
+  // Reserves the key for `request` for one lease, or tells why not.
+  IdempotencyDecision Begin(const IdempotentRequest& request);
+
+  // A CommitHook storing render(...) as the response of `owner`'s reservation, kept for the TTL,
+  // in the effect's transaction. When the reservation is no longer `owner`'s (its lease ran out and
+  // another request took the key), the hook throws StorageError and the effect rolls back.
+  CommitHook CompleteOnCommit(const IdempotentRequest& request, const std::string& owner,
+                              Render render);
+  // Stores `response` (an answer without an effect, such as a refusal) for the TTL. False when the
+  // reservation is no longer `owner`'s; nothing is stored then.
+  bool CompleteWithoutEffect(const IdempotentRequest& request, const std::string& owner,
+                             const std::string& response);
+  // Frees the key at once, if `owner` still holds it in flight, so that a retry may run.
+  void Abandon(const IdempotentRequest& request, const std::string& owner);
+
+  // Deletes every expired record (answered ones after the TTL, in-flight ones after their lease),
+  // prune_batch per statement; returns how many.
+  int PruneExpired();
+
+  const IdempotencyConfig& config() const { return config_; }
+
+ private:
+  IdempotencyStore& store_;
+  Clock& clock_;
+  RandomSource& random_;
+  const IdempotencyConfig config_;
+};
+
+}  // namespace docgate

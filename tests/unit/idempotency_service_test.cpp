@@ -1,0 +1,153 @@
+#include <gtest/gtest.h>
+
+#include "app/idempotency.h"
+#include "fakes/counting_wakeup.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_document_store.h"
+#include "fakes/fake_lock_gate.h"
+#include "fakes/fake_random.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+
+const Actor kAlice{"alice", "Alice", true, false, false};
+
+IdempotentRequest Request(const std::string& fingerprint = "fp-1",
+                          const std::string& caller = "alice", const std::string& key = "k-1") {
+  return IdempotentRequest{caller, key, fingerprint};
+}
+
+std::string RenderId(const Document& doc, const Review* review) {
+  return "doc " + std::to_string(doc.id) + (review ? " review " + std::to_string(review->id) : "");
+}
+
+class IdempotencyServiceTest : public ::testing::Test {
+ protected:
+  IdempotencyDecision Begin(const IdempotentRequest& request = Request()) {
+    return idempotency_.Begin(request);
+  }
+  IdempotencyDecision MustProceed(const IdempotentRequest& request = Request()) {
+    auto decision = Begin(request);
+    EXPECT_EQ(decision.verdict, IdempotencyVerdict::kProceed);
+    EXPECT_FALSE(decision.owner.empty());
+    return decision;
+  }
+
+  FakeClock clock_;
+  FakeRandom random_;
+  FakeDocumentStore store_;
+  FakeLockGate gate_{clock_, random_};
+  CountingWakeup wakeup_;
+  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+  IdempotencyService idempotency_{store_, clock_, random_, IdempotencyConfig{24h, 30s, 2}};
+};
+
+TEST_F(IdempotencyServiceTest, TheFirstRequestProceedsAndTheSameOneMeanwhileIsInFlight) {
+  MustProceed();
+  EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);
+  clock_.Advance(29'999ms);
+  EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);
+}
+
+TEST_F(IdempotencyServiceTest, ADifferentRequestUnderTheKeyIsKeyReusedInFlightOrAnswered) {
+  const auto first = MustProceed();
+  EXPECT_EQ(Begin(Request("fp-2")).verdict, IdempotencyVerdict::kKeyReused);
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "answer"));
+  EXPECT_EQ(Begin(Request("fp-2")).verdict, IdempotencyVerdict::kKeyReused);
+  EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kReplay);
+}
+
+TEST_F(IdempotencyServiceTest, KeysOfDifferentCallersAreIndependent) {
+  MustProceed(Request("fp-1", "alice"));
+  MustProceed(Request("fp-2", "carol"));
+  EXPECT_EQ(Begin(Request("fp-1", "carol")).verdict, IdempotencyVerdict::kKeyReused);
+}
+
+TEST_F(IdempotencyServiceTest, TheHookStoresTheResponseWithTheEffectAndItIsReplayed) {
+  const auto first = MustProceed();
+  auto doc = service_.Create(kAlice, "Guide", "body",
+                             idempotency_.CompleteOnCommit(Request(), first.owner, RenderId));
+  ASSERT_TRUE(doc.ok());
+  const auto replay = Begin();
+  EXPECT_EQ(replay.verdict, IdempotencyVerdict::kReplay);
+  EXPECT_EQ(replay.response, "doc " + std::to_string(doc->id));
+  // Transitions hand the review to the hook as well.
+  const auto submit = MustProceed(Request("fp-s", "alice", "k-s"));
+  auto t = service_.Submit(
+      kAlice, doc->id,
+      idempotency_.CompleteOnCommit(Request("fp-s", "alice", "k-s"), submit.owner, RenderId));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(Begin(Request("fp-s", "alice", "k-s")).response,
+            "doc " + std::to_string(doc->id) + " review " + std::to_string(t->review.id));
+}
+
+TEST_F(IdempotencyServiceTest, AStoredResponseIsReplayedUntilTheTtlEnds) {
+  const auto first = MustProceed();
+  clock_.Advance(5s);
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "answer"));
+  clock_.Advance(24h - 1ms);
+  EXPECT_EQ(Begin().response, "answer");
+  EXPECT_EQ(Begin(Request("fp-2")).verdict, IdempotencyVerdict::kKeyReused);
+  clock_.Advance(1ms);
+  MustProceed(Request("fp-2"));
+}
+
+TEST_F(IdempotencyServiceTest, AnUnansweredKeyIsFreeAgainWhenItsLeaseRunsOut) {
+  const auto first = MustProceed();
+  clock_.Advance(30s);
+  const auto second = MustProceed();
+  EXPECT_NE(second.owner, first.owner);
+  // The first request can no longer answer: its refusal is dropped.
+  EXPECT_FALSE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "late"));
+  EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);
+}
+
+TEST_F(IdempotencyServiceTest, AnEffectWhoseLeaseWasTakenOverRollsBack) {
+  const auto first = MustProceed();
+  clock_.Advance(30s);
+  MustProceed();
+  EXPECT_THROW(
+      (void)service_.Create(kAlice, "Guide", "body",
+                            idempotency_.CompleteOnCommit(Request(), first.owner, RenderId)),
+      StorageError);
+  EXPECT_TRUE(store_.ListDocuments({}).empty());
+}
+
+TEST_F(IdempotencyServiceTest, AFailedUseCaseStoresNothingAndAbandonFreesTheKey) {
+  const auto first = MustProceed();
+  store_.FailNextCommit();
+  EXPECT_THROW(
+      (void)service_.Create(kAlice, "Guide", "body",
+                            idempotency_.CompleteOnCommit(Request(), first.owner, RenderId)),
+      StorageUnavailable);
+  EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);
+  idempotency_.Abandon(Request(), first.owner);
+  MustProceed();
+}
+
+TEST_F(IdempotencyServiceTest, AbandonNeverDropsAnAnswer) {
+  const auto first = MustProceed();
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "answer"));
+  idempotency_.Abandon(Request(), first.owner);
+  EXPECT_EQ(Begin().response, "answer");
+}
+
+TEST_F(IdempotencyServiceTest, PruneExpiredDeletesEveryExpiredRecordInBatches) {
+  for (int i = 0; i < 5; ++i) MustProceed(Request("fp", "alice", "k-" + std::to_string(i)));
+  const auto kept = MustProceed(Request("fp", "alice", "kept"));
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request("fp", "alice", "kept"), kept.owner, "a"));
+  EXPECT_EQ(idempotency_.PruneExpired(), 0);
+  EXPECT_EQ(store_.IdempotencyKeyCount(), 6u);
+  clock_.Advance(30s);
+  EXPECT_EQ(idempotency_.PruneExpired(), 5);  // batches of 2: 2 + 2 + 1
+  EXPECT_EQ(store_.IdempotencyKeyCount(), 1u);
+  EXPECT_EQ(Begin(Request("fp", "alice", "kept")).response, "a");
+  clock_.Advance(24h);
+  EXPECT_EQ(idempotency_.PruneExpired(), 1);
+  EXPECT_EQ(store_.IdempotencyKeyCount(), 0u);
+}
+
+}  // namespace
+}  // namespace docgate
