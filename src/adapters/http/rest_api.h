@@ -2,6 +2,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adapters/http/http_message.h"
 #include "adapters/http/jwt_auth.h"
@@ -29,6 +31,9 @@ class RestApi {
 
   // Never throws.
   HttpResponse Handle(const HttpRequest& request) const;
+
+  // The routes served: (verb, path template), e.g. (post, "/api/v1/reviews/{id}/approve").
+  std::vector<std::pair<HttpVerb, std::string>> Routes() const { return router_.Routes(); }
 
  private:
   using Handler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&) const;
