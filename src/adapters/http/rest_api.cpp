@@ -8,6 +8,7 @@
 
 #include "adapters/http/dto.h"
 #include "adapters/http/error_mapper.h"
+#include "adapters/http/openapi.h"
 
 namespace docgate {
 namespace {
@@ -114,6 +115,13 @@ Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string
   return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
 }
 
+HttpResponse OpenApiResponse(const RouteContext&) {
+  HttpResponse response{HttpStatus::ok, 11};
+  response.set(http::field::content_type, "application/json");
+  response.body() = std::string(OpenApiDocument());
+  return response;
+}
+
 }  // namespace
 
 RestApi::RestApi(DocumentService& service, const JwtVerifier& verifier, HealthChecks health)
@@ -121,6 +129,7 @@ RestApi::RestApi(DocumentService& service, const JwtVerifier& verifier, HealthCh
   using V = HttpVerb;
   router_.Add(V::get, "/healthz", [this](const RouteContext& ctx) { return Healthz(ctx); });
   router_.Add(V::get, "/readyz", [this](const RouteContext& ctx) { return Readyz(ctx); });
+  router_.Add(V::get, "/openapi.json", OpenApiResponse);
   router_.Add(V::post, "/api/v1/documents", Authenticated(&RestApi::CreateDocument));
   router_.Add(V::get, "/api/v1/documents", Authenticated(&RestApi::ListDocuments));
   router_.Add(V::get, "/api/v1/documents/{id}", Authenticated(&RestApi::GetDocument));
