@@ -5,7 +5,7 @@
 
 namespace docgate {
 
-// A file compiled into the binary (migrations), see cmake/EmbedFiles.cmake.
+// A file compiled into the binary (migrations, the OpenAPI document), see cmake/EmbedFiles.cmake.
 struct EmbeddedFile {
   std::string_view name;     // e.g. "0001_init.sql"
   std::string_view content;

@@ -9,6 +9,7 @@
 #include "adapters/http/dto.h"
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/idempotency_codec.h"
+#include "adapters/http/openapi.h"
 
 namespace docgate {
 namespace {
@@ -143,6 +144,13 @@ void AbandonQuietly(IdempotencyService& idempotency, const IdempotentRequest& re
   }
 }
 
+HttpResponse OpenApiResponse(const RouteContext&) {
+  HttpResponse response{HttpStatus::ok, 11};
+  response.set(http::field::content_type, "application/json");
+  response.body() = std::string(OpenApiDocument());
+  return response;
+}
+
 }  // namespace
 
 // How a POST handler commits its effect. Without an Idempotency-Key it is inert: no hook, and the
@@ -199,6 +207,7 @@ RestApi::RestApi(DocumentService& service, IdempotencyService& idempotency,
   using V = HttpVerb;
   router_.Add(V::get, "/healthz", [this](const RouteContext& ctx) { return Healthz(ctx); });
   router_.Add(V::get, "/readyz", [this](const RouteContext& ctx) { return Readyz(ctx); });
+  router_.Add(V::get, "/openapi.json", OpenApiResponse);
   router_.Add(V::post, "/api/v1/documents", Idempotent(&RestApi::CreateDocument));
   router_.Add(V::get, "/api/v1/documents", Authenticated(&RestApi::ListDocuments));
   router_.Add(V::get, "/api/v1/documents/{id}", Authenticated(&RestApi::GetDocument));

@@ -3,6 +3,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "adapters/http/http_message.h"
 #include "adapters/http/jwt_auth.h"
@@ -43,6 +45,9 @@ class RestApi {
   // a token is verified, its subject as the caller.
   HttpResponse Handle(const HttpRequest& request, RequestTrace& trace) const;
   HttpResponse Handle(const HttpRequest& request) const;
+
+  // The routes served: (verb, path template), e.g. (post, "/api/v1/reviews/{id}/approve").
+  std::vector<std::pair<HttpVerb, std::string>> Routes() const { return router_.Routes(); }
 
  private:
   using Handler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&) const;

@@ -104,6 +104,17 @@ void Router::Add(HttpVerb verb, std::string_view pattern, RouteHandler handler) 
   routes_.push_back(std::move(route));
 }
 
+std::vector<std::pair<HttpVerb, std::string>> Router::Routes() const {
+  std::vector<std::pair<HttpVerb, std::string>> out;
+  out.reserve(routes_.size());
+  for (const auto& route : routes_) {
+    std::string pattern;
+    for (const auto& segment : route.segments) pattern += "/" + segment;
+    out.emplace_back(route.verb, pattern.empty() ? "/" : pattern);
+  }
+  return out;
+}
+
 bool Router::Matches(const Route& route, const std::vector<std::string_view>& segments,
                      PathParams* params) {
   if (route.segments.size() != segments.size()) return false;

@@ -63,6 +63,9 @@ class Router {
   // `path` without the query string.
   Match Find(HttpVerb verb, std::string_view path) const;
 
+  // Every (verb, template) added, in the order added: "/api/v1/documents/{id}/submit".
+  std::vector<std::pair<HttpVerb, std::string>> Routes() const;
+
  private:
   struct Route {
     HttpVerb verb;

@@ -1,0 +1,188 @@
+// End-to-end: the OpenAPI document describes what docgate really answers. One real docgate on
+// SQLite serves its document, then every served route is driven to a success and through the
+// error codes reachable here; each real response (status, media type, required headers, body) is
+// validated against the document by tests/support/openapi_check.py (python3-jsonschema, 2020-12).
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/http/openapi.h"
+#include "e2e/e2e_server.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+using e2e::Headers;
+using e2e::HttpReply;
+using nlohmann::json;
+namespace http = boost::beast::http;
+
+class OpenApiE2eTest : public e2e::ServerTest {
+ protected:
+  // Sends the request and keeps the response as a sample for the checker.
+  HttpReply Record(http::verb verb, const std::string& target, const Headers& headers,
+                   const std::string& body = {}) {
+    HttpReply reply = Call(verb, target, headers, body);
+    json sample = {{"method", std::string(http::to_string(verb))},
+                   {"target", target},
+                   {"status", reply.status()},
+                   {"content_type", reply.header(http::field::content_type)}};
+    json response_headers = json::object();
+    for (const auto& field : reply.message) {
+      std::string name(field.name_string());
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      response_headers[name] = std::string(field.value());
+    }
+    sample["headers"] = response_headers;
+    const std::string& type = sample["content_type"].get_ref<const std::string&>();
+    const bool is_json = type == "application/json" || type == "application/problem+json";
+    sample["body"] = is_json ? json::parse(reply.body(), nullptr, false) : json(reply.body());
+    samples_.push_back(std::move(sample));
+    return reply;
+  }
+
+  // Runs the checker over the recorded samples against `document`; returns (exit code, output).
+  std::pair<int, std::string> Check(const std::string& document) {
+    const auto doc_file = dir_ / "openapi.json";
+    const auto samples_file = dir_ / "samples.json";
+    std::filesystem::create_directories(dir_);
+    std::ofstream(doc_file) << document;
+    std::ofstream(samples_file) << samples_.dump(1);
+    const std::string command = std::string(DOCGATE_PYTHON3) + " " + DOCGATE_OPENAPI_CHECK +
+                                " responses '" + doc_file.string() + "' '" + samples_file.string() +
+                                "' 2>&1";
+    std::string output;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return {-1, "popen failed"};
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+    const int status = ::pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  }
+
+  json samples_ = json::array();
+};
+
+TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
+  // SQLite's writer held beyond a short busy timeout gives a real 503.
+  Config config = MakeConfig();
+  config.database.busy_timeout = 200ms;
+  StartApp(config);
+
+  const HttpReply spec = Record(http::verb::get, "/openapi.json", {});
+  ASSERT_EQ(spec.status(), 200u);
+  ASSERT_EQ(spec.body(), OpenApiDocument());
+  Record(http::verb::get, "/healthz", {});
+  Record(http::verb::get, "/readyz", {});
+
+  const auto doc_body = json{{"title", "Onboarding guide"}, {"content", "Welcome aboard."}}.dump();
+  const HttpReply created = Record(http::verb::post, "/api/v1/documents", Alice(), doc_body);
+  ASSERT_EQ(created.status(), 201u) << created.body();
+  const std::string id = created.json()["id"];
+  const std::string other = Create(Alice(), "Release checklist");
+  const HttpReply page = Record(http::verb::get, "/api/v1/documents?limit=1", Bob());
+  ASSERT_FALSE(page.json()["next"].is_null()) << page.body();
+  Record(http::verb::get, "/api/v1/documents?status=draft&author_id=alice&after=" + other, Bob());
+  Record(http::verb::get, "/api/v1/documents/" + id, Bob());
+  Headers if_match = Alice();
+  if_match.emplace_back("If-Match", "\"1\"");
+  ASSERT_EQ(Record(http::verb::put, "/api/v1/documents/" + id, if_match,
+                   R"({"content": "Welcome aboard.\n\nRead this first."})")
+                .status(),
+            200u);
+  Record(http::verb::get, "/api/v1/documents/" + id + "/content", Bob());
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id + "/preview", Bob()).status(), 404u);
+
+  const HttpReply submitted =
+      Record(http::verb::post, "/api/v1/documents/" + id + "/submit", Alice());
+  ASSERT_EQ(submitted.status(), 200u) << submitted.body();
+  const std::string review = submitted.json()["review"]["id"];
+  Record(http::verb::get, "/api/v1/reviews", Bob());
+  Record(http::verb::get, "/api/v1/reviews?status=pending&limit=5", Bob());
+  Record(http::verb::get, "/api/v1/reviews/" + review, Alice());
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/reviews/" + review + "/approve", Bob(),
+                   R"({"comment": "clear and correct"})")
+                .status(),
+            200u);
+  Record(http::verb::get, "/api/v1/documents/" + id + "/preview", Bob());
+  Record(http::verb::get, "/api/v1/documents/" + id + "/reviews", Alice());
+
+  const std::string rejected_review = Submit(other, Alice());
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/reviews/" + rejected_review + "/reject", Bob(),
+                   R"({"reason": "needs examples"})")
+                .status(),
+            200u);
+  const std::string third = Create(Alice(), "FAQ");
+  Submit(third, Alice());
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents/" + third + "/withdraw", Alice()).status(),
+            200u);
+
+  // The errors reachable on SQLite without idempotency keys.
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/abc", Bob()).status(), 400u);
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents", Alice(), "{}").status(), 400u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id, {}).status(), 401u);
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents", Bob(), doc_body).status(), 403u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/reviews", Alice()).status(), 403u);
+  const std::string own = Create(Admin(), "Admin's own");
+  const std::string own_review = Submit(own, Admin());
+  const HttpReply self =
+      Record(http::verb::post, "/api/v1/reviews/" + own_review + "/approve", Admin());
+  ExpectProblem(self, 403, "SELF_REVIEW");
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/reviews/999999", Bob()).status(), 404u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/999999/reviews", Bob()).status(), 404u);
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents/" + own + "/submit", Admin()).status(),
+            409u);
+  ASSERT_EQ(
+      Record(http::verb::put, "/api/v1/documents/" + own, Admin(), R"({"title": "t"})").status(),
+      409u);
+  Headers stale = Alice();
+  stale.emplace_back("If-Match", "\"7\"");
+  ASSERT_EQ(
+      Record(http::verb::put, "/api/v1/documents/" + third, stale, R"({"title": "t"})").status(),
+      412u);
+  const std::string fourth = Create(Alice(), "Held");
+  const auto held = app_->gate().Acquire("doc:submit:" + fourth, 8s);
+  ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
+  ExpectProblem(Record(http::verb::post, "/api/v1/documents/" + fourth + "/submit", Alice()), 409,
+                "LOCK_BUSY");
+  ASSERT_EQ(app_->gate().Release("doc:submit:" + fourth, held.token), ReleaseOutcome::kReleased);
+  const std::string big = R"({"title": "t", "content": ")" + std::string(1024 * 1024, 'x') + "\"}";
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents", Alice(), big).status(), 413u);
+  {
+    auto writer = app_->store().Begin();  // holds SQLite's single writer slot
+    ExpectProblem(Record(http::verb::post, "/api/v1/documents", Alice(), doc_body), 503,
+                  "UNAVAILABLE");
+  }
+
+  const auto [code, output] = Check(spec.body());
+  EXPECT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("openapi_check responses: ok"), std::string::npos) << output;
+}
+
+// The checker is not a rubber stamp: a real response that the document does not describe fails.
+TEST_P(OpenApiE2eTest, TheCheckerRefusesAResponseTheDocumentDoesNotDescribe) {
+  json doc = json::parse(OpenApiDocument());
+  doc["components"]["schemas"]["Health"]["properties"]["status"] = {{"const", "fine"}};
+  Record(http::verb::get, "/healthz", {});
+  const auto [code, output] = Check(doc.dump());
+  EXPECT_EQ(code, 1) << output;
+  EXPECT_NE(output.find("FAIL GET /healthz (/healthz) -> 200 body: at status: 'fine' was expected"),
+            std::string::npos)
+      << output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OpenApiE2eTest, ::testing::Values(e2e::kSqlite),
+                         e2e::BackendName);
+
+}  // namespace
+}  // namespace docgate

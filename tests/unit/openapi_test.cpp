@@ -1,0 +1,496 @@
+// The OpenAPI document (src/adapters/http/openapi.json) against the code and shared/API.md: the
+// routes of a real RestApi both ways, API.md's route table and error codes, every $ref, the
+// idempotency and request-id headers, and the problem examples against the error mapper's output.
+// (The examples against their schemas: CTest unit.OpenApiExamplesMatchTheirSchemas.)
+
+#include "adapters/http/openapi.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/http/error_mapper.h"
+#include "adapters/http/jwt_auth.h"
+#include "adapters/http/rest_api.h"
+#include "app/document_service.h"
+#include "fakes/counting_wakeup.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_document_store.h"
+#include "fakes/fake_lock_gate.h"
+#include "fakes/fake_random.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace http = boost::beast::http;
+
+constexpr char kSecret[] = "openapi-unit-test-secret";
+
+// API.md's route table, as "METHOD /path".
+const std::set<std::string> kApiMdRoutes = {
+    "POST /api/v1/documents",
+    "GET /api/v1/documents/{id}",
+    "GET /api/v1/documents",
+    "PUT /api/v1/documents/{id}",
+    "GET /api/v1/documents/{id}/content",
+    "GET /api/v1/documents/{id}/preview",
+    "POST /api/v1/documents/{id}/submit",
+    "POST /api/v1/documents/{id}/withdraw",
+    "GET /api/v1/documents/{id}/reviews",
+    "GET /api/v1/reviews",
+    "GET /api/v1/reviews/{id}",
+    "POST /api/v1/reviews/{id}/approve",
+    "POST /api/v1/reviews/{id}/reject",
+    "GET /api/v1/search",
+    "GET /healthz",
+    "GET /readyz",
+    "GET /metrics",
+    "GET /openapi.json",
+};
+
+// API.md's error table: code -> status.
+const std::map<std::string, unsigned> kApiMdCodes = {
+    {"VALIDATION", 400},
+    {"UNAUTHENTICATED", 401},
+    {"FORBIDDEN", 403},
+    {"SELF_REVIEW", 403},
+    {"NOT_FOUND", 404},
+    {"LOCK_BUSY", 409},
+    {"INVALID_STATE", 409},
+    {"IDEMPOTENCY_IN_FLIGHT", 409},
+    {"VERSION_MISMATCH", 412},
+    {"PAYLOAD_TOO_LARGE", 413},
+    {"IDEMPOTENCY_KEY_REUSED", 422},
+    {"UNAVAILABLE", 503},
+};
+
+// API.md's routes that take the lock (and so may answer LOCK_BUSY with Retry-After).
+const std::set<std::string> kLockedRoutes = {
+    "POST /api/v1/documents/{id}/submit",
+    "POST /api/v1/documents/{id}/withdraw",
+    "POST /api/v1/reviews/{id}/approve",
+    "POST /api/v1/reviews/{id}/reject",
+};
+
+const char* const kMethods[] = {"get",   "put",  "post",    "delete",
+                                "patch", "head", "options", "trace"};
+
+const json& Doc() {
+  static const json doc = json::parse(OpenApiDocument());
+  return doc;
+}
+
+std::string Upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+struct Operation {
+  std::string key;     // "POST /api/v1/documents/{id}/submit"
+  std::string method;  // "post"
+  std::string path;
+  const json* op;
+};
+
+std::vector<Operation> Operations() {
+  std::vector<Operation> out;
+  for (const auto& [path, item] : Doc().at("paths").items()) {
+    for (const char* method : kMethods) {
+      if (item.contains(method))
+        out.push_back({Upper(method) + " " + path, method, path, &item.at(method)});
+    }
+  }
+  return out;
+}
+
+// Follows "#/..." references to the object they name; throws when one does not resolve.
+const json& Resolve(const json& node) {
+  const json* current = &node;
+  for (int hops = 0; current->is_object() && current->contains("$ref"); ++hops) {
+    if (hops > 10) throw std::runtime_error("$ref cycle");
+    const std::string target = current->at("$ref");
+    if (target.rfind("#/", 0) != 0) throw std::runtime_error("non-local $ref " + target);
+    current = &Doc().at(json::json_pointer(target.substr(1)));
+  }
+  return *current;
+}
+
+std::vector<json> Parameters(const Operation& operation) {
+  std::vector<json> out;
+  for (const auto& parameter : operation.op->value("parameters", json::array())) {
+    out.push_back(Resolve(parameter));
+  }
+  return out;
+}
+
+const json* FindParameter(const Operation& operation, const std::string& in,
+                          const std::string& name) {
+  for (const auto& parameter : operation.op->value("parameters", json::array())) {
+    const json& p = Resolve(parameter);
+    if (p.at("in") == in && p.at("name") == name) return &p;
+  }
+  return nullptr;
+}
+
+bool IsPublic(const Operation& operation) {
+  return operation.op->contains("security") && operation.op->at("security").empty();
+}
+bool IsServed(const Operation& operation) {
+  return !operation.op->value("x-docgate-not-served", false);
+}
+
+// The codes a problem response may carry: its schema's `code` const/enum and its examples' codes.
+std::set<std::string> ProblemCodes(const json& response) {
+  std::set<std::string> codes;
+  const json& media = response.at("content").at("application/problem+json");
+  for (const auto& part : media.at("schema").value("allOf", json::array())) {
+    if (!part.contains("properties") || !part.at("properties").contains("code")) continue;
+    const json& code = part.at("properties").at("code");
+    if (code.contains("const")) codes.insert(code.at("const").get<std::string>());
+    for (const auto& value : code.value("enum", json::array()))
+      codes.insert(value.get<std::string>());
+  }
+  return codes;
+}
+
+std::optional<ErrorCode> CodeNamed(const std::string& name) {
+  for (int i = 0; i <= static_cast<int>(ErrorCode::kUnavailable); ++i) {
+    if (ErrorCodeName(static_cast<ErrorCode>(i)) == name) return static_cast<ErrorCode>(i);
+  }
+  return std::nullopt;
+}
+
+HealthChecks Healthy() {
+  HealthChecks health;
+  health.database = [] { return true; };
+  return health;
+}
+
+// A real RestApi over the fakes.
+class OpenApiTest : public ::testing::Test {
+ protected:
+  HttpResponse Call(HttpVerb verb, const std::string& target, bool with_token) {
+    HttpRequest request{verb, target, 11};
+    if (with_token) request.set(http::field::authorization, "Bearer " + token_);
+    request.prepare_payload();
+    return api_.Handle(request);
+  }
+  std::set<std::string> ServedRoutes() const {
+    std::set<std::string> out;
+    for (const auto& [verb, pattern] : api_.Routes()) {
+      const auto name = http::to_string(verb);
+      EXPECT_TRUE(out.insert(std::string(name.data(), name.size()) + " " + pattern).second)
+          << "registered twice: " << pattern;
+    }
+    return out;
+  }
+
+  FakeClock clock_;
+  FakeRandom random_;
+  FakeDocumentStore store_;
+  FakeLockGate gate_{clock_, random_};
+  CountingWakeup wakeup_;
+  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+  JwtVerifier verifier_{kSecret, clock_};
+  RestApi api_{service_, verifier_, Healthy()};
+  std::string token_ = SignHs256Token(
+      kSecret,
+      TokenClaims{"root", {"author", "reviewer", "admin"}, std::nullopt, clock_.Now() + 1h},
+      clock_.Now());
+};
+
+TEST_F(OpenApiTest, IsServedWithoutATokenExactlyAsWrittenInTheRepository) {
+  const HttpResponse response = Call(HttpVerb::get, "/openapi.json", /*with_token=*/false);
+  EXPECT_EQ(response.result(), HttpStatus::ok);
+  EXPECT_EQ(response[http::field::content_type], "application/json");
+  EXPECT_EQ(response.body(), OpenApiDocument());
+  std::ifstream source(DOCGATE_OPENAPI_SOURCE, std::ios::binary);
+  ASSERT_TRUE(source) << DOCGATE_OPENAPI_SOURCE;
+  std::ostringstream text;
+  text << source.rdbuf();
+  EXPECT_EQ(text.str(), OpenApiDocument()) << "the binary embeds a stale or altered copy";
+}
+
+TEST_F(OpenApiTest, IsOpenApi31ForThisVersionWithBearerJwt) {
+  EXPECT_EQ(Doc().at("openapi"), "3.1.0");
+  EXPECT_EQ(Doc().at("info").at("title"), "docgate");
+  EXPECT_EQ(Doc().at("info").at("version"), DOCGATE_PROJECT_VERSION);
+  EXPECT_FALSE(Doc().at("servers").empty());
+  const json& bearer = Doc().at("components").at("securitySchemes").at("bearerAuth");
+  EXPECT_EQ(bearer.at("type"), "http");
+  EXPECT_EQ(bearer.at("scheme"), "bearer");
+  EXPECT_EQ(bearer.at("bearerFormat"), "JWT");
+  EXPECT_EQ(Doc().at("security"), json::parse(R"([{"bearerAuth": []}])"));
+}
+
+TEST_F(OpenApiTest, DocumentsExactlyTheRoutesOfApiMd) {
+  std::set<std::string> documented;
+  for (const auto& operation : Operations()) documented.insert(operation.key);
+  for (const auto& route : kApiMdRoutes)
+    EXPECT_TRUE(documented.count(route)) << "missing: " << route;
+  for (const auto& route : documented)
+    EXPECT_TRUE(kApiMdRoutes.count(route)) << "not in API.md: " << route;
+}
+
+// Both ways: every route the router serves is documented (and not marked unserved), and every
+// documented operation is served unless it is marked x-docgate-not-served.
+TEST_F(OpenApiTest, DocumentsEveryRouteTheRouterServesAndNothingElse) {
+  const std::set<std::string> served = ServedRoutes();
+  std::set<std::string> documented;
+  for (const auto& operation : Operations()) {
+    documented.insert(operation.key);
+    if (IsServed(operation)) {
+      EXPECT_TRUE(served.count(operation.key)) << "documented but not served: " << operation.key;
+    } else {
+      EXPECT_FALSE(served.count(operation.key))
+          << operation.key << " is served now: drop its x-docgate-not-served";
+    }
+  }
+  for (const auto& route : served) {
+    EXPECT_TRUE(documented.count(route)) << "served but not documented: " << route;
+  }
+}
+
+TEST_F(OpenApiTest, EveryRefResolves) {
+  std::vector<std::pair<std::string, std::string>> refs;  // (where, target)
+  std::function<void(const json&, const std::string&)> walk = [&](const json& node,
+                                                                  const std::string& where) {
+    if (node.is_object()) {
+      for (const auto& [key, value] : node.items()) {
+        if (key == "$ref" && value.is_string()) refs.emplace_back(where, value.get<std::string>());
+        walk(value, where + "/" + key);
+      }
+    } else if (node.is_array()) {
+      for (std::size_t i = 0; i < node.size(); ++i) walk(node[i], where + "/" + std::to_string(i));
+    }
+  };
+  walk(Doc(), "");
+  EXPECT_GT(refs.size(), 100u);
+  for (const auto& [where, target] : refs) {
+    ASSERT_EQ(target.rfind("#/", 0), 0u) << where << ": " << target;
+    EXPECT_TRUE(Doc().contains(json::json_pointer(target.substr(1)))) << where << ": " << target;
+  }
+}
+
+TEST_F(OpenApiTest, PathParametersAreDeclaredAndRequired) {
+  for (const auto& operation : Operations()) {
+    std::set<std::string> in_path;
+    for (std::size_t open = operation.path.find('{'); open != std::string::npos;
+         open = operation.path.find('{', open + 1)) {
+      in_path.insert(operation.path.substr(open + 1, operation.path.find('}', open) - open - 1));
+    }
+    std::set<std::string> declared;
+    for (const auto& parameter : Parameters(operation)) {
+      if (parameter.at("in") != "path") continue;
+      declared.insert(parameter.at("name").get<std::string>());
+      EXPECT_EQ(parameter.value("required", false), true) << operation.key;
+      EXPECT_EQ(parameter.at("schema").at("type"), "string") << operation.key;
+    }
+    EXPECT_EQ(in_path, declared) << operation.key;
+  }
+}
+
+TEST_F(OpenApiTest, EveryPostTakesAnIdempotencyKeyAndMayReplay) {
+  int posts = 0;
+  for (const auto& operation : Operations()) {
+    const json* key = FindParameter(operation, "header", "Idempotency-Key");
+    if (operation.method != "post") {
+      EXPECT_EQ(key, nullptr) << operation.key << ": only POST routes are idempotent";
+      continue;
+    }
+    ++posts;
+    ASSERT_NE(key, nullptr) << operation.key;
+    EXPECT_EQ(key->value("required", true), false) << operation.key;
+    EXPECT_EQ(key->at("schema").at("pattern"), "^[\\x20-\\x7E]{1,255}$") << operation.key;
+    const json& responses = operation.op->at("responses");
+    for (const auto& [status, response] : responses.items()) {
+      if (status[0] != '2') continue;
+      EXPECT_TRUE(Resolve(response).at("headers").contains("Idempotent-Replayed"))
+          << operation.key << " " << status;
+    }
+    ASSERT_TRUE(responses.contains("409")) << operation.key;
+    EXPECT_TRUE(ProblemCodes(Resolve(responses.at("409"))).count("IDEMPOTENCY_IN_FLIGHT"))
+        << operation.key;
+    ASSERT_TRUE(responses.contains("422")) << operation.key;
+    EXPECT_EQ(ProblemCodes(Resolve(responses.at("422"))),
+              std::set<std::string>{"IDEMPOTENCY_KEY_REUSED"})
+        << operation.key;
+  }
+  EXPECT_EQ(posts, 5);
+}
+
+TEST_F(OpenApiTest, EveryOperationTakesAndEveryResponseEchoesXRequestId) {
+  for (const auto& operation : Operations()) {
+    const json* id = FindParameter(operation, "header", "X-Request-Id");
+    ASSERT_NE(id, nullptr) << operation.key;
+    EXPECT_EQ(id->value("required", true), false) << operation.key;
+    for (const auto& [status, response] : operation.op->at("responses").items()) {
+      EXPECT_TRUE(Resolve(response).value("headers", json::object()).contains("X-Request-Id"))
+          << operation.key << " " << status;
+    }
+  }
+}
+
+// Every error code anywhere in the document is one of API.md's, under API.md's status for it.
+TEST_F(OpenApiTest, ErrorCodesAreApiMdsUnderTheirStatus) {
+  std::set<std::string> all;
+  for (const auto& value : Doc().at(json::json_pointer("/components/schemas/ErrorCode/enum"))) {
+    all.insert(value.get<std::string>());
+  }
+  std::set<std::string> api_md;
+  for (const auto& [code, status] : kApiMdCodes) api_md.insert(code);
+  EXPECT_EQ(all, api_md);
+
+  std::set<std::string> used;
+  for (const auto& operation : Operations()) {
+    for (const auto& [status, ref] : operation.op->at("responses").items()) {
+      const json& response = Resolve(ref);
+      if (!response.value("content", json::object()).contains("application/problem+json")) {
+        // API.md: /readyz answers 503 with its readiness body, not a problem.
+        EXPECT_TRUE(status[0] == '2' || (operation.key == "GET /readyz" && status == "503"))
+            << operation.key << " " << status << ": an error that is not a problem";
+        continue;
+      }
+      const auto codes = ProblemCodes(response);
+      EXPECT_FALSE(codes.empty()) << operation.key << " " << status;
+      for (const auto& code : codes) {
+        used.insert(code);
+        ASSERT_TRUE(kApiMdCodes.count(code))
+            << operation.key << ": " << code << " is not in API.md";
+        EXPECT_EQ(std::to_string(kApiMdCodes.at(code)), status) << operation.key << ": " << code;
+      }
+      for (const auto& [name, example] :
+           response.at("content").at("application/problem+json").at("examples").items()) {
+        const std::string code = Resolve(example).at("value").at("code");
+        EXPECT_TRUE(codes.count(code)) << operation.key << " " << status << " example " << name;
+      }
+    }
+  }
+  EXPECT_EQ(used, api_md) << "every code of API.md is documented somewhere";
+}
+
+// What every route of /api/v1 may answer whatever it does, and the headers that go with errors.
+TEST_F(OpenApiTest, ErrorResponsesCarryTheirHeaders) {
+  for (const auto& operation : Operations()) {
+    const json& responses = operation.op->at("responses");
+    if (IsPublic(operation)) continue;
+    for (const char* status : {"400", "401", "503"}) {
+      EXPECT_TRUE(responses.contains(status)) << operation.key << " lacks " << status;
+    }
+    EXPECT_TRUE(Resolve(Resolve(responses.at("401")).at("headers").at("WWW-Authenticate"))
+                    .value("required", false))
+        << operation.key;
+    EXPECT_TRUE(Resolve(Resolve(responses.at("503")).at("headers").at("Retry-After"))
+                    .value("required", false))
+        << operation.key;
+    const bool locked = responses.contains("409") &&
+                        ProblemCodes(Resolve(responses.at("409"))).count("LOCK_BUSY") > 0;
+    EXPECT_EQ(locked, kLockedRoutes.count(operation.key) > 0) << operation.key;
+    if (locked) {
+      EXPECT_TRUE(Resolve(responses.at("409")).at("headers").contains("Retry-After"));
+    }
+  }
+}
+
+TEST_F(OpenApiTest, DocumentResponsesCarryETagAndCreationLocation) {
+  for (const auto& operation : Operations()) {
+    const json& responses = operation.op->at("responses");
+    for (const auto& [status, ref] : responses.items()) {
+      if (status[0] != '2') continue;
+      const json& response = Resolve(ref);
+      const bool is_document = response.at("content").begin()->at("schema") ==
+                               json{{"$ref", "#/components/schemas/Document"}};
+      EXPECT_EQ(response.at("headers").contains("ETag"), is_document) << operation.key;
+      EXPECT_EQ(response.at("headers").contains("Location"), status == "201") << operation.key;
+    }
+    EXPECT_EQ(FindParameter(operation, "header", "If-Match") != nullptr,
+              operation.key == "PUT /api/v1/documents/{id}")
+        << operation.key;
+  }
+}
+
+// The problem examples are what docgate sends: the error mapper's body for that code and detail.
+TEST_F(OpenApiTest, ProblemExamplesAreTheErrorMappersOutput) {
+  std::set<std::string> codes;
+  for (const auto& operation : Operations()) {
+    for (const auto& [status, ref] : operation.op->at("responses").items()) {
+      const json& content = Resolve(ref).value("content", json::object());
+      if (!content.contains("application/problem+json")) continue;
+      for (const auto& [name, example] :
+           content.at("application/problem+json").at("examples").items()) {
+        const json& value = Resolve(example).at("value");
+        const auto code = CodeNamed(value.at("code").get<std::string>());
+        ASSERT_TRUE(code.has_value()) << operation.key << " " << status << " " << name;
+        const HttpResponse sent =
+            ProblemResponse(MakeError(*code, value.at("detail").get<std::string>()));
+        EXPECT_EQ(value, json::parse(sent.body())) << operation.key << " " << status << " " << name;
+        codes.insert(value.at("code").get<std::string>());
+      }
+    }
+  }
+  EXPECT_EQ(codes.size(), kApiMdCodes.size()) << "an example for every code";
+}
+
+// Bearer on /api/v1, nothing on the probes: as documented, and as the router answers.
+TEST_F(OpenApiTest, TokensAreRequiredWhereDocumentedAndOnlyThere) {
+  for (const auto& operation : Operations()) {
+    const bool api = operation.path.rfind("/api/v1/", 0) == 0;
+    EXPECT_EQ(IsPublic(operation), !api) << operation.key;
+    if (!IsServed(operation)) continue;
+    std::string target = operation.path;
+    for (auto open = target.find('{'); open != std::string::npos; open = target.find('{')) {
+      target.replace(open, target.find('}', open) - open + 1, "1");
+    }
+    const auto verb = http::string_to_verb(Upper(operation.method));
+    const HttpResponse response = Call(verb, target, /*with_token=*/false);
+    if (api) {
+      EXPECT_EQ(response.result(), HttpStatus::unauthorized) << operation.key;
+    } else {
+      EXPECT_EQ(response.result(), HttpStatus::ok) << operation.key;
+    }
+  }
+}
+
+// The query parameters documented are the ones the handler accepts: each one's example is taken,
+// an undocumented one is refused.
+TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
+  int checked = 0;
+  for (const auto& operation : Operations()) {
+    if (!IsServed(operation) || operation.method != "get") continue;
+    std::string all;
+    for (const auto& parameter : Parameters(operation)) {
+      if (parameter.at("in") != "query") continue;
+      const json& example = parameter.at("example");
+      const std::string value = example.is_string() ? example.get<std::string>() : example.dump();
+      const std::string pair = parameter.at("name").get<std::string>() + "=" + value;
+      EXPECT_EQ(Call(HttpVerb::get, operation.path + "?" + pair, true).result(), HttpStatus::ok)
+          << operation.key << "?" << pair;
+      all += (all.empty() ? "" : "&") + pair;
+      ++checked;
+    }
+    if (all.empty()) continue;
+    const HttpResponse together = Call(HttpVerb::get, operation.path + "?" + all, true);
+    EXPECT_EQ(together.result(), HttpStatus::ok) << operation.key << "?" << all << together.body();
+    EXPECT_EQ(Call(HttpVerb::get, operation.path + "?undocumented=1", true).result(),
+              HttpStatus::bad_request)
+        << operation.key;
+  }
+  EXPECT_EQ(checked,
+            7);  // documents: status, author_id, limit, after; reviews: status, limit, after
+}
+
+}  // namespace
+}  // namespace docgate
