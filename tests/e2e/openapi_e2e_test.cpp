@@ -84,6 +84,7 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
   ASSERT_EQ(spec.body(), OpenApiDocument());
   Record(http::verb::get, "/healthz", {});
   Record(http::verb::get, "/readyz", {});
+  Record(http::verb::get, "/metrics", {});
 
   const auto doc_body = json{{"title", "Onboarding guide"}, {"content", "Welcome aboard."}}.dump();
   const HttpReply created = Record(http::verb::post, "/api/v1/documents", Alice(), doc_body);

@@ -23,6 +23,7 @@
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/rest_api.h"
+#include "app/idempotency.h"
 #include "app/document_service.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
@@ -176,6 +177,7 @@ std::optional<ErrorCode> CodeNamed(const std::string& name) {
 HealthChecks Healthy() {
   HealthChecks health;
   health.database = [] { return true; };
+  health.metrics = [] { return std::string("# no metrics in this test\n"); };  // serves /metrics
   return health;
 }
 
@@ -205,7 +207,8 @@ class OpenApiTest : public ::testing::Test {
   CountingWakeup wakeup_;
   DocumentService service_{store_, gate_, clock_, random_, wakeup_};
   JwtVerifier verifier_{kSecret, clock_};
-  RestApi api_{service_, verifier_, Healthy()};
+  IdempotencyService idempotency_{store_, clock_, random_, IdempotencyConfig{}};
+  RestApi api_{service_, idempotency_, verifier_, Healthy()};
   std::string token_ = SignHs256Token(
       kSecret,
       TokenClaims{"root", {"author", "reviewer", "admin"}, std::nullopt, clock_.Now() + 1h},
