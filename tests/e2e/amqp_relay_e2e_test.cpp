@@ -150,13 +150,7 @@ TEST_P(AmqpRelayTest, FiftyConcurrentDecisionsPublishExactlyOneDecisionOfTheWinn
   std::vector<Headers> reviewers;
   for (int i = 0; i < kClients; ++i) reviewers.push_back(Reviewer(i));
 
-  const auto outcomes = e2e::Race(port_, kClients, [&](HttpClient& client, int i) {
-    const bool approve = i % 2 == 0;
-    return client.Request(http::verb::post,
-                          "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
-                          approve ? std::string("{}") : json{{"reason", "no"}}.dump(),
-                          reviewers[i]);
-  });
+  const auto outcomes = e2e::MixedDecisionRace(port_, review, reviewers);
   auto counts = e2e::CountByStatus(outcomes);
   ASSERT_EQ(counts[200], 1);
   EXPECT_EQ(counts[409], kClients - 1);

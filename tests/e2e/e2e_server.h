@@ -117,6 +117,18 @@ inline std::vector<Outcome> Race(std::uint16_t port, int clients,
   return outcomes;
 }
 
+// The reviewers, one client each, race on one review: the even ones approve, the odd ones reject.
+inline std::vector<Outcome> MixedDecisionRace(std::uint16_t port, const std::string& review,
+                                              const std::vector<Headers>& reviewers) {
+  return Race(port, static_cast<int>(reviewers.size()), [&](HttpClient& client, int i) {
+    const bool approve = i % 2 == 0;
+    return client.Request(http::verb::post,
+                          "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
+                          approve ? std::string("{}") : json{{"reason", "no"}}.dump(),
+                          reviewers[i]);
+  });
+}
+
 inline std::map<unsigned, int> CountByStatus(const std::vector<Outcome>& outcomes) {
   std::map<unsigned, int> counts;
   for (const auto& o : outcomes) ++counts[o.status];

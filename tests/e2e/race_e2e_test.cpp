@@ -71,13 +71,7 @@ TEST_P(RaceTest, FiftyConcurrentMixedApproveAndRejectDecideExactlyOnce) {
     reviewers.push_back(As("reviewer" + std::to_string(i), {"reviewer"}));
   }
 
-  const auto outcomes = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int i) {
-    const bool approve = i % 2 == 0;
-    return client.Request(http::verb::post,
-                          "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
-                          approve ? std::string("{}") : json{{"reason", "no"}}.dump(),
-                          reviewers[i]);
-  });
+  const auto outcomes = e2e::MixedDecisionRace(port_, review, reviewers);
 
   auto counts = e2e::CountByStatus(outcomes);
   EXPECT_EQ(counts[200], 1);
