@@ -106,13 +106,21 @@ class RequestLogTest : public ObservabilityTest {};
 class DegradedGateMetricsTest : public ObservabilityTest {};
 
 // 3 creates, 2 submits, 1 submit refused LOCK_BUSY, 1 approve, 1 reject of the decided review
-// (409 INVALID_STATE), 1 request without a token (401), 1 unknown path (404), 1 wrong method (405).
+// (409 INVALID_STATE), 1 request without a token (401), 1 unknown path (404), 1 wrong method (405),
+// and the third create sent twice under one Idempotency-Key (the second answer is a replay).
 TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
   const auto alice = Alice();
   const auto bob = Bob();
   const std::string first = Create(alice);
   const std::string second = Create(alice);
-  const std::string third = Create(alice);
+  auto keyed = alice;
+  keyed.emplace_back("Idempotency-Key", "metrics-workload-create-3");
+  const std::string third = Create(keyed);
+  const auto replayed = Post("/api/v1/documents", keyed,
+                             json{{"title", "Onboarding guide"}, {"content", "# Onboarding guide"}}.dump());
+  ASSERT_EQ(replayed.status(), 201u) << replayed.body();
+  ASSERT_EQ(replayed.header("Idempotent-Replayed"), "true");
+  ASSERT_EQ(replayed.json()["id"], third);
   const std::string review = Submit(first, alice);
   Submit(second, alice);
   const std::string held_key = DocumentService::SubmitLockKey(std::stoll(third));
@@ -134,7 +142,7 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
       {R"(docgate_http_requests_total{method="DELETE",route="/healthz",status="405"})", 1},
       {R"(docgate_http_requests_total{method="GET",route="/api/v1/documents",status="401"})", 1},
       {R"(docgate_http_requests_total{method="GET",route="unmatched",status="404"})", 1},
-      {R"(docgate_http_requests_total{method="POST",route="/api/v1/documents",status="201"})", 3},
+      {R"(docgate_http_requests_total{method="POST",route="/api/v1/documents",status="201"})", 4},
       {R"(docgate_http_requests_total{method="POST",route="/api/v1/documents/{id}/submit",status="200"})", 2},
       {R"(docgate_http_requests_total{method="POST",route="/api/v1/documents/{id}/submit",status="409"})", 1},
       {R"(docgate_http_requests_total{method="POST",route="/api/v1/reviews/{id}/approve",status="200"})", 1},
@@ -142,8 +150,8 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
   };
   EXPECT_EQ(SeriesOf(samples, "docgate_http_requests_total"), expected_requests);
   const std::string creates = R"({method="POST",route="/api/v1/documents")";
-  EXPECT_EQ(samples.at("docgate_http_request_duration_seconds_count" + creates + "}"), 3);
-  EXPECT_EQ(samples.at("docgate_http_request_duration_seconds_bucket" + creates + R"(,le="+Inf"})"), 3);
+  EXPECT_EQ(samples.at("docgate_http_request_duration_seconds_count" + creates + "}"), 4);
+  EXPECT_EQ(samples.at("docgate_http_request_duration_seconds_bucket" + creates + R"(,le="+Inf"})"), 4);
   EXPECT_EQ(samples.at(R"(docgate_http_request_duration_seconds_count{method="POST",route="/api/v1/documents/{id}/submit"})"), 3);
 
   const Samples expected_gate = {
@@ -165,7 +173,7 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
       {"docgate_relay_errors_total", 0},
       {"docgate_outbox_backlog_events", 0},
       {"docgate_outbox_oldest_pending_age_seconds", 0},
-      {"docgate_idempotent_replays_total", 0},
+      {"docgate_idempotent_replays_total", 1},
       {"docgate_db_pool_connections_max", 4},
       {"docgate_db_pool_waiting", 0},
   };
