@@ -1,0 +1,70 @@
+#pragma once
+
+#include <chrono>
+#include <string_view>
+#include <vector>
+
+#include "app/clock.h"
+#include "app/consumer_store.h"
+#include "app/events.h"
+
+namespace docgate {
+
+// A built-in reaction to events (preview projection, ingestion) that runs behind the inbox: the
+// runner claims (consumer, event_id) in a ConsumerTransaction and hands that transaction over, so
+// the consumer's database effect and its inbox row commit together.
+class InboxConsumer {
+ public:
+  virtual ~InboxConsumer() = default;
+  // Stable: it keys the inbox.
+  virtual std::string_view Name() const = 0;
+  // Reacts to `event` within `tx` (already claimed; the runner commits). Ignores event types it
+  // does not handle. Throws on failure; the runner rolls back and counts the attempt.
+  virtual void Handle(const OutboxEvent& event, ConsumerTransaction& tx) = 0;
+  // Told once when `event` has just been parked for this consumer (to record the failure where
+  // users see it). Throws like Handle; a failure here is logged, the event stays parked.
+  virtual void OnParked(const OutboxEvent& /*event*/) {}
+};
+
+struct ConsumerRunnerConfig {
+  int max_attempts = 5;  // failed attempts before an event is parked for a consumer
+};
+
+enum class ConsumeOutcome {
+  kDone,    // every consumer has processed the event (now or before) or parked it
+  kFailed,  // some consumer failed and will be retried: deliver the event again later
+};
+
+struct ConsumeResult {
+  ConsumeOutcome outcome = ConsumeOutcome::kDone;
+  int attempts = 0;     // the highest failed-attempt count among the consumers that failed
+  bool parked = false;  // some consumer parked the event just now
+};
+
+// Runs every registered InboxConsumer on an event, each in its own ConsumerTransaction behind the
+// inbox, so the same event delivered any number of times, in process or from a queue, by any
+// number of processes, has each consumer's effect once. Register all consumers before use; then
+// thread-safe (each call uses its own transactions).
+//
+// It is also an EventConsumer for the in-process EventSink: Handle throws when the event must be
+// delivered again, so the relay defers it with backoff.
+class ConsumerRunner final : public EventConsumer {
+ public:
+  ConsumerRunner(ConsumerStore& store, Clock& clock, ConsumerRunnerConfig config = {});
+
+  // `consumer` must outlive the runner.
+  void Register(InboxConsumer& consumer);
+  // Storage failures of the inbox itself (StorageUnavailable) propagate: nothing is known then.
+  ConsumeResult Run(const OutboxEvent& event);
+
+  std::string_view Name() const override { return "consumers"; }
+  void Handle(const OutboxEvent& event) override;
+
+ private:
+  ConsumerStore& store_;
+  Clock& clock_;
+  ConsumerRunnerConfig config_;
+  std::vector<InboxConsumer*> consumers_;
+};
+
+}  // namespace docgate

@@ -1,0 +1,128 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model.h"
+
+namespace docgate {
+
+// The approved rendition of a document, as the preview projection keeps it.
+struct PreviewRecord {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::string content;
+  TimePoint approved_at{};
+
+  bool operator==(const PreviewRecord&) const = default;
+};
+
+// What the inbox holds for one (consumer, event_id) when a consumer transaction claims it.
+enum class InboxState {
+  kNew,     // never processed (or only failed so far): the claim recorded it as done, pending commit
+  kDone,    // processed before: the consumer must do nothing
+  kParked,  // given up on after too many failures: the consumer must do nothing until replayed
+};
+
+// One ranked full-text hit: a chunk of an approved, ingested version.
+struct SearchHit {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::string title;
+  std::string snippet;  // an excerpt of the chunk around the matched terms, plain text
+  double score = 0;     // higher is better; comparable within one result only
+};
+
+// A failed attempt, as RecordFailure counted it.
+struct ConsumerFailure {
+  int attempts = 0;     // failed attempts of this (consumer, event_id) so far, this one included
+  bool parked = false;  // attempts reached the limit: the event is parked for this consumer
+};
+
+// An event a consumer gave up on, kept with the event so that it can be replayed.
+struct ParkedEvent {
+  std::string consumer;
+  OutboxEvent event;  // sequence is 0: the outbox row may be gone
+  int attempts = 0;
+  std::string last_error;
+  TimePoint parked_at{};
+};
+
+// One consumer's unit of work: the inbox row and the consumer's effect commit together or not at
+// all, so a redelivered event changes nothing. Obtained from ConsumerStore::BeginConsumer; rolled
+// back by the destructor unless Commit succeeded. Not thread-safe. Throws like StoreTransaction
+// (StorageUnavailable, StorageError), after which the transaction is finished.
+//
+// On SQLite it holds the database's write lock from Begin to Commit; on PostgreSQL, LockDocument
+// takes the document row's lock (the lock order of transitions: review, then document; consumers
+// lock no review).
+class ConsumerTransaction {
+ public:
+  virtual ~ConsumerTransaction() = default;
+  // Claims (consumer, event_id) in the inbox. kNew: it is now recorded as done as part of this
+  // transaction, and the consumer goes on. kDone / kParked: nothing was written; the caller does
+  // nothing else and destroys the transaction. Of concurrent claims of one pair, at most one
+  // commits with kNew; the other waits for it and then sees kDone.
+  virtual InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) = 0;
+  virtual std::optional<Document> LockDocument(DocumentId id) = 0;
+  virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
+  // Writes the preview of record.document_id unless the stored one has a version >= record.version
+  // (a stale event never wins). True when it wrote.
+  virtual bool UpsertPreview(const PreviewRecord& record) = 0;
+  // Replaces every chunk of `id` (of any version) with `chunks`, in order, indexed for full-text
+  // search under `title`. Never appends: afterwards the document has exactly these chunks.
+  virtual void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
+                             const std::vector<std::string>& chunks) = 0;
+  // Sets the document's ingest_status (and updated_at is left alone: ingestion is not an edit).
+  virtual void SetIngestStatus(DocumentId id, IngestStatus status) = 0;
+  virtual void Commit() = 0;
+};
+
+// The consumers' side of the database: the inbox, failures and parked events, the preview
+// projection, the chunks and their full-text index, and the reconciler's queries. Implemented by
+// the same store class as DocumentStore. Thread-safe; several processes on one database may use it
+// at once. Throws StorageUnavailable / StorageError like DocumentStore.
+class ConsumerStore {
+ public:
+  virtual ~ConsumerStore() = default;
+  virtual std::unique_ptr<ConsumerTransaction> BeginConsumer() = 0;
+
+  // Records a failed attempt of (consumer, event.event_id) in its own transaction: the attempt
+  // count grows by one and `error` is kept; when it reaches `max_attempts` the event is parked for
+  // this consumer (kept whole, with `at`). A pair already done or parked is left alone and
+  // reported as it is.
+  virtual ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                        std::string_view error, int max_attempts,
+                                        TimePoint at) = 0;
+  // Parked events, oldest parked first, at most `limit`.
+  virtual std::vector<ParkedEvent> ListParked(int limit) = 0;
+  // Un-parks the parked pairs of `event_id` (every parked event when nullopt): their inbox rows
+  // are deleted, so the consumers run again on the next delivery. Returns the events un-parked,
+  // each once even when several consumers had parked it.
+  virtual std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) = 0;
+  // Puts `event` back into the outbox as undelivered (by event_id: the row is reset when it still
+  // exists, written again when it was pruned), with no attempts and no claim, so the relay
+  // delivers it again with the same event_id. Tells the relay through the usual wake-up.
+  virtual void Requeue(const OutboxEvent& event) = 0;
+
+  // The approval events of approved versions whose ingestion is missing or stuck: the document's
+  // approved_version is set, its ingest_status is `pending` or `none`, and the document.approved
+  // event of that version (the outbox's newest for it) was delivered before `delivered_before`.
+  // Oldest delivery first, at most `limit`. Events still waiting in the outbox are not stuck, and
+  // `failed` means parked, which is for an operator. The outbox never prunes the approval event of
+  // a version whose ingestion is not done, so every such version is found.
+  virtual std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) = 0;
+
+  virtual std::optional<PreviewRecord> FindPreview(DocumentId id) = 0;
+  // Chunks matching the words of `query` (every word must match; case-insensitive; the engine's
+  // stemming), best first, at most `limit`. An empty or all-punctuation query matches nothing.
+  virtual std::vector<SearchHit> Search(const std::string& query, int limit) = 0;
+  // The chunks of one document in order (for tests, the reconciler and operators).
+  virtual std::vector<std::string> ListChunks(DocumentId id) = 0;
+};
+
+}  // namespace docgate
