@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -20,8 +21,12 @@
 #include "adapters/crypto/openssl_random.h"
 #include "adapters/http/jwt_auth.h"
 #include "app/clock.h"
+#include "adapters/amqp/event_message.h"
+#include "core/time_format.h"
 #include "runtime/application.h"
 #include "runtime/config.h"
+#include "runtime/consumer_pipeline.h"
+#include "runtime/operator_commands.h"
 
 namespace {
 
@@ -37,24 +42,73 @@ Config ConfigFrom(const std::string& listen, const std::string& database_url) {
   return LoadConfig(WithOverrides(ProcessEnvironment(), std::move(overrides)));
 }
 
-int Serve(const Config& config) {
-  // Blocked before any thread starts, so that every thread inherits the mask and only sigwait
-  // below sees SIGINT/SIGTERM.
+// Blocked before any thread starts, so that every thread inherits the mask and only sigwait
+// (WaitForStop) sees SIGINT/SIGTERM.
+sigset_t BlockStopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 
+void WaitForStop(const sigset_t& signals) {
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("docgate: {} received, finishing in-flight work", strsignal(signal_number));
+}
+
+int Serve(const Config& config) {
+  const sigset_t signals = BlockStopSignals();
   Application app(config);
   app.Start();
   spdlog::info("docgate: serving http://{}:{} (database {})", config.http.address, app.port(),
                config.database.url);
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  spdlog::info("docgate: {} received, finishing in-flight requests", strsignal(signal_number));
+  WaitForStop(signals);
   app.Stop();
   spdlog::info("docgate: stopped");
+  return 0;
+}
+
+int Work(const Config& config) {
+  if (config.amqp.url.empty()) {
+    throw ConfigError(
+        "docgate worker consumes the broker's queue: set DOCGATE_AMQP_URL (without a broker, "
+        "docgate serve consumes events in process)");
+  }
+  const sigset_t signals = BlockStopSignals();
+  const OpenedStore store = OpenStore(config);
+  SystemClock clock;
+  ConsumerPipeline pipeline(config, *store.consumers, clock, nullptr);
+  pipeline.Start();
+  spdlog::info("docgate: worker consuming {} (database {})", config.amqp.queue,
+               config.database.url);
+  WaitForStop(signals);
+  pipeline.Stop();
+  spdlog::info("docgate: stopped");
+  return 0;
+}
+
+int PrintParked(const Config& config, int limit) {
+  for (const ParkedEvent& parked : ListParkedEvents(config, limit)) {
+    std::cout << nlohmann::json{{"consumer", parked.consumer},
+                                {"event", nlohmann::json::parse(EncodeEventBody(parked.event))},
+                                {"attempts", parked.attempts},
+                                {"last_error", parked.last_error},
+                                {"parked_at", FormatTime(parked.parked_at)}}
+                     .dump()
+              << "\n";
+  }
+  return 0;
+}
+
+int Replay(const Config& config, const std::string& event_id) {
+  const ReplayReport report = ReplayParkedEvents(
+      config, event_id.empty() ? std::nullopt : std::optional<std::string>(event_id));
+  std::cout << "docgate: un-parked " << report.unparked << " event(s); " << report.from_queue
+            << " moved back from the parking queue, " << report.requeued
+            << " re-enqueued through the outbox\n";
   return 0;
 }
 
@@ -108,6 +162,28 @@ int main(int argc, char** argv) {
   auto* migrate = cli.add_subcommand("migrate", "apply pending database migrations and exit");
   migrate->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
 
+  auto* worker = cli.add_subcommand(
+      "worker", "consume events from the broker's queue (needs DOCGATE_AMQP_URL) until SIGTERM");
+  worker->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
+
+  auto* events = cli.add_subcommand("events", "inspect and replay events consumers gave up on");
+  events->require_subcommand(1);
+  int parked_limit = 100;
+  auto* parked = events->add_subcommand("parked", "print parked events, one JSON object a line");
+  parked->add_option("--limit", parked_limit, "at most this many (default 100)")
+      ->check(CLI::Range(1, 100000));
+  std::string replay_event_id;
+  auto* replay = events->add_subcommand(
+      "replay", "un-park parked events and deliver them to their consumers again");
+  replay->add_option("--event-id", replay_event_id, "only this event (default: every parked one)");
+  for (auto* command : {parked, replay}) {
+    command->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
+  }
+
+  auto* reconcile = cli.add_subcommand(
+      "reconcile", "re-enqueue approved versions whose ingestion is missing or stuck, once");
+  reconcile->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -121,6 +197,14 @@ int main(int argc, char** argv) {
     spdlog::set_level(spdlog::level::from_str(config.log.level));
     if (serve->parsed()) return Serve(config);
     if (token->parsed()) return PrintToken(config, subject, roles, name, ttl_seconds);
+    if (worker->parsed()) return Work(config);
+    if (parked->parsed()) return PrintParked(config, parked_limit);
+    if (replay->parsed()) return Replay(config, replay_event_id);
+    if (reconcile->parsed()) {
+      std::cout << "docgate: re-enqueued " << ReconcileOnce(config)
+                << " approval event(s) whose ingestion was missing or stuck\n";
+      return 0;
+    }
     if (migrate->parsed()) {
       ApplyMigrations(config);
       std::cout << "docgate: migrations applied to " << config.database.url << "\n";

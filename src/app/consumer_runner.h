@@ -1,6 +1,6 @@
 #pragma once
 
-#include <chrono>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +39,7 @@ struct ConsumeResult {
   ConsumeOutcome outcome = ConsumeOutcome::kDone;
   int attempts = 0;     // the highest failed-attempt count among the consumers that failed
   bool parked = false;  // some consumer parked the event just now
+  std::string error;    // "<consumer>: <what>" of the last failure, empty when none failed
 };
 
 // Runs every registered InboxConsumer on an event, each in its own ConsumerTransaction behind the
@@ -54,7 +55,9 @@ class ConsumerRunner final : public EventConsumer {
 
   // `consumer` must outlive the runner.
   void Register(InboxConsumer& consumer);
-  // Storage failures of the inbox itself (StorageUnavailable) propagate: nothing is known then.
+  // A consumer that throws has the attempt counted (ConsumerStore::RecordFailure) and is parked at
+  // max_attempts; StorageUnavailable, from the inbox or a consumer's backend, is not the event's
+  // fault: it propagates uncounted and the caller delivers the event again later.
   ConsumeResult Run(const OutboxEvent& event);
 
   std::string_view Name() const override { return "consumers"; }

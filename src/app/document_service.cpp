@@ -244,18 +244,6 @@ Result<ContentView> DocumentService::GetContent(DocumentId id) {
   return ContentView{id, doc->version, std::move(*content)};
 }
 
-Result<Preview> DocumentService::GetPreview(DocumentId id) {
-  auto doc = store_.FindDocument(id);
-  if (!doc) return NotFound("document", id);
-  if (!doc->approved_version || !doc->approved_at) {
-    return MakeError(ErrorCode::kNotFound,
-                     "document " + std::to_string(id) + " has no approved version yet");
-  }
-  auto content = store_.FindContent(id, *doc->approved_version);
-  if (!content) throw StorageError("document " + std::to_string(id) + " lost approved content");
-  return Preview{id, *doc->approved_version, std::move(*content), *doc->approved_at};
-}
-
 Result<int> DocumentService::PageSize(const std::optional<int>& requested) const {
   if (!requested) return config_.default_page_size;
   if (*requested < 1 || *requested > config_.max_page_size) {

@@ -100,7 +100,6 @@ class DocumentService {
 
   Result<Document> GetDocument(DocumentId id);
   Result<ContentView> GetContent(DocumentId id);
-  Result<Preview> GetPreview(DocumentId id);
   Result<Page<Document>> ListDocuments(const ListDocumentsRequest& request);
   Result<Review> GetReview(ReviewId id);
   Result<std::vector<Review>> ReviewHistory(DocumentId id);

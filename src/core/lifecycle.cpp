@@ -8,6 +8,7 @@ namespace {
 
 constexpr std::size_t kMaxTitle = 200;
 constexpr std::size_t kMaxReason = 2000;
+constexpr std::size_t kMaxSearchQuery = 256;
 constexpr std::size_t kMaxComment = 2000;
 
 // Counts code points; nullopt when the text is not valid UTF-8 (overlongs and surrogates included).
@@ -108,6 +109,14 @@ Status ValidateContent(const std::string& content) {
 }
 
 Status ValidateReason(const std::string& reason) { return Bounded(reason, "reason", 1, kMaxReason); }
+
+Status ValidateSearchQuery(const std::string& query) {
+  if (auto bounded = Bounded(query, "q", 1, kMaxSearchQuery); !bounded) return bounded;
+  if (query.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+    return MakeError(ErrorCode::kValidation, "q must contain a word, got only whitespace");
+  }
+  return Ok{};
+}
 
 Status ValidateComment(const std::string& comment) {
   return Bounded(comment, "comment", 0, kMaxComment);

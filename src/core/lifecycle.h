@@ -26,6 +26,8 @@ Status ValidateContent(const std::string& content);
 Status ValidateReason(const std::string& reason);
 // Approval comment 0..2000 characters.
 Status ValidateComment(const std::string& comment);
+// Search query (`q`): 1..256 characters with at least one that is not whitespace.
+Status ValidateSearchQuery(const std::string& query);
 
 // Role checks. CanAuthor/CanReview come from the token; "owner" means the document's author (an
 // admin may act on any document, API.md: admin may do what an author may).

@@ -42,20 +42,24 @@ void ApplyMigrations(const Config& config) {
 
 namespace {
 
-// Opens the configured store; both kinds serve as DocumentStore, OutboxStore and
-// IdempotencyStore, and report their pool's occupancy.
 template <typename Store, typename StoreConfig>
-std::unique_ptr<DocumentStore> Open(StoreConfig store_config, OutboxStore*& outbox,
-                                    IdempotencyStore*& idempotency,
-                                    std::function<PoolStats()>& pool_stats) {
+OpenedStore Open(StoreConfig store_config) {
   auto store = std::make_unique<Store>(std::move(store_config));
-  outbox = store.get();
-  idempotency = store.get();
-  pool_stats = [raw = store.get()] { return raw->pool_stats(); };
-  return store;
+  OpenedStore opened;
+  opened.outbox = store.get();
+  opened.idempotency = store.get();
+  opened.consumers = store.get();
+  opened.pool_stats = [raw = store.get()] { return raw->pool_stats(); };
+  opened.documents = std::move(store);
+  return opened;
 }
 
 }  // namespace
+
+OpenedStore OpenStore(const Config& config) {
+  return IsPostgresUrl(config.database.url) ? Open<PgDocumentStore>(ToPgConfig(config))
+                                            : Open<SqliteDocumentStore>(ToSqliteConfig(config));
+}
 
 Application::Application(Config config, Clock* clock) : config_(std::move(config)) {
   ValidateConfig(config_);
@@ -67,12 +71,12 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   random_ = std::make_unique<OpenSslRandom>();
   metrics_ = std::make_unique<MetricsRegistry>();
   jwt_secret_ = ResolveJwtSecret(config_, *random_);
-  std::function<PoolStats()> pool_stats;
-  store_ = IsPostgresUrl(config_.database.url)
-               ? Open<PgDocumentStore>(ToPgConfig(config_), outbox_, idempotency_store_, pool_stats)
-               : Open<SqliteDocumentStore>(ToSqliteConfig(config_), outbox_, idempotency_store_,
-                                           pool_stats);
-  ExposePoolMetrics(*metrics_, std::move(pool_stats));
+  OpenedStore opened = OpenStore(config_);
+  store_ = std::move(opened.documents);
+  outbox_ = opened.outbox;
+  idempotency_store_ = opened.idempotency;
+  consumer_store_ = opened.consumers;
+  ExposePoolMetrics(*metrics_, std::move(opened.pool_stats));
   ExposeOutboxMetrics(*metrics_, *outbox_, *clock_);
   RedisLockGate* redis_gate = nullptr;
   if (config_.gate.enabled && !config_.redis.url.empty()) {
@@ -95,8 +99,12 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   }
   relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
   ExposeRelayMetrics(*metrics_, relay_->counters());
+  pipeline_ = std::make_unique<ConsumerPipeline>(config_, *consumer_store_, *clock_, relay_.get());
+  if (broker_ == nullptr) consumers_->Register(pipeline_->runner());
   service_ = std::make_unique<DocumentService>(*store_, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));
+  reader_ = std::make_unique<ReaderService>(*store_, pipeline_->previews(), *consumer_store_,
+                                            config_.consumers.reader);
   idempotency_ = std::make_unique<IdempotencyService>(*idempotency_store_, *clock_, *random_,
                                                       config_.idempotency);
   janitor_ = std::make_unique<Janitor>(*idempotency_, config_.janitor);
@@ -107,7 +115,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };
   health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
-  api_ = std::make_unique<RestApi>(*service_, *idempotency_, *verifier_, std::move(health));
+  api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *verifier_, std::move(health));
 
   auto stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   stderr_sink->set_formatter(RequestLog::MakeFormatter());
@@ -144,6 +152,7 @@ void Application::Start() {
       std::jthread([relay = relay_.get()](std::stop_token stop) { relay->Run(stop); });
   janitor_thread_ =
       std::jthread([janitor = janitor_.get()](std::stop_token stop) { janitor->Run(stop); });
+  if (config_.consumers.in_serve) pipeline_->Start();
   started_ = true;
   server_->Start();
 }
@@ -162,6 +171,7 @@ void Application::Stop() {
     janitor_thread_.request_stop();
     janitor_thread_.join();
   }
+  pipeline_->Stop();
   listener_.reset();
 }
 

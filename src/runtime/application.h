@@ -23,7 +23,9 @@
 #include "app/clock.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
+#include "app/reader_service.h"
 #include "runtime/config.h"
+#include "runtime/consumer_pipeline.h"
 #include "runtime/metrics.h"
 #include "worker/in_process_event_sink.h"
 #include "worker/janitor.h"
@@ -31,12 +33,25 @@
 
 namespace docgate {
 
+// The configured database, open and migrated: one store object serving every store port.
+struct OpenedStore {
+  std::unique_ptr<DocumentStore> documents;
+  OutboxStore* outbox = nullptr;            // the same object as `documents`
+  IdempotencyStore* idempotency = nullptr;  // the same object as `documents`
+  ConsumerStore* consumers = nullptr;       // the same object as `documents`
+  std::function<PoolStats()> pool_stats;
+};
+// Opens the store DOCGATE_DATABASE_URL names (SQLite or PostgreSQL) and applies pending
+// migrations. Throws StorageUnavailable when it cannot.
+OpenedStore OpenStore(const Config& config);
+
 // One running docgate wired from a Config: the store its DOCGATE_DATABASE_URL names (SQLite or
 // PostgreSQL), the Redis lock gate when DOCGATE_REDIS_URL is set, else the in-process one (or none,
 // DOCGATE_LOCK_GATE=off), the outbox relay on its own thread delivering to RabbitMQ when
 // DOCGATE_AMQP_URL is set, else in process (woken by PostgreSQL's NOTIFY as well as by this
-// instance's commits), the janitor pruning expired Idempotency-Keys on its own thread, the use
-// cases and the HTTP server. main.cpp and the end-to-end tests build
+// instance's commits), the janitor pruning expired Idempotency-Keys on its own thread, the
+// consumers (ConsumerPipeline: in process, or from the broker's queue, unless DOCGATE_CONSUMERS=off),
+// the use cases and the HTTP server. main.cpp and the end-to-end tests build
 // exactly this.
 //
 // Observability: GET /metrics exposes `metrics()` (the gate through ObservedLockGate, the HTTP
@@ -57,9 +72,9 @@ class Application {
   Application(const Application&) = delete;
   Application& operator=(const Application&) = delete;
 
-  // Registers a consumer of the events delivered in process (after the built-in ones); with a
-  // broker configured, events go to the broker instead. Only before Start; `consumer` must
-  // outlive the application.
+  // Registers an observer of the events delivered in process, outside the inbox (after the
+  // built-in consumers, which run behind it); with a broker configured, events go to the broker
+  // instead. Only before Start; `consumer` must outlive the application.
   void AddConsumer(EventConsumer& consumer);
 
   // Starts event delivery (undelivered events left by a previous run go first), the janitor and
@@ -75,6 +90,9 @@ class Application {
   const std::string& jwt_secret() const { return jwt_secret_; }
   Clock& clock() { return *clock_; }
   DocumentService& service() { return *service_; }
+  ReaderService& reader() { return *reader_; }
+  ConsumerStore& consumer_store() { return *consumer_store_; }
+  ConsumerPipeline& pipeline() { return *pipeline_; }
   IdempotencyService& idempotency() { return *idempotency_; }
   Janitor& janitor() { return *janitor_; }
   LockGate& gate() { return *gate_; }
@@ -96,6 +114,7 @@ class Application {
   std::unique_ptr<DocumentStore> store_;
   OutboxStore* outbox_ = nullptr;                  // the same object as store_
   IdempotencyStore* idempotency_store_ = nullptr;  // the same object as store_
+  ConsumerStore* consumer_store_ = nullptr;        // the same object as store_
   std::unique_ptr<LockGate> gate_;
   std::unique_ptr<ObservedLockGate> observed_gate_;  // gate_ as the use cases see it: counted
   std::unique_ptr<InProcessEventSink> consumers_;  // the in-process delivery, and AddConsumer's
@@ -103,7 +122,9 @@ class Application {
   EventSink* sink_ = nullptr;                      // the one of the two the relay delivers to
   std::unique_ptr<OutboxRelay> relay_;
   std::unique_ptr<PgOutboxListener> listener_;  // PostgreSQL only: NOTIFY -> relay_->Wake()
+  std::unique_ptr<ConsumerPipeline> pipeline_;
   std::unique_ptr<DocumentService> service_;
+  std::unique_ptr<ReaderService> reader_;
   std::unique_ptr<IdempotencyService> idempotency_;
   std::unique_ptr<Janitor> janitor_;
   std::unique_ptr<JwtVerifier> verifier_;

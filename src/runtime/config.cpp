@@ -209,9 +209,48 @@ Config LoadConfig(const EnvLookup& env) {
   ReadInteger(env, "DOCGATE_IDEMPOTENCY_TTL_HOURS", idempotency_ttl_hours);
   config.idempotency.ttl = std::chrono::hours(idempotency_ttl_hours);
   ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
+  if (auto consumers = Get(env, "DOCGATE_CONSUMERS")) {
+    if (*consumers != "on" && *consumers != "off") {
+      throw ConfigError("DOCGATE_CONSUMERS must be on or off, got '" + *consumers + "'");
+    }
+    config.consumers.in_serve = *consumers == "on";
+  }
+  ReadInteger(env, "DOCGATE_CONSUMER_MAX_ATTEMPTS", config.consumers.runner.max_attempts);
+  ReadMillis(env, "DOCGATE_CONSUMER_RETRY_MAX_MS", config.consumers.worker.max_retry_delay);
+  ReadInteger(env, "DOCGATE_CHUNK_MAX_BYTES", config.consumers.chunker.max_bytes);
+  ReadInteger(env, "DOCGATE_CHUNK_OVERLAP_BYTES", config.consumers.chunker.overlap_bytes);
+  ReadMillis(env, "DOCGATE_RECONCILE_INTERVAL_MS", config.consumers.reconciler.interval);
+  ReadMillis(env, "DOCGATE_RECONCILE_STUCK_AFTER_MS", config.consumers.reconciler.stuck_after);
   ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
   return config;
 }
+
+namespace {
+
+void ValidateConsumers(const Config& config) {
+  const ConsumersConfig& consumers = config.consumers;
+  if (!consumers.in_serve && config.amqp.url.empty()) {
+    throw ConfigError(
+        "DOCGATE_CONSUMERS=off needs DOCGATE_AMQP_URL: without a broker, events are consumed in "
+        "the serving process, and nothing else would ever consume them");
+  }
+  RequireRange("DOCGATE_CONSUMER_MAX_ATTEMPTS", consumers.runner.max_attempts, 1, 1000);
+  RequirePositive("the consumers' retry delay", consumers.worker.retry_delay);
+  if (consumers.worker.max_retry_delay < consumers.worker.retry_delay) {
+    throw ConfigError("DOCGATE_CONSUMER_RETRY_MAX_MS must be at least " +
+                      std::to_string(consumers.worker.retry_delay.count()));
+  }
+  RequirePositive("the worker's receive timeout", consumers.worker.receive_timeout);
+  RequirePositive("the worker's initial backoff", consumers.worker.initial_backoff);
+  if (auto problem = ValidateChunkerConfig(consumers.chunker)) {
+    throw ConfigError("DOCGATE_CHUNK_MAX_BYTES / DOCGATE_CHUNK_OVERLAP_BYTES: " + *problem);
+  }
+  RequirePositive("DOCGATE_RECONCILE_INTERVAL_MS", consumers.reconciler.interval);
+  RequirePositive("DOCGATE_RECONCILE_STUCK_AFTER_MS", consumers.reconciler.stuck_after);
+  RequireRange("the reconciler batch", consumers.reconciler.batch_size, 1, 10000);
+}
+
+}  // namespace
 
 void ValidateConfig(const Config& config) {
   const std::string& url = config.database.url;
@@ -310,6 +349,7 @@ void ValidateConfig(const Config& config) {
   RequirePositive("the idempotency lease", config.idempotency.lease);
   RequireRange("the idempotency prune batch", config.idempotency.prune_batch, 1, 100000);
   RequirePositive("the janitor interval", config.janitor.interval);
+  ValidateConsumers(config);
   bool known_level = false;
   for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;
   if (!known_level) {

@@ -18,7 +18,12 @@
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/random_source.h"
+#include "app/consumer_runner.h"
+#include "app/reader_service.h"
+#include "core/chunker.h"
+#include "worker/event_worker.h"
 #include "worker/janitor.h"
+#include "worker/reconciler.h"
 #include "worker/outbox_relay.h"
 
 namespace docgate {
@@ -50,6 +55,20 @@ struct ExternalConfig {
   std::string mongodb_uri;  // DOCGATE_MONGODB_URI
 };
 
+// The built-in consumers (preview projection, ingestion) and what drives them.
+struct ConsumersConfig {
+  // DOCGATE_CONSUMERS=on|off: `docgate serve` runs the consumers too (in process without a broker;
+  // from the broker's queue with one). Off only with DOCGATE_AMQP_URL, for deployments that run
+  // `docgate worker` processes: without a broker, the serving process is where events are consumed.
+  bool in_serve = true;
+  ConsumerRunnerConfig runner;  // DOCGATE_CONSUMER_MAX_ATTEMPTS
+  EventWorkerConfig worker;     // DOCGATE_CONSUMER_RETRY_MAX_MS (the queue's retry backoff cap)
+  ChunkerConfig chunker;        // DOCGATE_CHUNK_MAX_BYTES, DOCGATE_CHUNK_OVERLAP_BYTES
+  // DOCGATE_RECONCILE_INTERVAL_MS, DOCGATE_RECONCILE_STUCK_AFTER_MS.
+  ReconcilerConfig reconciler;
+  ReaderConfig reader;
+};
+
 struct LogConfig {
   std::string level = "info";  // DOCGATE_LOG_LEVEL: trace, debug, info, warn, error, critical, off
 };
@@ -76,6 +95,7 @@ struct Config {
   // DOCGATE_IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key's response is replayed.
   IdempotencyConfig idempotency;
   JanitorConfig janitor;  // pruning of expired idempotency keys
+  ConsumersConfig consumers;
   ExternalConfig external;
   LogConfig log;
 };

@@ -160,10 +160,8 @@ TEST_F(DocumentServiceTest, RejectEditResubmitApproveBindsTheNewVersion) {
   auto second = MustSubmit(doc.id);
   EXPECT_EQ(second.review.document_version, 2);
   ASSERT_TRUE(service_.Approve(kBob, second.review.id, std::nullopt).ok());
-  auto preview = service_.GetPreview(doc.id);
-  ASSERT_TRUE(preview.ok());
-  EXPECT_EQ(preview->version, 2);
-  EXPECT_EQ(preview->content, "v2");
+  EXPECT_EQ(service_.GetDocument(doc.id)->approved_version, 2);
+  EXPECT_EQ(service_.GetDocument(doc.id)->ingest_status, IngestStatus::kPending);
   auto history = service_.ReviewHistory(doc.id);
   ASSERT_EQ(history->size(), 2u);
   EXPECT_EQ((*history)[0].id, second.review.id) << "newest first";
@@ -204,12 +202,6 @@ TEST_F(DocumentServiceTest, WithdrawReturnsToDraftAndAllowsAResubmit) {
   MustSubmit(doc.id);
   ASSERT_EQ(Events().size(), 3u);
   EXPECT_EQ(Events()[1].type, EventType::kWithdrawn);
-}
-
-TEST_F(DocumentServiceTest, PreviewIsNotFoundBeforeTheFirstApproval) {
-  auto doc = MustCreate();
-  EXPECT_EQ(service_.GetPreview(doc.id).error().code, ErrorCode::kNotFound);
-  EXPECT_EQ(service_.GetPreview(12345).error().code, ErrorCode::kNotFound);
 }
 
 TEST_F(DocumentServiceTest, ListPagesNewestFirstWithACursor) {

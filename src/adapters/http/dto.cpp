@@ -92,6 +92,18 @@ json ToJson(const Preview& preview) {
               {"approved_at", FormatTime(preview.approved_at)}};
 }
 
+json ToJson(const std::vector<SearchHit>& hits) {
+  json items = json::array();
+  for (const SearchHit& hit : hits) {
+    items.push_back(json{{"document_id", std::to_string(hit.document_id)},
+                         {"version", hit.version},
+                         {"title", hit.title},
+                         {"snippet", hit.snippet},
+                         {"score", hit.score}});
+  }
+  return json{{"items", std::move(items)}};
+}
+
 json ToJson(const Page<Document>& page) {
   return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
 }

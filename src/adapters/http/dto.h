@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/consumer_store.h"
 #include "app/document_service.h"
 #include "core/model.h"
 #include "core/time_format.h"
@@ -30,6 +31,7 @@ nlohmann::json ToJson(const Review& review);
 nlohmann::json ToJson(const Transition& transition);
 nlohmann::json ToJson(const ContentView& content);
 nlohmann::json ToJson(const Preview& preview);
+nlohmann::json ToJson(const std::vector<SearchHit>& hits);
 nlohmann::json ToJson(const Page<Document>& page);
 nlohmann::json ToJson(const Page<Review>& page);
 // A document's review history: {"items": [...]}.

@@ -198,9 +198,10 @@ Result<HttpResponse> Transitioned(const Result<Transition>& result, IdempotentEf
 
 }  // namespace
 
-RestApi::RestApi(DocumentService& service, IdempotencyService& idempotency,
+RestApi::RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
                  const JwtVerifier& verifier, HealthChecks health)
     : service_(service),
+      reader_(reader),
       idempotency_(idempotency),
       verifier_(verifier),
       health_(std::move(health)) {
@@ -221,6 +222,7 @@ RestApi::RestApi(DocumentService& service, IdempotencyService& idempotency,
   router_.Add(V::get, "/api/v1/reviews/{id}", Authenticated(&RestApi::GetReview));
   router_.Add(V::post, "/api/v1/reviews/{id}/approve", Idempotent(&RestApi::Approve));
   router_.Add(V::post, "/api/v1/reviews/{id}/reject", Idempotent(&RestApi::Reject));
+  router_.Add(V::get, "/api/v1/search", Authenticated(&RestApi::Search));
   if (health_.metrics) {
     router_.Add(V::get, "/metrics", [this](const RouteContext& ctx) { return Metrics(ctx); });
   }
@@ -448,7 +450,17 @@ Result<HttpResponse> RestApi::GetContent(const RouteContext& ctx, const Actor&) 
 Result<HttpResponse> RestApi::GetPreview(const RouteContext& ctx, const Actor&) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Ok200(service_.GetPreview(*id));
+  return Ok200(reader_.GetPreview(*id));
+}
+
+Result<HttpResponse> RestApi::Search(const RouteContext& ctx, const Actor&) const {
+  auto query = Query(ctx, {"q", "limit"});
+  if (!query) return query.error();
+  const auto q = query->find("q");
+  if (q == query->end()) return Invalid("q is required: the words to search for");
+  auto limit = LimitParam(*query);
+  if (!limit) return limit.error();
+  return Ok200(reader_.Search(q->second, *limit));
 }
 
 Result<HttpResponse> RestApi::Submit(const RouteContext& ctx, const Actor& actor,

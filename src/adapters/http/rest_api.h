@@ -10,6 +10,7 @@
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/router.h"
 #include "app/document_service.h"
+#include "app/reader_service.h"
 #include "app/idempotency.h"
 
 namespace docgate {
@@ -38,8 +39,8 @@ class IdempotentEffect;
 // Thread-safe; the referenced objects must outlive it.
 class RestApi {
  public:
-  RestApi(DocumentService& service, IdempotencyService& idempotency, const JwtVerifier& verifier,
-          HealthChecks health);
+  RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
+          const JwtVerifier& verifier, HealthChecks health);
 
   // Never throws. Notes in `trace` the matched route's template ("unmatched" for a 404) and, once
   // a token is verified, its subject as the caller.
@@ -72,6 +73,7 @@ class RestApi {
   Result<HttpResponse> EditDocument(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetContent(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetPreview(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> Search(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> Submit(const RouteContext& ctx, const Actor& actor,
                               IdempotentEffect& effect) const;
   Result<HttpResponse> Withdraw(const RouteContext& ctx, const Actor& actor,
@@ -85,6 +87,7 @@ class RestApi {
                               IdempotentEffect& effect) const;
 
   DocumentService& service_;
+  ReaderService& reader_;
   IdempotencyService& idempotency_;
   const JwtVerifier& verifier_;
   HealthChecks health_;

@@ -1,0 +1,59 @@
+#include "app/consumer_runner.h"
+
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "core/error.h"
+
+namespace docgate {
+
+ConsumerRunner::ConsumerRunner(ConsumerStore& store, Clock& clock, ConsumerRunnerConfig config)
+    : store_(store), clock_(clock), config_(config) {}
+
+void ConsumerRunner::Register(InboxConsumer& consumer) { consumers_.push_back(&consumer); }
+
+ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
+  ConsumeResult result;
+  for (InboxConsumer* consumer : consumers_) {
+    std::string error;
+    try {
+      auto tx = store_.BeginConsumer();
+      if (tx->Claim(consumer->Name(), event.event_id, clock_.Now()) != InboxState::kNew) continue;
+      consumer->Handle(event, *tx);
+      tx->Commit();
+      continue;
+    } catch (const StorageUnavailable&) {
+      // Not the consumer's fault and not worth an attempt: the caller retries the delivery.
+      throw;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    // A consumer's failure is counted against it alone; the other consumers still run.
+    const ConsumerFailure failure =
+        store_.RecordFailure(consumer->Name(), event, error, config_.max_attempts, clock_.Now());
+    result.error = std::string(consumer->Name()) + ": " + error;
+    if (failure.parked) {
+      result.parked = true;
+      try {
+        consumer->OnParked(event);
+      } catch (const std::exception& e) {
+        result.error += "; recording the parking failed: " + std::string(e.what());
+      }
+      continue;
+    }
+    result.outcome = ConsumeOutcome::kFailed;
+    result.attempts = std::max(result.attempts, failure.attempts);
+  }
+  return result;
+}
+
+void ConsumerRunner::Handle(const OutboxEvent& event) {
+  const ConsumeResult result = Run(event);
+  if (result.outcome == ConsumeOutcome::kFailed) {
+    throw std::runtime_error("event " + event.event_id + " failed in " + result.error);
+  }
+}
+
+}  // namespace docgate

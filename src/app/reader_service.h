@@ -1,0 +1,43 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/consumer_store.h"
+#include "app/document_service.h"
+#include "app/document_store.h"
+#include "app/preview_store.h"
+#include "core/error.h"
+
+namespace docgate {
+
+struct ReaderConfig {
+  int default_search_limit = 10;
+  int max_search_limit = 50;
+};
+
+// What readers of the knowledge base get from the consumers' work: a document's preview (the
+// projection of its last approval) and full-text search over ingested, approved versions.
+// Thread-safe. Throws what the stores throw (StorageUnavailable, StorageError).
+class ReaderService {
+ public:
+  // The stores must outlive the service.
+  ReaderService(DocumentStore& documents, PreviewStore& previews, ConsumerStore& chunks,
+                ReaderConfig config = {})
+      : documents_(documents), previews_(previews), chunks_(chunks), config_(config) {}
+
+  // NOT_FOUND for an unknown document, and for one whose preview does not exist yet (never
+  // approved, or the approval not projected yet).
+  Result<Preview> GetPreview(DocumentId id);
+  // VALIDATION for a bad query (ValidateSearchQuery) or a limit outside 1..max_search_limit.
+  Result<std::vector<SearchHit>> Search(const std::string& query, std::optional<int> limit);
+
+ private:
+  DocumentStore& documents_;
+  PreviewStore& previews_;
+  ConsumerStore& chunks_;
+  const ReaderConfig config_;
+};
+
+}  // namespace docgate

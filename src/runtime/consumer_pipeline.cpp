@@ -1,0 +1,39 @@
+#include "runtime/consumer_pipeline.h"
+
+namespace docgate {
+
+ConsumerPipeline::ConsumerPipeline(const Config& config, ConsumerStore& store, Clock& clock,
+                                   OutboxWakeup* wakeup) {
+  previews_ = std::make_unique<DatabasePreviewStore>(store);
+  projection_ = std::make_unique<PreviewProjection>(*previews_);
+  ingestion_ = std::make_unique<Ingestion>(store, config.consumers.chunker);
+  runner_ = std::make_unique<ConsumerRunner>(store, clock, config.consumers.runner);
+  runner_->Register(*projection_);
+  runner_->Register(*ingestion_);
+  reconciler_ = std::make_unique<Reconciler>(store, clock, wakeup, config.consumers.reconciler);
+  if (!config.amqp.url.empty()) {
+    source_ = std::make_unique<AmqpEventSource>(config.amqp);
+    worker_ = std::make_unique<EventWorker>(*source_, *runner_, config.consumers.worker);
+  }
+}
+
+ConsumerPipeline::~ConsumerPipeline() { Stop(); }
+
+void ConsumerPipeline::Start() {
+  reconciler_thread_ = std::jthread(
+      [reconciler = reconciler_.get()](std::stop_token stop) { reconciler->Run(stop); });
+  if (worker_ != nullptr) {
+    worker_thread_ =
+        std::jthread([worker = worker_.get()](std::stop_token stop) { worker->Run(stop); });
+  }
+}
+
+void ConsumerPipeline::Stop() {
+  for (std::jthread* thread : {&worker_thread_, &reconciler_thread_}) {
+    if (!thread->joinable()) continue;
+    thread->request_stop();
+    thread->join();
+  }
+}
+
+}  // namespace docgate

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <memory>
+#include <thread>
+
+#include "adapters/amqp/amqp_event_source.h"
+#include "app/clock.h"
+#include "app/consumer_runner.h"
+#include "app/ingestion.h"
+#include "app/preview_projection.h"
+#include "runtime/config.h"
+#include "worker/event_worker.h"
+#include "worker/reconciler.h"
+
+namespace docgate {
+
+// The consumers' side of a running docgate, wired from a Config: the preview store (MongoDB when
+// DOCGATE_MONGODB_URI is set, else the database), the built-in consumers (preview projection,
+// ingestion) behind a ConsumerRunner, the reconciler, and, with DOCGATE_AMQP_URL, the worker that
+// takes events from the broker's consumers queue. `docgate serve` and `docgate worker` build this.
+//
+// Lifecycle: construct -> Start -> Stop (also run by the destructor). Not thread-safe.
+class ConsumerPipeline {
+ public:
+  // `store` and `clock` must outlive the pipeline; `wakeup` (the relay of this process, if any) is
+  // told when the reconciler re-enqueued events. Throws ConfigError / StorageUnavailable when the
+  // preview store cannot be set up.
+  ConsumerPipeline(const Config& config, ConsumerStore& store, Clock& clock, OutboxWakeup* wakeup);
+  ~ConsumerPipeline();
+  ConsumerPipeline(const ConsumerPipeline&) = delete;
+  ConsumerPipeline& operator=(const ConsumerPipeline&) = delete;
+
+  // Starts the reconciler's thread, and with a broker the worker's thread consuming its queue.
+  // Without a broker, events reach runner() through the in-process EventSink instead.
+  void Start();
+  void Stop();
+
+  ConsumerRunner& runner() { return *runner_; }
+  PreviewStore& previews() { return *previews_; }
+  Reconciler& reconciler() { return *reconciler_; }
+  // Null without a broker.
+  EventWorker* worker() { return worker_.get(); }
+  EventSource* source() { return source_.get(); }
+
+ private:
+  std::unique_ptr<PreviewStore> previews_;
+  std::unique_ptr<PreviewProjection> projection_;
+  std::unique_ptr<Ingestion> ingestion_;
+  std::unique_ptr<ConsumerRunner> runner_;
+  std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<AmqpEventSource> source_;
+  std::unique_ptr<EventWorker> worker_;
+  std::jthread worker_thread_;
+  std::jthread reconciler_thread_;
+};
+
+}  // namespace docgate

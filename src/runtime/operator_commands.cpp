@@ -1,0 +1,45 @@
+#include "runtime/operator_commands.h"
+
+#include <set>
+
+#include "adapters/amqp/amqp_event_source.h"
+#include "runtime/application.h"
+#include "worker/reconciler.h"
+
+namespace docgate {
+
+std::vector<ParkedEvent> ListParkedEvents(const Config& config, int limit) {
+  const OpenedStore store = OpenStore(config);
+  return store.consumers->ListParked(limit);
+}
+
+ReplayReport ReplayParkedEvents(const Config& config, const std::optional<std::string>& event_id) {
+  const OpenedStore store = OpenStore(config);
+  ReplayReport report;
+  const std::vector<OutboxEvent> unparked = store.consumers->Unpark(event_id);
+  report.unparked = static_cast<int>(unparked.size());
+  std::set<std::string> moved;
+  if (!config.amqp.url.empty()) {
+    AmqpEventSource source(config.amqp);
+    constexpr int kAll = 1 << 30;
+    for (const ReceivedEvent& message : source.ReplayParked(event_id, kAll)) {
+      if (message.event) moved.insert(message.event->event_id);
+      ++report.from_queue;
+    }
+  }
+  for (const OutboxEvent& event : unparked) {
+    if (moved.contains(event.event_id)) continue;
+    store.consumers->Requeue(event);
+    ++report.requeued;
+  }
+  return report;
+}
+
+int ReconcileOnce(const Config& config) {
+  const OpenedStore store = OpenStore(config);
+  SystemClock clock;
+  Reconciler reconciler(*store.consumers, clock, nullptr, config.consumers.reconciler);
+  return reconciler.RunOnce();
+}
+
+}  // namespace docgate

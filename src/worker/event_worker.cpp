@@ -1,0 +1,68 @@
+#include "worker/event_worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <string>
+
+namespace docgate {
+
+EventWorker::EventWorker(EventSource& source, ConsumerRunner& runner, EventWorkerConfig config)
+    : source_(source), runner_(runner), config_(config) {}
+
+std::chrono::milliseconds EventWorker::RetryDelay(int attempts) const {
+  auto delay = config_.retry_delay;
+  for (int i = 1; i < attempts && delay < config_.max_retry_delay; ++i) delay *= 2;
+  return std::min(delay, config_.max_retry_delay);
+}
+
+bool EventWorker::RunOnce() {
+  const auto message = source_.Receive(config_.receive_timeout);
+  if (!message) return false;
+  if (!message->event) {
+    spdlog::warn("worker: parking a message that is not a docgate event: {}", message->error);
+    source_.Park(*message, "not a docgate event: " + message->error);
+    ++counters_.parked;
+    return true;
+  }
+  const ConsumeResult result = runner_.Run(*message->event);
+  if (result.outcome == ConsumeOutcome::kFailed) {
+    const auto delay = RetryDelay(result.attempts);
+    spdlog::warn("worker: event {} failed (attempt {}), retrying in {} ms: {}",
+                 message->event->event_id, result.attempts, delay.count(), result.error);
+    source_.Retry(*message, delay);
+    ++counters_.retried;
+  } else if (result.parked) {
+    spdlog::error("worker: event {} parked: {}", message->event->event_id, result.error);
+    source_.Park(*message, result.error);
+    ++counters_.parked;
+  } else {
+    source_.Ack(*message);
+    ++counters_.processed;
+  }
+  return true;
+}
+
+void EventWorker::Run(std::stop_token stop) {
+  std::mutex mutex;
+  std::condition_variable_any stopped;
+  auto backoff = config_.initial_backoff;
+  while (!stop.stop_requested()) {
+    try {
+      RunOnce();
+      backoff = config_.initial_backoff;
+    } catch (const std::exception& e) {
+      // The worker loop's boundary: the unsettled message comes back from the broker.
+      ++counters_.errors;
+      spdlog::warn("worker: {}; trying again in {} ms", e.what(), backoff.count());
+      std::unique_lock lock(mutex);
+      stopped.wait_for(lock, stop, backoff, [] { return false; });
+      backoff = std::min(backoff * 2, config_.max_backoff);
+    }
+  }
+}
+
+}  // namespace docgate

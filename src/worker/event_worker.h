@@ -1,0 +1,60 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <stop_token>
+
+#include "app/consumer_runner.h"
+#include "app/event_source.h"
+
+namespace docgate {
+
+struct EventWorkerConfig {
+  std::chrono::milliseconds receive_timeout{1000};  // one Receive's wait; also the stop latency
+  // A message some consumer failed on goes back through the retry queue after retry_delay,
+  // doubling per failed attempt up to max_retry_delay (DOCGATE_CONSUMER_RETRY_MAX_MS).
+  std::chrono::milliseconds retry_delay{1000};
+  std::chrono::milliseconds max_retry_delay{60000};
+  // After the source or the database threw: wait initial_backoff, doubling up to max_backoff.
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{10000};
+};
+
+// What the worker has done since it started; read from any thread.
+struct EventWorkerCounters {
+  std::atomic<std::uint64_t> processed{0};  // settled with an ack: every consumer done
+  std::atomic<std::uint64_t> retried{0};    // sent back through the retry queue
+  std::atomic<std::uint64_t> parked{0};     // moved to the parking queue (poison or malformed)
+  std::atomic<std::uint64_t> errors{0};     // rounds that threw: broker or database unreachable
+};
+
+// `docgate worker`'s loop: takes events from an EventSource (RabbitMQ's durable consumers queue)
+// and runs the consumers on each (ConsumerRunner: the inbox makes a redelivery change nothing).
+// Each message is settled after its consumers committed: ack when all are done, the retry queue
+// with backoff when one failed, the parking queue when one gave up on it or the body is not a
+// docgate event. A process killed in between leaves the message unacked, and the broker delivers
+// it again. Not thread-safe: one thread runs it (several workers take turns on one queue).
+class EventWorker {
+ public:
+  EventWorker(EventSource& source, ConsumerRunner& runner, EventWorkerConfig config = {});
+
+  // Takes one message, waiting up to receive_timeout, and settles it; false when none came.
+  // Throws what the source or the store throws; the message is then left unsettled (redelivered).
+  bool RunOnce();
+  // Loops RunOnce until `stop` is requested, backing off after a failure. Failures are logged and
+  // counted, never propagated.
+  void Run(std::stop_token stop);
+
+  const EventWorkerCounters& counters() const { return counters_; }
+
+ private:
+  std::chrono::milliseconds RetryDelay(int attempts) const;
+
+  EventSource& source_;
+  ConsumerRunner& runner_;
+  const EventWorkerConfig config_;
+  EventWorkerCounters counters_;
+};
+
+}  // namespace docgate

@@ -1,0 +1,54 @@
+#include "worker/reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+
+namespace docgate {
+
+Reconciler::Reconciler(ConsumerStore& store, Clock& clock, OutboxWakeup* wakeup,
+                       ReconcilerConfig config)
+    : store_(store), clock_(clock), wakeup_(wakeup), config_(config) {}
+
+int Reconciler::RunOnce() {
+  int total = 0;
+  const TimePoint delivered_before = clock_.Now() - config_.stuck_after;
+  for (;;) {
+    // Each re-enqueued event leaves the stuck set, so the next query returns the next batch.
+    const auto stuck = store_.FindStuckIngestions(delivered_before, config_.batch_size);
+    for (const OutboxEvent& event : stuck) {
+      spdlog::warn("reconciler: ingestion of document {} version {} is stuck; re-enqueuing event {}",
+                   event.document_id, event.version, event.event_id);
+      store_.Requeue(event);
+    }
+    total += static_cast<int>(stuck.size());
+    if (static_cast<int>(stuck.size()) < config_.batch_size) break;
+  }
+  requeued_ += static_cast<std::uint64_t>(total);
+  if (total > 0 && wakeup_ != nullptr) wakeup_->Wake();
+  return total;
+}
+
+void Reconciler::Run(std::stop_token stop) {
+  std::mutex mutex;
+  std::condition_variable_any stopped;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex);
+      if (stopped.wait_for(lock, stop, config_.interval, [] { return false; }) ||
+          stop.stop_requested()) {
+        return;
+      }
+    }
+    try {
+      RunOnce();
+    } catch (const std::exception& e) {
+      // The loop's boundary: the next round tries again.
+      spdlog::warn("reconciler: {}", e.what());
+    }
+  }
+}
+
+}  // namespace docgate
