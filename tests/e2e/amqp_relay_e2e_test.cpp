@@ -2,8 +2,8 @@
 // to `docgate.events` for a lifecycle, for 50-client races, across a broker outage and across a
 // SIGKILL of the docgate process, and that an unroutable event is never marked sent.
 //
-// The exchange is shared by every test running at once, so each test observes it through a queue
-// of its own and keeps only the events whose actor ids carry the test's unique prefix.
+// Each test publishes to an exchange of its own (e2e::ServerTest::TestExchange) and observes it
+// through a queue of its own, keeping only the events whose actor ids carry its unique prefix.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -20,16 +20,20 @@
 #include <vector>
 
 #include "adapters/amqp/event_message.h"
+#include "e2e/docgate_process.h"
 #include "e2e/e2e_server.h"
 #include "support/amqp_test_queue.h"
 #include "support/tcp_proxy.h"
-
-extern char** environ;
 
 namespace docgate {
 namespace {
 
 using e2e::Backend;
+using e2e::DocgateProcess;
+using e2e::FreePort;
+using e2e::ReadyWithin;
+using e2e::RequiredEnv;
+using e2e::UniquePrefix;
 using e2e::Headers;
 using e2e::HttpClient;
 using e2e::json;
@@ -38,21 +42,6 @@ namespace http = boost::beast::http;
 
 constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, true};
 constexpr Backend kSqliteWithBroker{"SqliteWithBroker", false, true, false, true};
-
-std::string RequiredEnv(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') {
-    throw std::runtime_error(std::string(name) + " is not set: run `make test`, or `eval \"$(bash "
-                             "scripts/services.sh start)\"` first");
-  }
-  return value;
-}
-
-// A prefix no other test (in this process or another) puts in its actor ids.
-std::string UniquePrefix() {
-  static std::atomic<int> counter{0};
-  return "t" + std::to_string(::getpid()) + "x" + std::to_string(++counter) + "-";
-}
 
 // One event as the broker delivered it: the decoded body and the message's properties.
 struct Published {
@@ -65,7 +54,7 @@ class AmqpRelayTest : public e2e::ServerTest {
   void SetUp() override {
     // Bound before docgate starts, so that the queue sees every event it publishes.
     queue_ = std::make_unique<AmqpTestQueue>(RequiredEnv("DOCGATE_TEST_AMQP_URL"), "",
-                                             "docgate.events", "document.#");
+                                             TestExchange(), "document.#");
     ServerTest::SetUp();
   }
 
@@ -303,55 +292,6 @@ INSTANTIATE_TEST_SUITE_P(Brokers, AmqpTwoInstancesTest, ::testing::Values(kPostg
 INSTANTIATE_TEST_SUITE_P(Brokers, AmqpOutageTest, ::testing::Values(kPostgresWithBroker),
                          e2e::BackendName);
 
-// The docgate binary as a child process: `docgate serve` with the given environment.
-class DocgateProcess {
- public:
-  DocgateProcess(const std::map<std::string, std::string>& env) {
-    std::vector<std::string> entries;
-    for (char** e = environ; *e != nullptr; ++e) entries.emplace_back(*e);
-    for (const auto& [name, value] : env) entries.push_back(name + "=" + value);
-    std::vector<char*> envp;
-    for (auto& entry : entries) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-    std::string binary = DOCGATE_BINARY, serve = "serve";
-    char* argv[] = {binary.data(), serve.data(), nullptr};
-    if (::posix_spawn(&pid_, binary.c_str(), nullptr, nullptr, argv, envp.data()) != 0) {
-      throw std::runtime_error("cannot start " + binary);
-    }
-  }
-  ~DocgateProcess() {
-    if (pid_ > 0) Kill();
-  }
-  void Kill() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = 0;
-  }
-
- private:
-  pid_t pid_ = 0;
-};
-
-// A port nothing listens on right now.
-std::uint16_t FreePort() {
-  const int fd = ListeningSocket(0, 1);
-  const std::uint16_t port = static_cast<std::uint16_t>(PortOf(fd));
-  ::close(fd);
-  return port;
-}
-
-bool ReadyWithin(std::uint16_t port, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    try {
-      if (HttpClient(port, 1s).Request(http::verb::get, "/readyz").status() == 200) return true;
-    } catch (const std::exception&) {
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
-
 // Two bursts of approvals, then SIGKILL: the first burst while docgate reaches the broker (the
 // kill lands wherever the relay happens to be: before a publish, between publish and confirm, or
 // between confirm and the row's mark), the second while the broker is cut off (every one of its
@@ -363,7 +303,8 @@ TEST(AmqpRelayCrashTest, EveryApprovalOfABurstArrivesAfterASigkillAndARestart) {
   const std::string prefix = UniquePrefix();
   const std::string secret = "crash-test-secret";
   const std::string amqp_url = RequiredEnv("DOCGATE_TEST_AMQP_URL");
-  AmqpTestQueue queue(amqp_url, "", "docgate.events", "document.approved");
+  const std::string exchange = "docgate.e2e.crash." + prefix;
+  AmqpTestQueue queue(amqp_url, "", exchange, "document.approved");
   TcpProxy proxy(PortOfUrl(amqp_url));
   const std::uint16_t port = FreePort();
   std::map<std::string, std::string> env = {
@@ -375,6 +316,8 @@ TEST(AmqpRelayCrashTest, EveryApprovalOfABurstArrivesAfterASigkillAndARestart) {
       {"DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", "1000"},
       // What the killed process had claimed waits out its claim: 3 s instead of 30 s.
       {"DOCGATE_OUTBOX_CLAIM_TTL_MS", "3000"},
+      {"DOCGATE_AMQP_EXCHANGE", exchange},
+      {"DOCGATE_AMQP_QUEUE", exchange + ".consumers"},
       {"DOCGATE_LOG_LEVEL", "error"}};
   SystemClock clock;
   const auto token = [&](const std::string& sub, const std::string& role) {

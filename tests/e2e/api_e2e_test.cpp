@@ -125,6 +125,8 @@ TEST_P(ApiTest, LifecycleCreateSubmitApprove) {
   ASSERT_EQ(got_review.status(), 200u);
   EXPECT_EQ(got_review.json(), approved.json()["review"]);
 
+  // The preview is the consumers' projection of the approval: moments later.
+  EXPECT_EQ(WaitForIngestStatus(id, "done")["approved_version"], 1);
   const auto preview = Get("/api/v1/documents/" + id + "/preview", Alice());
   ASSERT_EQ(preview.status(), 200u) << preview.body();
   EXPECT_EQ(preview.json()["document_id"], id);
@@ -179,6 +181,7 @@ TEST_P(ApiTest, LifecycleRejectEditResubmitApprove) {
   EXPECT_EQ(history.json()["items"][1]["id"], first);
   EXPECT_EQ(history.json()["items"][1]["status"], "rejected");
 
+  WaitForIngestStatus(id, "done");
   EXPECT_EQ(Get("/api/v1/documents/" + id + "/preview", Bob()).json()["content"],
             "# Onboarding guide\n\nWith examples.");
   // A decided review never changes again.

@@ -215,6 +215,10 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
       } else {
         config.amqp.url = url;
       }
+      // The node is shared by the tests running at once: an exchange and a consumers queue of
+      // this test's own, so that no other test's worker takes its events.
+      config.amqp.exchange = TestExchange();
+      config.amqp.queue = TestExchange() + ".consumers";
     }
     if (GetParam().redis) {
       const char* url = std::getenv("DOCGATE_TEST_REDIS_URL");
@@ -230,6 +234,23 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
           "e2e:" + dir_.filename().string() + ":" + std::to_string(++runs) + ":";
     }
     return config;
+  }
+
+  // The broker exchange of this test (MakeConfig), unique among the tests running at once.
+  std::string TestExchange() const { return "docgate.e2e." + dir_.filename().string(); }
+
+  // Waits (bounded) until document `id`'s ingest_status is `status`; returns the document.
+  json WaitForIngestStatus(const std::string& id, const std::string& status,
+                           std::chrono::milliseconds limit = 15s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    json doc;
+    do {
+      doc = Get("/api/v1/documents/" + id, Alice()).json();
+      if (doc["ingest_status"] == status) return doc;
+      std::this_thread::sleep_for(10ms);
+    } while (std::chrono::steady_clock::now() < deadline);
+    ADD_FAILURE() << "document " << id << " is still " << doc.dump() << ", not " << status;
+    return doc;
   }
 
   std::string Token(const std::string& sub, std::vector<std::string> roles) {

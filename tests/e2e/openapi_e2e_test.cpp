@@ -115,7 +115,11 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
                    R"({"comment": "clear and correct"})")
                 .status(),
             200u);
-  Record(http::verb::get, "/api/v1/documents/" + id + "/preview", Bob());
+  WaitForIngestStatus(id, "done");
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id + "/preview", Bob()).status(), 200u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/search?q=welcome&limit=5", Bob()).json()["items"].size(),
+            1u);
+  Record(http::verb::get, "/api/v1/search?q=%20", Bob());
   Record(http::verb::get, "/api/v1/documents/" + id + "/reviews", Alice());
 
   const std::string rejected_review = Submit(other, Alice());

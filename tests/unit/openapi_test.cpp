@@ -25,6 +25,7 @@
 #include "adapters/http/rest_api.h"
 #include "app/idempotency.h"
 #include "app/document_service.h"
+#include "app/preview_projection.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_document_store.h"
@@ -208,7 +209,9 @@ class OpenApiTest : public ::testing::Test {
   DocumentService service_{store_, gate_, clock_, random_, wakeup_};
   JwtVerifier verifier_{kSecret, clock_};
   IdempotencyService idempotency_{store_, clock_, random_, IdempotencyConfig{}};
-  RestApi api_{service_, idempotency_, verifier_, Healthy()};
+  DatabasePreviewStore previews_{store_};
+  ReaderService reader_{store_, previews_, store_};
+  RestApi api_{service_, reader_, idempotency_, verifier_, Healthy()};
   std::string token_ = SignHs256Token(
       kSecret,
       TokenClaims{"root", {"author", "reviewer", "admin"}, std::nullopt, clock_.Now() + 1h},

@@ -1,0 +1,302 @@
+// The built-in consumers behind the inbox, on the fake store: the preview projection and ingestion
+// react to approvals once however often an event is delivered, a stale event never wins, a
+// failing consumer is retried and then parked (ingestion then says `failed`), a parked event can
+// be replayed, and the reconciler re-enqueues an approval whose ingestion got stuck.
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "app/consumer_runner.h"
+#include "app/document_service.h"
+#include "app/ingestion.h"
+#include "app/preview_projection.h"
+#include "app/reader_service.h"
+#include "fakes/counting_wakeup.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_document_store.h"
+#include "fakes/fake_lock_gate.h"
+#include "fakes/fake_random.h"
+#include "worker/reconciler.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+
+const Actor kAlice{"alice", "Alice", true, false, false};
+const Actor kBob{"bob", "Bob", false, true, false};
+
+// Counts its calls and fails the first `failures` of them.
+class FlakyConsumer final : public InboxConsumer {
+ public:
+  explicit FlakyConsumer(int failures) : failures_(failures) {}
+  std::string_view Name() const override { return "flaky"; }
+  void Handle(const OutboxEvent&, ConsumerTransaction&) override {
+    ++calls_;
+    if (calls_ <= failures_) throw std::runtime_error("flaky: attempt " + std::to_string(calls_));
+  }
+  void OnParked(const OutboxEvent& event) override { parked_.push_back(event.event_id); }
+  int calls() const { return calls_; }
+  const std::vector<std::string>& parked() const { return parked_; }
+
+ private:
+  int failures_;
+  int calls_ = 0;
+  std::vector<std::string> parked_;
+};
+
+// Records what it was asked to embed.
+class RecordingEmbedder final : public ChunkEmbedder {
+ public:
+  void Embed(DocumentId id, std::int32_t version, const std::vector<std::string>& chunks) override {
+    calls.push_back({id, version, chunks});
+  }
+  struct Call {
+    DocumentId id;
+    std::int32_t version;
+    std::vector<std::string> chunks;
+  };
+  std::vector<Call> calls;
+};
+
+const std::string kContent =
+    "Welcome aboard. This guide explains how reviews work at the company.\n\n"
+    "Every document is reviewed before it is published. Reviewers approve or reject.\n\n"
+    "Approved documents are chunked and indexed, so that search finds them.";
+
+class ConsumersTest : public ::testing::Test {
+ protected:
+  ConsumersTest() {
+    chunker_.max_bytes = 80;
+    chunker_.overlap_bytes = 20;
+    runner_.Register(projection_);
+    runner_.Register(ingestion_);
+  }
+
+  // Creates a document, submits it and approves it; returns its approval event.
+  OutboxEvent Approve(const std::string& content = kContent) {
+    auto doc = service_.Create(kAlice, "Review handbook", content);
+    EXPECT_TRUE(doc.ok());
+    auto submitted = service_.Submit(kAlice, doc->id);
+    EXPECT_TRUE(submitted.ok());
+    EXPECT_TRUE(service_.Approve(kBob, submitted->review.id, std::nullopt).ok());
+    return LastEvent();
+  }
+  OutboxEvent LastEvent() { return store_.AllEvents().back(); }
+  Document Doc(DocumentId id) { return *store_.FindDocument(id); }
+
+  FakeClock clock_;
+  FakeRandom random_;
+  FakeDocumentStore store_;
+  FakeLockGate gate_{clock_, random_};
+  CountingWakeup wakeup_;
+  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+  ChunkerConfig chunker_;
+  RecordingEmbedder embedder_;
+  DatabasePreviewStore previews_{store_};
+  PreviewProjection projection_{previews_};
+  Ingestion ingestion_{store_, chunker_, &embedder_};
+  ConsumerRunner runner_{store_, clock_, ConsumerRunnerConfig{3}};
+  ReaderService reader_{store_, previews_, store_};
+};
+
+TEST_F(ConsumersTest, AnApprovalBecomesThePreviewAndItsChunksAndIngestionIsDone) {
+  const OutboxEvent approved = Approve();
+  ASSERT_EQ(approved.type, EventType::kApproved);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kPending);
+  EXPECT_EQ(reader_.GetPreview(approved.document_id).error().code, ErrorCode::kNotFound)
+      << "no preview before the event is consumed";
+
+  const ConsumeResult result = runner_.Run(approved);
+  EXPECT_EQ(result.outcome, ConsumeOutcome::kDone);
+  EXPECT_FALSE(result.parked);
+
+  const auto preview = reader_.GetPreview(approved.document_id);
+  ASSERT_TRUE(preview.ok());
+  EXPECT_EQ(preview->version, 1);
+  EXPECT_EQ(preview->content, kContent);
+  EXPECT_EQ(preview->approved_at, approved.occurred_at);
+  const auto expected_chunks = SplitIntoChunks(kContent, chunker_);
+  ASSERT_GE(expected_chunks.size(), 3u);
+  EXPECT_EQ(store_.ListChunks(approved.document_id), expected_chunks);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+  ASSERT_EQ(embedder_.calls.size(), 1u);
+  EXPECT_EQ(embedder_.calls[0].chunks, expected_chunks);
+  const auto hits = reader_.Search("chunked", 10);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].document_id, approved.document_id);
+  EXPECT_EQ((*hits)[0].title, "Review handbook");
+}
+
+TEST_F(ConsumersTest, TheSameEventFiveTimesHasEachEffectOnce) {
+  const OutboxEvent approved = Approve();
+  FlakyConsumer counting(0);
+  runner_.Register(counting);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(counting.calls(), 1);
+  EXPECT_EQ(embedder_.calls.size(), 1u);
+  EXPECT_EQ(store_.ListChunks(approved.document_id), SplitIntoChunks(kContent, chunker_));
+}
+
+TEST_F(ConsumersTest, EventsOtherThanApprovalsChangeNothing) {
+  auto doc = service_.Create(kAlice, "Draft", "text");
+  ASSERT_TRUE(service_.Submit(kAlice, doc->id).ok());
+  const OutboxEvent submitted = LastEvent();
+  EXPECT_EQ(runner_.Run(submitted).outcome, ConsumeOutcome::kDone);
+  EXPECT_FALSE(previews_.Find(doc->id));
+  EXPECT_TRUE(store_.ListChunks(doc->id).empty());
+  EXPECT_EQ(Doc(doc->id).ingest_status, IngestStatus::kNone);
+}
+
+// Approved documents are final, so an out-of-order approval of an older version is made by hand:
+// the document is approved at version 2, then an approval event of version 1 arrives.
+TEST_F(ConsumersTest, AStaleApprovalNeverReplacesANewerOne) {
+  auto doc = service_.Create(kAlice, "Guide", "version one words");
+  auto first = service_.Submit(kAlice, doc->id);
+  ASSERT_TRUE(service_.Reject(kBob, first->review.id, "more").ok());
+  ASSERT_TRUE(service_.Edit(kAlice, doc->id, EditRequest{std::nullopt, "version two words", 1}).ok());
+  auto second = service_.Submit(kAlice, doc->id);
+  ASSERT_TRUE(service_.Approve(kBob, second->review.id, std::nullopt).ok());
+  const OutboxEvent v2 = LastEvent();
+  ASSERT_EQ(v2.version, 2);
+  OutboxEvent v1 = v2;
+  v1.event_id = "stale-approval-of-version-1";
+  v1.version = 1;
+
+  EXPECT_EQ(runner_.Run(v2).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(runner_.Run(v1).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(previews_.Find(doc->id)->version, 2);
+  EXPECT_EQ(previews_.Find(doc->id)->content, "version two words");
+  EXPECT_EQ(store_.ListChunks(doc->id), std::vector<std::string>{"version two words"});
+  EXPECT_EQ(Doc(doc->id).ingest_status, IngestStatus::kDone);
+
+  // And in the other order, on a second document: v1's preview, then v2's replaces it.
+  PreviewRecord older{4242, 3, "v3", clock_.Now()};
+  PreviewRecord newer{4242, 4, "v4", clock_.Now()};
+  auto tx = store_.BeginConsumer();
+  EXPECT_TRUE(previews_.Project(*tx, newer));
+  EXPECT_FALSE(previews_.Project(*tx, older));
+  tx->Commit();
+  EXPECT_EQ(previews_.Find(4242)->content, "v4");
+}
+
+TEST_F(ConsumersTest, AFailingConsumerIsRetriedThenParkedAndReplayable) {
+  const OutboxEvent approved = Approve();
+  FlakyConsumer flaky(3);  // fails every attempt up to the limit of 3
+  runner_.Register(flaky);
+
+  ConsumeResult result = runner_.Run(approved);
+  EXPECT_EQ(result.outcome, ConsumeOutcome::kFailed);
+  EXPECT_EQ(result.attempts, 1);
+  EXPECT_NE(result.error.find("flaky: attempt 1"), std::string::npos) << result.error;
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone)
+      << "the other consumers ran and are not run again";
+  EXPECT_EQ(runner_.Run(approved).attempts, 2);
+  result = runner_.Run(approved);
+  EXPECT_EQ(result.outcome, ConsumeOutcome::kDone);
+  EXPECT_TRUE(result.parked);
+  EXPECT_EQ(flaky.parked(), std::vector<std::string>{approved.event_id});
+  EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(flaky.calls(), 3) << "a parked event is not retried";
+
+  const auto parked = store_.ListParked(10);
+  ASSERT_EQ(parked.size(), 1u);
+  EXPECT_EQ(parked[0].consumer, "flaky");
+  EXPECT_EQ(parked[0].event.event_id, approved.event_id);
+  EXPECT_EQ(parked[0].attempts, 3);
+  EXPECT_EQ(parked[0].last_error, "flaky: attempt 3");
+
+  const auto unparked = store_.Unpark(approved.event_id);
+  ASSERT_EQ(unparked.size(), 1u);
+  EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(flaky.calls(), 4) << "replayed: it runs again and now succeeds";
+  EXPECT_TRUE(store_.ListParked(10).empty());
+}
+
+TEST_F(ConsumersTest, ParkedIngestionMarksTheVersionFailed) {
+  const OutboxEvent approved = Approve("");  // no chunk at all is still a success
+  ASSERT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+  EXPECT_TRUE(store_.ListChunks(approved.document_id).empty());
+
+  class BrokenEmbedder final : public ChunkEmbedder {
+   public:
+    void Embed(DocumentId, std::int32_t, const std::vector<std::string>&) override {
+      throw std::runtime_error("embedding service refused");
+    }
+  } broken;
+  Ingestion failing(store_, chunker_, &broken);
+  ConsumerRunner runner(store_, clock_, ConsumerRunnerConfig{2});
+  runner.Register(failing);
+  const OutboxEvent second = Approve();
+  EXPECT_EQ(runner.Run(second).outcome, ConsumeOutcome::kFailed);
+  EXPECT_EQ(Doc(second.document_id).ingest_status, IngestStatus::kPending);
+  EXPECT_TRUE(runner.Run(second).parked);
+  EXPECT_EQ(Doc(second.document_id).ingest_status, IngestStatus::kFailed);
+  EXPECT_TRUE(store_.ListChunks(second.document_id).empty()) << "nothing of a failed attempt stays";
+}
+
+TEST_F(ConsumersTest, AnUnavailableDatabaseIsNotCountedAsAnAttempt) {
+  const OutboxEvent approved = Approve();
+  store_.SetUnavailable(true);
+  EXPECT_THROW(runner_.Run(approved), StorageUnavailable);
+  store_.SetUnavailable(false);
+  EXPECT_TRUE(store_.ListParked(10).empty());
+  EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+}
+
+TEST_F(ConsumersTest, TheRunnerAsAnInProcessConsumerThrowsWhileAConsumerFails) {
+  const OutboxEvent approved = Approve();
+  FlakyConsumer flaky(1);
+  runner_.Register(flaky);
+  EXPECT_THROW(runner_.Handle(approved), std::runtime_error);
+  EXPECT_NO_THROW(runner_.Handle(approved));
+  EXPECT_EQ(flaky.calls(), 2);
+}
+
+TEST_F(ConsumersTest, TheReconcilerReEnqueuesAnApprovalWhoseIngestionIsStuck) {
+  const OutboxEvent approved = Approve();
+  // The relay delivered it, but no consumer ever processed it (the message was lost).
+  const auto claimed = store_.ClaimPending(10);
+  std::vector<std::int64_t> sequences;
+  for (const auto& event : claimed) sequences.push_back(event.sequence);
+  store_.MarkDelivered(sequences, clock_.Now());
+  ASSERT_TRUE(store_.ClaimPending(10).empty());
+
+  CountingWakeup relay;
+  Reconciler reconciler(store_, clock_, &relay, ReconcilerConfig{5min, 1min, 10});
+  EXPECT_EQ(reconciler.RunOnce(), 0) << "not stuck yet";
+  clock_.Advance(6min);
+  EXPECT_EQ(reconciler.RunOnce(), 1);
+  EXPECT_EQ(relay.count(), 1);
+  EXPECT_EQ(reconciler.RunOnce(), 0) << "re-enqueued, so no longer stuck";
+  const auto again = store_.ClaimPending(10);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].event_id, approved.event_id) << "the same event, so consumers dedupe it";
+
+  EXPECT_EQ(runner_.Run(again[0]).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+  store_.MarkDelivered({again[0].sequence}, clock_.Now());
+  clock_.Advance(6min);
+  EXPECT_EQ(reconciler.RunOnce(), 0) << "done is not stuck";
+}
+
+TEST_F(ConsumersTest, SearchValidatesItsQueryAndLimit) {
+  EXPECT_EQ(reader_.Search("", std::nullopt).error().code, ErrorCode::kValidation);
+  EXPECT_EQ(reader_.Search(" \t ", std::nullopt).error().code, ErrorCode::kValidation);
+  EXPECT_EQ(reader_.Search(std::string(257, 'a'), std::nullopt).error().code,
+            ErrorCode::kValidation);
+  EXPECT_EQ(reader_.Search("\xff", std::nullopt).error().code, ErrorCode::kValidation);
+  EXPECT_EQ(reader_.Search("guide", 0).error().code, ErrorCode::kValidation);
+  EXPECT_EQ(reader_.Search("guide", 51).error().code, ErrorCode::kValidation);
+  EXPECT_TRUE(reader_.Search(std::string(256, 'a'), 50).ok());
+  EXPECT_EQ(reader_.GetPreview(999).error().code, ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace docgate
