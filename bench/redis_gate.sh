@@ -24,10 +24,8 @@ warmup=${BENCH_WARMUP:-1000}
 block=${BENCH_BLOCK:-500}
 py=${BENCH_PYTHON:-/usr/bin/python3}
 
-die() {
-  echo "bench: $*" >&2
-  exit 1
-}
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 
 for n in iterations warmup block; do
   [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
@@ -40,20 +38,7 @@ exe=$build/bench/redis_gate_bench
 [ -x "$exe" ] || die "$exe not built (cmake --build $build --target redis_gate_bench)"
 
 # scripts/services.sh starts PostgreSQL too; it idles during this benchmark.
-export DOCGATE_SERVICES_DIR=$build/bench-redis-services
-cleanup() {
-  local status=$?
-  trap - EXIT INT TERM
-  bash "$root/scripts/services.sh" stop || status=1
-  [ "$status" -eq 0 ] || echo "bench: FAILED (exit $status)" >&2
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-services_env=$(bash "$root/scripts/services.sh" start) || die "cannot start the services"
-eval "$services_env"
+bench_services_start redis
 url=${DOCGATE_TEST_REDIS_URL:-}
 [ -n "$url" ] || die "scripts/services.sh printed no DOCGATE_TEST_REDIS_URL"
 port=${url#redis://127.0.0.1:}

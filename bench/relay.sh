@@ -35,10 +35,8 @@ rate=${BENCH_RATE:-200}
 threads=${BENCH_THREADS:-8}
 modes=${BENCH_MODES:-throughput latency}
 
-die() {
-  echo "bench: $*" >&2
-  exit 1
-}
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 
 for n in events rounds documents rate threads; do
   [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
@@ -47,20 +45,7 @@ done
 exe=$build/bench/relay_bench
 [ -x "$exe" ] || die "$exe not built (cmake --build $build --target relay_bench)"
 
-export DOCGATE_SERVICES_DIR=$build/bench-relay-services
-cleanup() {
-  local status=$?
-  trap - EXIT INT TERM
-  bash "$root/scripts/services.sh" stop || status=1
-  [ "$status" -eq 0 ] || echo "bench: FAILED (exit $status)" >&2
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-services_env=$(bash "$root/scripts/services.sh" start) || die "cannot start the services"
-eval "$services_env"
+bench_services_start relay
 [ -n "${DOCGATE_TEST_PG_URL:-}" ] || die "scripts/services.sh printed no DOCGATE_TEST_PG_URL"
 [ -n "${DOCGATE_TEST_AMQP_URL:-}" ] || die "scripts/services.sh printed no DOCGATE_TEST_AMQP_URL"
 # For relay_bench's CPU accounting: the postmaster and the RabbitMQ node (beam.smp).

@@ -18,6 +18,7 @@
 #include "e2e/docgate_process.h"
 #include "e2e/e2e_server.h"
 #include "runtime/operator_commands.h"
+#include "support/article_text.h"
 #include "adapters/amqp/amqp_connection.h"
 #include "adapters/amqp/amqp_url.h"
 
@@ -32,41 +33,6 @@ constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, t
 
 const Actor kAuthor{"alice", "", true, false, false};
 const Actor kReviewer{"bob", "", false, true, false};
-
-// A document's text: `paragraphs` paragraphs of words from a small vocabulary, drawn with `seed`,
-// with `marker` (a word no other document has) in the middle.
-std::string Article(std::uint32_t seed, const std::string& marker, int paragraphs = 4) {
-  static const std::vector<std::string> kWords = {
-      "review",  "approval", "knowledge", "document", "reviewer", "author",  "policy",
-      "release", "handbook", "security",  "process",  "onboarding", "guide", "team",
-      "deploy",  "incident", "budget",    "travel",   "expense",  "contract", "quarter"};
-  std::mt19937 random(seed);
-  std::string text;
-  for (int p = 0; p < paragraphs; ++p) {
-    if (p > 0) text += "\n\n";
-    const int sentences = 2 + static_cast<int>(random() % 4);
-    for (int s = 0; s < sentences; ++s) {
-      const int words = 5 + static_cast<int>(random() % 10);
-      for (int w = 0; w < words; ++w) {
-        std::string word = kWords[random() % kWords.size()];
-        if (w == 0) word[0] = static_cast<char>(std::toupper(word[0]));
-        text += word + (w + 1 < words ? " " : ". ");
-      }
-      if (p == paragraphs / 2 && s == 0) text += "The code word is " + marker + ". ";
-    }
-  }
-  return text;
-}
-
-// A word of letters only, unique per n, that no stemmer shortens ("zq" ... "x").
-std::string Marker(int n) {
-  std::string word = "zq";
-  do {
-    word += static_cast<char>('a' + n % 26);
-    n /= 26;
-  } while (n > 0);
-  return word + "x";
-}
 
 class ConsumersE2eTest : public e2e::ServerTest {
  protected:

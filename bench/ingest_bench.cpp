@@ -1,0 +1,134 @@
+// Issue 7: ingestion throughput and search latency (bench/ingest.sh; results in
+// docs/benchmarks.md).
+//
+// On one database (SQLite file or PostgreSQL URL), a docgate Application that is built but not
+// started (no HTTP, no relay thread):
+//   1. seeds --documents approved documents through the use cases, each of --paragraphs generated
+//      paragraphs (tests/support/article_text.h), so their events wait in the outbox;
+//   2. ingestion: drains the outbox with the in-process relay on this thread, which runs the
+//      built-in consumers (preview projection + chunking + full-text indexing) behind the inbox,
+//      and reports documents/s and MB/s of approved content; beside it, the chunker alone over the
+//      same contents (the CPU floor of ingestion);
+//   3. search: --queries searches of one or two vocabulary words (limit 10) through the reader
+//      service, timed one by one: p50 / p99 / max, and the number of chunks searched.
+// Prints one JSON object.
+//
+//   ingest_bench --database-url URL [--documents 2000] [--paragraphs 20] [--queries 2000]
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/application.h"
+#include "support/article_text.h"
+
+namespace {
+
+using namespace docgate;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double Percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1));
+  return values[index];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"docgate ingestion and search benchmark"};
+  std::string database_url;
+  int documents = 2000;
+  int paragraphs = 20;
+  int queries = 2000;
+  cli.add_option("--database-url", database_url, "sqlite://PATH or postgresql://...")->required();
+  cli.add_option("--documents", documents, "approved documents to ingest");
+  cli.add_option("--paragraphs", paragraphs, "paragraphs per document");
+  cli.add_option("--queries", queries, "searches to time");
+  CLI11_PARSE(cli, argc, argv);
+  spdlog::set_level(spdlog::level::warn);
+
+  Config config;
+  config.database.url = database_url;
+  config.auth.jwt_secret = "bench-secret";
+  config.log.level = "warn";
+  Application app(config);
+  const Actor author{"alice", "", true, false, false};
+  const Actor reviewer{"bob", "", false, true, false};
+
+  std::vector<std::string> contents;
+  std::size_t content_bytes = 0;
+  const auto seed_start = Clock::now();
+  for (int i = 0; i < documents; ++i) {
+    contents.push_back(Article(static_cast<std::uint32_t>(i + 1), Marker(i), paragraphs));
+    content_bytes += contents.back().size();
+    auto doc = app.service().Create(author, "Bench document " + std::to_string(i), contents.back());
+    auto submitted = app.service().Submit(author, doc->id);
+    if (!app.service().Approve(reviewer, submitted->review.id, std::nullopt).ok()) {
+      std::cerr << "ingest_bench: approval " << i << " failed\n";
+      return 1;
+    }
+  }
+  const double seed_seconds = Seconds(Clock::now() - seed_start);
+
+  const auto ingest_start = Clock::now();
+  while (app.relay().RunOnce() > 0) {
+  }
+  const double ingest_seconds = Seconds(Clock::now() - ingest_start);
+  if (app.outbox().Backlog().pending != 0) {
+    std::cerr << "ingest_bench: the outbox did not drain\n";
+    return 1;
+  }
+
+  std::size_t chunks = 0;
+  const auto chunk_start = Clock::now();
+  for (const auto& content : contents) chunks += SplitIntoChunks(content, config.consumers.chunker).size();
+  const double chunk_seconds = Seconds(Clock::now() - chunk_start);
+
+  std::mt19937 random(42);
+  const auto& words = ArticleVocabulary();
+  std::vector<double> latencies_ms;
+  std::size_t hits = 0;
+  for (int q = 0; q < queries; ++q) {
+    std::string query = words[random() % words.size()];
+    if (q % 2 == 1) query += " " + words[random() % words.size()];
+    const auto start = Clock::now();
+    const auto result = app.reader().Search(query, 10);
+    latencies_ms.push_back(Seconds(Clock::now() - start) * 1000);
+    if (!result.ok()) {
+      std::cerr << "ingest_bench: search '" << query << "' failed\n";
+      return 1;
+    }
+    hits += result->size();
+  }
+
+  const double mb = static_cast<double>(content_bytes) / 1e6;
+  std::cout << nlohmann::json{
+                   {"database", IsPostgresUrl(database_url) ? "postgresql" : "sqlite"},
+                   {"documents", documents},
+                   {"content_mb", mb},
+                   {"chunks", chunks},
+                   {"seed_seconds", seed_seconds},
+                   {"ingest_seconds", ingest_seconds},
+                   {"ingest_documents_per_s", documents / ingest_seconds},
+                   {"ingest_mb_per_s", mb / ingest_seconds},
+                   {"chunker_alone_mb_per_s", mb / chunk_seconds},
+                   {"chunker_share_of_ingestion", chunk_seconds / ingest_seconds},
+                   {"queries", queries},
+                   {"mean_hits_per_query", static_cast<double>(hits) / queries},
+                   {"search_p50_ms", Percentile(latencies_ms, 0.50)},
+                   {"search_p99_ms", Percentile(latencies_ms, 0.99)},
+                   {"search_max_ms", Percentile(latencies_ms, 1.0)}}
+                   .dump()
+            << "\n";
+  return 0;
+}
