@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the README's walkthrough, as pasted, against a real `docgate serve` in a fresh directory,
 # then stops the server with SIGTERM: the walkthrough must end with an approved document and a
-# preview, and the server must exit 0.
+# preview and a search hit, and the server must exit 0.
 #   readme_walkthrough_test.sh <docgate binary> <README.md>
 set -euo pipefail
 binary=$(realpath "$1")
@@ -29,11 +29,13 @@ done
 awk '/^## Walkthrough/ {found = 1} found && /^```sh/ {inside = 1; next} inside && /^```/ {exit} inside' \
   "$readme" | sed "s/127\.0\.0\.1:8080/127.0.0.1:$port/g" >walkthrough.sh
 [ -s walkthrough.sh ] || { echo "no walkthrough found in $readme"; exit 1; }
-bash -euo pipefail walkthrough.sh >out.txt 2>&1 || { cat out.txt; echo "walkthrough failed"; exit 1; }
+# Bounded: the walkthrough waits for ingestion, which must not hang the suite if it never comes.
+timeout 60 bash -euo pipefail walkthrough.sh >out.txt 2>&1 || { cat out.txt; echo "walkthrough failed"; exit 1; }
 
 grep -q '"code":"INVALID_STATE"' out.txt || { cat out.txt; echo "second submit was not refused"; exit 1; }
 grep -q '"status": "approved"' out.txt || { cat out.txt; echo "no approved document"; exit 1; }
 grep -q '"content": "Welcome aboard.' out.txt || { cat out.txt; echo "no preview"; exit 1; }
+grep -q '"snippet": ".*Welcome' out.txt || { cat out.txt; echo "no search hit"; exit 1; }
 
 kill -TERM "$pid"
 status=0
