@@ -20,9 +20,13 @@ ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
     std::string error;
     try {
       auto tx = store_.BeginConsumer();
-      if (tx->Claim(consumer->Name(), event.event_id, clock_.Now()) != InboxState::kNew) continue;
+      if (tx->Claim(consumer->Name(), event.event_id, clock_.Now()) != InboxState::kNew) {
+        ++counters_.skipped;
+        continue;
+      }
       consumer->Handle(event, *tx);
       tx->Commit();
+      ++counters_.processed;
       continue;
     } catch (const StorageUnavailable&) {
       // Not the consumer's fault and not worth an attempt: the caller retries the delivery.
@@ -33,8 +37,10 @@ ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
     // A consumer's failure is counted against it alone; the other consumers still run.
     const ConsumerFailure failure =
         store_.RecordFailure(consumer->Name(), event, error, config_.max_attempts, clock_.Now());
+    ++counters_.failed;
     result.error = std::string(consumer->Name()) + ": " + error;
     if (failure.parked) {
+      ++counters_.parked;
       result.parked = true;
       try {
         consumer->OnParked(event);

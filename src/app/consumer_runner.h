@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,14 @@ struct ConsumeResult {
   std::string error;    // "<consumer>: <what>" of the last failure, empty when none failed
 };
 
+// What the runner's consumers did, per (consumer, event) pair; read from any thread.
+struct ConsumerCounters {
+  std::atomic<std::uint64_t> processed{0};  // the consumer's effect committed
+  std::atomic<std::uint64_t> skipped{0};    // already done or parked: a redelivery, nothing done
+  std::atomic<std::uint64_t> failed{0};     // the consumer threw; the attempt was counted
+  std::atomic<std::uint64_t> parked{0};     // ... and that attempt reached the limit
+};
+
 // Runs every registered InboxConsumer on an event, each in its own ConsumerTransaction behind the
 // inbox, so the same event delivered any number of times, in process or from a queue, by any
 // number of processes, has each consumer's effect once. Register all consumers before use; then
@@ -63,11 +73,14 @@ class ConsumerRunner final : public EventConsumer {
   std::string_view Name() const override { return "consumers"; }
   void Handle(const OutboxEvent& event) override;
 
+  const ConsumerCounters& counters() const { return counters_; }
+
  private:
   ConsumerStore& store_;
   Clock& clock_;
   ConsumerRunnerConfig config_;
   std::vector<InboxConsumer*> consumers_;
+  ConsumerCounters counters_;
 };
 
 }  // namespace docgate

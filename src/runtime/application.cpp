@@ -101,6 +101,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   ExposeRelayMetrics(*metrics_, relay_->counters());
   pipeline_ = std::make_unique<ConsumerPipeline>(config_, *consumer_store_, *clock_, relay_.get());
   if (broker_ == nullptr) consumers_->Register(pipeline_->runner());
+  ExposeConsumerMetrics(*metrics_, pipeline_->runner().counters(), pipeline_->reconciler());
   service_ = std::make_unique<DocumentService>(*store_, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));
   reader_ = std::make_unique<ReaderService>(*store_, pipeline_->previews(), *consumer_store_,

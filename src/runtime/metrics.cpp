@@ -73,11 +73,38 @@ void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& 
                             [reading] { return reading->oldest_age_seconds; });
 }
 
+namespace {
+
+void AddAtomicCounter(MetricsRegistry& registry, std::string name, std::string help,
+                      const std::atomic<std::uint64_t>& counter) {
+  registry.AddCounterCallback(std::move(name), std::move(help),
+                              [&counter] { return counter.load(); });
+}
+
+}  // namespace
+
+void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& counters,
+                           const Reconciler& reconciler) {
+  AddAtomicCounter(registry, "docgate_consumer_events_processed_total",
+                   "Events a built-in consumer processed (its effect committed).",
+                   counters.processed);
+  AddAtomicCounter(registry, "docgate_consumer_events_skipped_total",
+                   "Redelivered events a consumer had already processed or parked.",
+                   counters.skipped);
+  AddAtomicCounter(registry, "docgate_consumer_events_failed_total",
+                   "Failed consumer attempts; the event is retried with backoff.", counters.failed);
+  AddAtomicCounter(registry, "docgate_consumer_events_parked_total",
+                   "Events a consumer gave up on after its attempts (docgate events parked).",
+                   counters.parked);
+  registry.AddCounterCallback("docgate_reconciler_requeued_total",
+                              "Approval events re-enqueued because their ingestion was stuck.",
+                              [&reconciler] { return reconciler.requeued(); });
+}
+
 void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters) {
   const auto add = [&registry](std::string name, std::string help,
                                const std::atomic<std::uint64_t>& counter) {
-    registry.AddCounterCallback(std::move(name), std::move(help),
-                                [&counter] { return counter.load(); });
+    AddAtomicCounter(registry, std::move(name), std::move(help), counter);
   };
   add("docgate_relay_events_published_total",
       "Outbox events delivered: acked by the broker, or handled by the in-process consumers.",

@@ -12,7 +12,9 @@
 #include "app/clock.h"
 #include "app/document_store.h"
 #include "app/pool_stats.h"
+#include "app/consumer_runner.h"
 #include "worker/outbox_relay.h"
+#include "worker/reconciler.h"
 
 namespace docgate {
 
@@ -51,5 +53,10 @@ void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& 
 // consumer failed), docgate_relay_events_pruned_total and docgate_relay_errors_total (rounds that
 // failed: sink or store unreachable). `counters` must outlive the registry's scrapes.
 void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters);
+
+// The consumers (ConsumerRunner's counters, per consumer and event) and the reconciler's re-enqueued
+// approvals. Both must outlive the registry's scrapes.
+void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& counters,
+                           const Reconciler& reconciler);
 
 }  // namespace docgate

@@ -174,6 +174,12 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
       {"docgate_outbox_backlog_events", 0},
       {"docgate_outbox_oldest_pending_age_seconds", 0},
       {"docgate_idempotent_replays_total", 1},
+      // 3 events x 2 consumers; the submissions are no-ops for both, but still processed.
+      {"docgate_consumer_events_processed_total", 6},
+      {"docgate_consumer_events_skipped_total", 0},
+      {"docgate_consumer_events_failed_total", 0},
+      {"docgate_consumer_events_parked_total", 0},
+      {"docgate_reconciler_requeued_total", 0},
       {"docgate_db_pool_connections_max", 4},
       {"docgate_db_pool_waiting", 0},
   };
