@@ -42,7 +42,9 @@ namespace docgate {
 // std::logic_error.
 //
 // Receive(timeout) waits for a delivery at most `timeout` (heartbeats are sent and checked while
-// it waits; once a message has begun to arrive, its rest may take up to request_timeout more). The
+// it waits; once a message has begun to arrive, its rest may take up to request_timeout more).
+// Heartbeats are sent only within calls: a worker that spends more than twice the heartbeat
+// between two calls loses the connection (its next call throws; the message comes back). The
 // body is decoded with DecodeEventBody; one that is not a docgate event is received with event =
 // nullopt and `error` set, never thrown. `redelivered` is the broker's flag.
 //
@@ -51,7 +53,7 @@ namespace docgate {
 // confirm (config.confirm_timeout); only then is the original acked. A copy that no queue took
 // (basic.return), a nack or no confirm in time drops the connection and throws, and the original
 // is not acked. Retry sets `expiration` to the delay in milliseconds and the header
-// `x-docgate-retries` to one more than the message had (0 when it had none). Park sets the header
+// `x-docgate-retries` to one more than the message had (1 when it had none). Park sets the header
 // `x-docgate-park-reason` to `reason`, keeps x-docgate-retries, and sets no expiration. RabbitMQ
 // expires messages only at the head of a queue: a retry with a short delay waits behind an earlier
 // one with a longer delay.
@@ -64,9 +66,9 @@ namespace docgate {
 // while the scan goes on (so that it passes them) and rejected with requeue at the end, which puts
 // each back at its place: they stay parked in their order. It returns once the parking queue
 // counts them again (RabbitMQ carries requeues out after it answers; waited for at most
-// request_timeout). The scan ends at the queue's end or at
-// `limit` replayed messages. Returned: the replayed messages in parking order, each with
-// delivery_tag 0 (already settled). When it fails midway, those not yet replayed are back in the
+// request_timeout). The scan ends at the queue's end or at `limit` replayed messages (none for a
+// limit below 1). Returned: the replayed messages in parking order, each with delivery_tag 0
+// (already settled). When it fails midway, those not yet replayed are back in the
 // parking queue, in order, once the broker sees the connection go; one published but not yet
 // acked there is then in both queues (delivered at least once).
 //
