@@ -7,14 +7,11 @@
 #include "adapters/amqp/amqp_event_sink.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +20,7 @@
 #include "adapters/amqp/amqp_url.h"
 #include "adapters/amqp/event_message.h"
 #include "core/time_format.h"
+#include "support/amqp_test_env.h"
 #include "support/amqp_test_queue.h"
 #include "support/tcp_proxy.h"
 
@@ -35,39 +33,12 @@ constexpr auto kDelivered = DeliveryOutcome::kDelivered;
 constexpr auto kReturned = DeliveryOutcome::kReturned;
 constexpr auto kNacked = DeliveryOutcome::kNacked;
 
-std::string RequiredEnv(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') {
-    ADD_FAILURE() << name << " is not set; run the tests through `make test`, or start a broker "
-                  << "with `eval \"$(bash scripts/services.sh start)\"` first";
-    return {};
-  }
-  return value;
-}
-
-// The URL of the broker behind 127.0.0.1:port (a proxy), same credentials, vhost and query.
-std::string ThroughPort(const std::string& url, int port) {
-  const auto authority = url.find("://") + 3;
-  const auto end = url.find_first_of("/?", authority);
-  const auto at = url.find('@', authority);
-  const auto host = at != std::string::npos && at < end ? at + 1 : authority;
-  return url.substr(0, host) + "127.0.0.1:" + std::to_string(port) +
-         (end == std::string::npos ? "" : url.substr(end));
-}
-
-std::string WithQuery(const std::string& url, const std::string& query) {
-  return url + (url.find('?') == std::string::npos ? "?" : "&") + query;
-}
-
 class AmqpEventSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
     url_ = RequiredEnv("DOCGATE_TEST_AMQP_URL");
     ASSERT_FALSE(url_.empty());
-    std::random_device random;
-    name_ = "docgate.test." + std::to_string(::getpid()) + "." +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "." +
-            std::to_string(random());
+    name_ = TestBrokerName();
   }
 
   void TearDown() override {

@@ -150,6 +150,48 @@ AmqpInbound Confirm(AmqpInbound::Kind kind, const void* decoded) {
   return inbound;
 }
 
+// The entries of an AMQP field table over `fields` (which must outlive them).
+std::vector<amqp_table_entry_t> TableEntries(const AmqpArguments& fields) {
+  std::vector<amqp_table_entry_t> entries;
+  for (const auto& [key, value] : fields) {
+    amqp_table_entry_t entry{};
+    entry.key = Bytes(key);
+    if (const auto* number = std::get_if<std::int64_t>(&value)) {
+      entry.value.kind = AMQP_FIELD_KIND_I64;
+      entry.value.value.i64 = *number;
+    } else {
+      entry.value.kind = AMQP_FIELD_KIND_UTF8;
+      entry.value.value.bytes = Bytes(std::get<std::string>(value));
+    }
+    entries.push_back(entry);
+  }
+  return entries;
+}
+
+std::optional<std::variant<std::int64_t, std::string>> FieldValue(const amqp_field_value_t& field) {
+  switch (field.kind) {
+    case AMQP_FIELD_KIND_I8:
+      return std::int64_t{field.value.i8};
+    case AMQP_FIELD_KIND_U8:
+      return std::int64_t{field.value.u8};
+    case AMQP_FIELD_KIND_I16:
+      return std::int64_t{field.value.i16};
+    case AMQP_FIELD_KIND_U16:
+      return std::int64_t{field.value.u16};
+    case AMQP_FIELD_KIND_I32:
+      return std::int64_t{field.value.i32};
+    case AMQP_FIELD_KIND_U32:
+      return std::int64_t{field.value.u32};
+    case AMQP_FIELD_KIND_I64:
+      return field.value.i64;
+    case AMQP_FIELD_KIND_UTF8:
+    case AMQP_FIELD_KIND_BYTES:
+      return Text(field.value.bytes);
+    default:
+      return std::nullopt;
+  }
+}
+
 void CopyProperties(const amqp_basic_properties_t& properties, AmqpMessage& message) {
   const auto has = [&](amqp_flags_t flag) { return (properties._flags & flag) != 0; };
   if (has(AMQP_BASIC_MESSAGE_ID_FLAG)) message.message_id = Text(properties.message_id);
@@ -157,6 +199,14 @@ void CopyProperties(const amqp_basic_properties_t& properties, AmqpMessage& mess
   if (has(AMQP_BASIC_TYPE_FLAG)) message.type = Text(properties.type);
   if (has(AMQP_BASIC_DELIVERY_MODE_FLAG)) message.delivery_mode = properties.delivery_mode;
   if (has(AMQP_BASIC_TIMESTAMP_FLAG)) message.timestamp = properties.timestamp;
+  if (has(AMQP_BASIC_EXPIRATION_FLAG)) message.expiration = Text(properties.expiration);
+  if (!has(AMQP_BASIC_HEADERS_FLAG)) return;
+  for (int i = 0; i < properties.headers.num_entries; ++i) {
+    const amqp_table_entry_t& entry = properties.headers.entries[i];
+    if (auto value = FieldValue(entry.value)) {
+      message.headers.emplace_back(Text(entry.key), std::move(*value));
+    }
+  }
 }
 
 }  // namespace
@@ -234,19 +284,7 @@ void AmqpConnection::DeleteExchange(const std::string& name, Clock::time_point d
 std::string AmqpConnection::DeclareQueue(const std::string& name, bool durable, bool exclusive,
                                          bool auto_delete, const AmqpArguments& arguments,
                                          Clock::time_point deadline) {
-  std::vector<amqp_table_entry_t> entries;
-  for (const auto& [key, value] : arguments) {
-    amqp_table_entry_t entry{};
-    entry.key = Bytes(key);
-    if (const auto* number = std::get_if<std::int64_t>(&value)) {
-      entry.value.kind = AMQP_FIELD_KIND_I64;
-      entry.value.value.i64 = *number;
-    } else {
-      entry.value.kind = AMQP_FIELD_KIND_UTF8;
-      entry.value.value.bytes = Bytes(std::get<std::string>(value));
-    }
-    entries.push_back(entry);
-  }
+  std::vector<amqp_table_entry_t> entries = TableEntries(arguments);
   const amqp_table_t table{static_cast<int>(entries.size()), entries.data()};
   SetRpcDeadline(state_.get(), deadline);
   const amqp_queue_declare_ok_t* ok = amqp_queue_declare(
@@ -271,11 +309,71 @@ void AmqpConnection::DeleteQueue(const std::string& name, Clock::time_point dead
   Check(state_.get(), amqp_get_rpc_reply(state_.get()), "deleting queue " + Quoted(name));
 }
 
-void AmqpConnection::Consume(const std::string& queue, Clock::time_point deadline) {
+std::int64_t AmqpConnection::MessageCount(const std::string& queue, Clock::time_point deadline) {
+  SetRpcDeadline(state_.get(), deadline);
+  const amqp_queue_declare_ok_t* ok =
+      amqp_queue_declare(state_.get(), kChannel, Bytes(queue), /*passive=*/1, /*durable=*/0,
+                         /*exclusive=*/0, /*auto_delete=*/0, amqp_empty_table);
+  Check(state_.get(), amqp_get_rpc_reply(state_.get()),
+        "counting the messages of " + Quoted(queue));
+  return ok->message_count;
+}
+
+void AmqpConnection::Qos(std::uint16_t prefetch, Clock::time_point deadline) {
+  SetRpcDeadline(state_.get(), deadline);
+  amqp_basic_qos(state_.get(), kChannel, /*prefetch_size=*/0, prefetch, /*global=*/0);
+  Check(state_.get(), amqp_get_rpc_reply(state_.get()), "basic.qos");
+}
+
+void AmqpConnection::Consume(const std::string& queue, Clock::time_point deadline, Acks acks) {
   SetRpcDeadline(state_.get(), deadline);
   amqp_basic_consume(state_.get(), kChannel, Bytes(queue), amqp_empty_bytes, /*no_local=*/0,
-                     /*no_ack=*/1, /*exclusive=*/0, amqp_empty_table);
+                     /*no_ack=*/acks == Acks::kNone ? 1 : 0, /*exclusive=*/0, amqp_empty_table);
   Check(state_.get(), amqp_get_rpc_reply(state_.get()), "consuming from " + Quoted(queue));
+}
+
+std::optional<AmqpInbound> AmqpConnection::Get(const std::string& queue,
+                                               Clock::time_point deadline) {
+  // Not amqp_basic_get: its RPC sets aside deliveries to a consumer that arrive before the
+  // get-ok, and the get-ok's content would then be read after theirs. Here every frame is taken
+  // in order, the others kept for Next().
+  amqp_maybe_release_buffers(state_.get());  // as in Next()
+  amqp_basic_get_t get{};
+  get.queue = Bytes(queue);
+  get.no_ack = 0;
+  AwaitWritable(deadline);
+  const int status = amqp_send_method(state_.get(), kChannel, AMQP_BASIC_GET_METHOD, &get);
+  if (status != AMQP_STATUS_OK) Fail("basic.get from " + Quoted(queue), status);
+  amqp_frame_t frame;
+  while (NextFrame(frame, deadline)) {
+    if (frame.frame_type != AMQP_FRAME_METHOD) continue;
+    if (frame.payload.method.id == AMQP_BASIC_GET_EMPTY_METHOD) return std::nullopt;
+    if (frame.payload.method.id == AMQP_BASIC_GET_OK_METHOD) {
+      const auto* ok = static_cast<const amqp_basic_get_ok_t*>(frame.payload.method.decoded);
+      AmqpInbound inbound;
+      inbound.kind = AmqpInbound::Kind::kDeliver;
+      inbound.delivery_tag = ok->delivery_tag;
+      inbound.redelivered = ok->redelivered != 0;
+      inbound.message.routing_key = Text(ok->routing_key);
+      ReadContent(inbound.message, deadline);
+      return inbound;
+    }
+    if (auto other = Decode(frame, deadline)) pending_.push_back(std::move(*other));
+  }
+  throw AmqpError("timed out: basic.get from " + Quoted(queue) + " on " + where_ +
+                  " was not answered");
+}
+
+void AmqpConnection::Ack(std::uint64_t delivery_tag, Clock::time_point deadline) {
+  AwaitWritable(deadline);
+  const int status = amqp_basic_ack(state_.get(), kChannel, delivery_tag, /*multiple=*/0);
+  if (status != AMQP_STATUS_OK) Fail("basic.ack on " + where_, status);
+}
+
+void AmqpConnection::Reject(std::uint64_t delivery_tag, bool requeue, Clock::time_point deadline) {
+  AwaitWritable(deadline);
+  const int status = amqp_basic_reject(state_.get(), kChannel, delivery_tag, requeue ? 1 : 0);
+  if (status != AMQP_STATUS_OK) Fail("basic.reject on " + where_, status);
 }
 
 void AmqpConnection::Publish(const std::string& exchange, const AmqpMessage& message,
@@ -297,6 +395,12 @@ void AmqpConnection::Publish(const std::string& exchange, const AmqpMessage& mes
     properties._flags |= AMQP_BASIC_TIMESTAMP_FLAG;
     properties.timestamp = message.timestamp;
   }
+  set_text(AMQP_BASIC_EXPIRATION_FLAG, properties.expiration, message.expiration);
+  std::vector<amqp_table_entry_t> headers = TableEntries(message.headers);
+  if (!headers.empty()) {
+    properties._flags |= AMQP_BASIC_HEADERS_FLAG;
+    properties.headers = amqp_table_t{static_cast<int>(headers.size()), headers.data()};
+  }
   AwaitWritable(deadline);
   const int status =
       amqp_basic_publish(state_.get(), kChannel, Bytes(exchange), Bytes(message.routing_key),
@@ -304,49 +408,61 @@ void AmqpConnection::Publish(const std::string& exchange, const AmqpMessage& mes
   if (status != AMQP_STATUS_OK) Fail("publishing to " + where_, status);
 }
 
-std::optional<AmqpInbound> AmqpConnection::Next(Clock::time_point deadline) {
+std::optional<AmqpInbound> AmqpConnection::Next(Clock::time_point deadline,
+                                                Clock::time_point content_deadline) {
+  if (!pending_.empty()) {
+    AmqpInbound inbound = std::move(pending_.front());
+    pending_.pop_front();
+    return inbound;
+  }
   // Frames returned earlier live in the connection's pools until released; all of them were
-  // copied out by now.
+  // copied out by now (rabbitmq-c keeps the pools of frames it set aside itself).
   amqp_maybe_release_buffers(state_.get());
+  content_deadline = std::max(deadline, content_deadline);
   amqp_frame_t frame;
   while (NextFrame(frame, deadline)) {
     if (frame.frame_type != AMQP_FRAME_METHOD) continue;
-    const void* decoded = frame.payload.method.decoded;
-    AmqpInbound inbound;
-    switch (frame.payload.method.id) {
-      case AMQP_BASIC_ACK_METHOD:
-        return Confirm<amqp_basic_ack_t>(AmqpInbound::Kind::kAck, decoded);
-      case AMQP_BASIC_NACK_METHOD:
-        return Confirm<amqp_basic_nack_t>(AmqpInbound::Kind::kNack, decoded);
-      case AMQP_BASIC_RETURN_METHOD: {
-        const auto* returned = static_cast<const amqp_basic_return_t*>(decoded);
-        inbound.kind = AmqpInbound::Kind::kReturn;
-        inbound.reply = std::to_string(returned->reply_code) + " " + Text(returned->reply_text);
-        inbound.message.routing_key = Text(returned->routing_key);
-        ReadContent(inbound.message, deadline);
-        return inbound;
-      }
-      case AMQP_BASIC_DELIVER_METHOD: {
-        const auto* deliver = static_cast<const amqp_basic_deliver_t*>(decoded);
-        inbound.kind = AmqpInbound::Kind::kDeliver;
-        inbound.delivery_tag = deliver->delivery_tag;
-        inbound.redelivered = deliver->redelivered != 0;
-        inbound.message.routing_key = Text(deliver->routing_key);
-        ReadContent(inbound.message, deadline);
-        return inbound;
-      }
-      case AMQP_CONNECTION_BLOCKED_METHOD:
-        inbound.kind = AmqpInbound::Kind::kBlocked;
-        inbound.reply = Text(static_cast<const amqp_connection_blocked_t*>(decoded)->reason);
-        return inbound;
-      case AMQP_CONNECTION_UNBLOCKED_METHOD:
-        inbound.kind = AmqpInbound::Kind::kUnblocked;
-        return inbound;
-      default:
-        continue;  // nothing docgate asked for (basic.cancel of a deleted queue, ...)
-    }
+    if (auto inbound = Decode(frame, content_deadline)) return inbound;
   }
   return std::nullopt;
+}
+
+std::optional<AmqpInbound> AmqpConnection::Decode(const amqp_frame_t& frame,
+                                                  Clock::time_point content_deadline) {
+  const void* decoded = frame.payload.method.decoded;
+  AmqpInbound inbound;
+  switch (frame.payload.method.id) {
+    case AMQP_BASIC_ACK_METHOD:
+      return Confirm<amqp_basic_ack_t>(AmqpInbound::Kind::kAck, decoded);
+    case AMQP_BASIC_NACK_METHOD:
+      return Confirm<amqp_basic_nack_t>(AmqpInbound::Kind::kNack, decoded);
+    case AMQP_BASIC_RETURN_METHOD: {
+      const auto* returned = static_cast<const amqp_basic_return_t*>(decoded);
+      inbound.kind = AmqpInbound::Kind::kReturn;
+      inbound.reply = std::to_string(returned->reply_code) + " " + Text(returned->reply_text);
+      inbound.message.routing_key = Text(returned->routing_key);
+      ReadContent(inbound.message, content_deadline);
+      return inbound;
+    }
+    case AMQP_BASIC_DELIVER_METHOD: {
+      const auto* deliver = static_cast<const amqp_basic_deliver_t*>(decoded);
+      inbound.kind = AmqpInbound::Kind::kDeliver;
+      inbound.delivery_tag = deliver->delivery_tag;
+      inbound.redelivered = deliver->redelivered != 0;
+      inbound.message.routing_key = Text(deliver->routing_key);
+      ReadContent(inbound.message, content_deadline);
+      return inbound;
+    }
+    case AMQP_CONNECTION_BLOCKED_METHOD:
+      inbound.kind = AmqpInbound::Kind::kBlocked;
+      inbound.reply = Text(static_cast<const amqp_connection_blocked_t*>(decoded)->reason);
+      return inbound;
+    case AMQP_CONNECTION_UNBLOCKED_METHOD:
+      inbound.kind = AmqpInbound::Kind::kUnblocked;
+      return inbound;
+    default:
+      return std::nullopt;  // nothing docgate asked for (basic.cancel of a deleted queue, ...)
+  }
 }
 
 void AmqpConnection::Close(Clock::time_point deadline) noexcept {

@@ -3,42 +3,16 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "adapters/amqp/amqp_connection.h"
+#include "adapters/amqp/amqp_topology.h"
 #include "adapters/amqp/event_message.h"
 
 namespace docgate {
 namespace {
-
-// docgate's own consumers take every document event.
-constexpr std::string_view kConsumerBindingKey = "document.#";
-
-AmqpEndpoint ValidatedEndpoint(const AmqpConfig& config) {
-  using std::chrono::milliseconds;
-  if (config.exchange.empty()) throw std::invalid_argument("the AMQP exchange must be named");
-  if (config.heartbeat_seconds < 0 || config.heartbeat_seconds > 65535) {
-    throw std::invalid_argument("the AMQP heartbeat must be 0..65535 seconds");
-  }
-  if (config.connect_timeout <= milliseconds::zero() ||
-      config.confirm_timeout <= milliseconds::zero() ||
-      config.reconnect_initial <= milliseconds::zero() ||
-      config.reconnect_max < config.reconnect_initial) {
-    throw std::invalid_argument(
-        "the AMQP timeouts must be positive, and reconnect_max at least reconnect_initial");
-  }
-  if (!config.ca_file.empty() && !std::ifstream(config.ca_file)) {
-    throw std::invalid_argument("cannot read the AMQP CA file " + config.ca_file);
-  }
-  try {
-    return ParseAmqpUrl(config.url, config.heartbeat_seconds);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("invalid AMQP URL: ") + e.what());
-  }
-}
 
 AmqpMessage MessageFor(const OutboxEvent& event) {
   AmqpMessage message;
@@ -167,13 +141,7 @@ bool AmqpEventSink::EnsureConnected() {
   try {
     auto connection = std::make_unique<AmqpConnection>(endpoint_, config_.ca_file, deadline);
     connection->ConfirmSelect(deadline);
-    connection->DeclareExchange(config_.exchange, deadline);
-    if (!config_.queue.empty()) {
-      connection->DeclareQueue(config_.queue, /*durable=*/true, /*exclusive=*/false,
-                               /*auto_delete=*/false, {}, deadline);
-      connection->BindQueue(config_.queue, config_.exchange, std::string(kConsumerBindingKey),
-                            deadline);
-    }
+    DeclareEventTopology(*connection, config_, deadline);
     connection_ = std::move(connection);
   } catch (const AmqpError& e) {
     ++failures_;
