@@ -198,6 +198,8 @@ Config LoadConfig(const EnvLookup& env) {
   ReadString(env, "DOCGATE_AMQP_QUEUE", config.amqp.queue);
   ReadMillis(env, "DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.amqp.connect_timeout);
   ReadMillis(env, "DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.amqp.confirm_timeout);
+  ReadInteger(env, "DOCGATE_AMQP_PREFETCH", config.amqp.prefetch);
+  ReadMillis(env, "DOCGATE_AMQP_REQUEST_TIMEOUT_MS", config.amqp.request_timeout);
   ReadInteger(env, "DOCGATE_OUTBOX_BATCH_SIZE", config.relay.batch_size);
   ReadMillis(env, "DOCGATE_OUTBOX_POLL_MS", config.relay.idle_poll);
   ReadMillis(env, "DOCGATE_OUTBOX_RETRY_MAX_MS", config.relay.max_retry_delay);
@@ -288,6 +290,8 @@ void ValidateConfig(const Config& config) {
   }
   RequirePositive("DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.amqp.connect_timeout);
   RequirePositive("DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.amqp.confirm_timeout);
+  RequirePositive("DOCGATE_AMQP_REQUEST_TIMEOUT_MS", config.amqp.request_timeout);
+  RequireRange("DOCGATE_AMQP_PREFETCH", config.amqp.prefetch, 1, 65535);
   if (!config.redis.url.empty()) {
     try {
       ParseRedisUrl(config.redis.url);

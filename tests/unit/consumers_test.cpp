@@ -19,6 +19,8 @@
 #include "fakes/fake_document_store.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
+#include "fakes/fake_event_source.h"
+#include "worker/event_worker.h"
 #include "worker/reconciler.h"
 
 namespace docgate {
@@ -296,6 +298,60 @@ TEST_F(ConsumersTest, SearchValidatesItsQueryAndLimit) {
   EXPECT_EQ(reader_.Search("guide", 51).error().code, ErrorCode::kValidation);
   EXPECT_TRUE(reader_.Search(std::string(256, 'a'), 50).ok());
   EXPECT_EQ(reader_.GetPreview(999).error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(ConsumersTest, TheQueueWorkerAcksRetriesWithBackoffAndParks) {
+  const OutboxEvent approved = Approve();
+  FlakyConsumer flaky(3);
+  runner_.Register(flaky);
+  FakeEventSource source(&clock_);
+  EventWorker worker(source, runner_, EventWorkerConfig{1ms, 1s, 4s, 1ms, 1ms});
+  source.Publish(approved);
+  source.PublishBody("{\"not\": \"an event\"}", "junk");
+
+  ASSERT_TRUE(worker.RunOnce());  // fails: back through the retry queue after 1 s
+  EXPECT_EQ(worker.counters().retried.load(), 1u);
+  ASSERT_TRUE(worker.RunOnce());  // the junk: parked at once
+  EXPECT_EQ(worker.counters().parked.load(), 1u);
+  EXPECT_FALSE(worker.RunOnce()) << "the retry waits out its delay";
+  clock_.Advance(1s);
+  ASSERT_TRUE(worker.RunOnce());  // second failure: 2 s
+  clock_.Advance(1s);
+  EXPECT_FALSE(worker.RunOnce()) << "the delay doubled";
+  clock_.Advance(1s);
+  ASSERT_TRUE(worker.RunOnce());  // third failure: parked
+  EXPECT_EQ(worker.counters().retried.load(), 2u);
+  EXPECT_EQ(worker.counters().parked.load(), 2u);
+  EXPECT_EQ(worker.counters().processed.load(), 0u);
+  const auto parked = source.parked();
+  ASSERT_EQ(parked.size(), 2u);
+  EXPECT_NE(parked[1].park_reason.find("flaky: attempt 3"), std::string::npos) << parked[1].park_reason;
+  EXPECT_EQ(source.unsettled(), 0u);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+
+  // Replayed after the cause is gone: processed and acked.
+  store_.Unpark(approved.event_id);
+  ASSERT_EQ(source.ReplayParked(approved.event_id, 10).size(), 1u);
+  ASSERT_TRUE(worker.RunOnce());
+  EXPECT_EQ(worker.counters().processed.load(), 1u);
+  EXPECT_EQ(flaky.calls(), 4);
+  EXPECT_EQ(source.parked().size(), 1u) << "the junk stays parked";
+}
+
+TEST_F(ConsumersTest, AMessageInFlightWhenTheConnectionDropsIsRedeliveredAndDoneOnce) {
+  const OutboxEvent approved = Approve();
+  FakeEventSource source(&clock_);
+  EventWorker worker(source, runner_);
+  source.Publish(approved);
+  auto message = source.Receive(1ms);  // taken by a worker that then dies before settling it
+  ASSERT_TRUE(message);
+  ASSERT_EQ(runner_.Run(*message->event).outcome, ConsumeOutcome::kDone);
+  source.DropConnection();
+  EXPECT_THROW(worker.RunOnce(), EventSinkUnavailable);
+  ASSERT_TRUE(worker.RunOnce());
+  EXPECT_EQ(worker.counters().processed.load(), 1u);
+  EXPECT_EQ(runner_.counters().skipped.load(), 2u) << "both consumers had committed already";
+  EXPECT_EQ(embedder_.calls.size(), 1u);
 }
 
 }  // namespace
