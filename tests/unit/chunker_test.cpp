@@ -6,13 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <iterator>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/utf8.h"
 
 namespace docgate {
 namespace {
@@ -26,42 +27,7 @@ ChunkerConfig Config(std::size_t max_bytes, std::size_t overlap_bytes) {
   return ChunkerConfig{.max_bytes = max_bytes, .overlap_bytes = overlap_bytes};
 }
 
-bool IsValidUtf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    std::uint32_t code_point = 0;
-    if (lead < 0x80) {
-      length = 1;
-      code_point = lead;
-    } else if ((lead & 0xE0) == 0xC0) {
-      length = 2;
-      code_point = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      length = 3;
-      code_point = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      length = 4;
-      code_point = lead & 0x07;
-    } else {
-      return false;
-    }
-    if (i + length > text.size()) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code_point = (code_point << 6) | (next & 0x3F);
-    }
-    constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code_point < kSmallest[length] || code_point > 0x10FFFF ||
-        (code_point >= 0xD800 && code_point <= 0xDFFF)) {
-      return false;
-    }
-    i += length;
-  }
-  return true;
-}
+bool IsValidUtf8(std::string_view text) { return Utf8Length(text).has_value(); }
 
 bool IsAsciiSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
