@@ -11,6 +11,7 @@ packages=(
   libpqxx-dev libpq-dev postgresql python3 jq
   redis-server libhiredis-dev openssl python3-redis
   rabbitmq-server librabbitmq-dev
+  libmongoc-dev libbson-dev
   python3-jsonschema
 )
 # rabbitmq-server's postinst may start a system node (5672, 25672, epmd on 4369) where services

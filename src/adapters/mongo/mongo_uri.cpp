@@ -1,0 +1,88 @@
+#include "adapters/mongo/mongo_uri.h"
+
+#include <mongoc/mongoc.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "adapters/mongo/mongo_driver.h"
+
+namespace docgate {
+namespace {
+
+constexpr std::string_view kRedacted = "***";
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string PercentDecoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && HexValue(text[i + 1]) >= 0 &&
+        HexValue(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2])));
+      i += 2;
+      continue;
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+// What may be the password in `uri`, read as text so that a URI libmongoc refuses is covered too:
+// for every '@' after the scheme, what lies between the first ':' and it (more than the password
+// when an option holds an '@'; redacting too much is harmless), as written and decoded.
+std::vector<std::string> PasswordCandidates(std::string_view uri) {
+  const auto scheme_end = uri.find("://");
+  const std::string_view rest =
+      scheme_end == std::string_view::npos ? uri : uri.substr(scheme_end + 3);
+  std::vector<std::string> candidates;
+  const auto colon = rest.find(':');
+  if (colon == std::string_view::npos) return candidates;
+  for (auto at = rest.find('@', colon); at != std::string_view::npos; at = rest.find('@', at + 1)) {
+    const std::string_view password = rest.substr(colon + 1, at - colon - 1);
+    if (password.empty()) continue;
+    candidates.emplace_back(password);
+    candidates.push_back(PercentDecoded(password));
+  }
+  // Longest first, so that a candidate containing another is replaced whole.
+  std::sort(candidates.begin(), candidates.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return candidates;
+}
+
+void ReplaceAll(std::string& text, std::string_view what, std::string_view with) {
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size())) {
+    text.replace(at, what.size(), with);
+  }
+}
+
+}  // namespace
+
+std::string WithoutPassword(std::string text, std::string_view uri) {
+  for (const std::string& password : PasswordCandidates(uri)) {
+    if (!password.empty()) ReplaceAll(text, password, kRedacted);
+  }
+  return text;
+}
+
+std::optional<std::string> ValidateMongoUri(const std::string& uri) {
+  if (uri.empty()) return "the MongoDB URI is empty";
+  const MongoDriver driver;
+  bson_error_t error{};
+  const std::unique_ptr<mongoc_uri_t, decltype(&mongoc_uri_destroy)> parsed(
+      mongoc_uri_new_with_error(uri.c_str(), &error), &mongoc_uri_destroy);
+  if (!parsed) return WithoutPassword("invalid MongoDB URI: " + std::string(error.message), uri);
+  if (!mongoc_write_concern_is_acknowledged(mongoc_uri_get_write_concern(parsed.get()))) {
+    return "the MongoDB URI asks for unacknowledged writes (w=0); the preview store needs them "
+           "acknowledged";
+  }
+  return std::nullopt;
+}
+
+}  // namespace docgate

@@ -1,0 +1,332 @@
+// SplitIntoChunks and ValidateChunkerConfig, against the contract in core/chunker.h.
+
+#include "core/chunker.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iterator>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/utf8.h"
+
+namespace docgate {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+using Chunks = std::vector<std::string>;
+
+ChunkerConfig Config(std::size_t max_bytes, std::size_t overlap_bytes) {
+  return ChunkerConfig{.max_bytes = max_bytes, .overlap_bytes = overlap_bytes};
+}
+
+bool IsValidUtf8(std::string_view text) { return Utf8Length(text).has_value(); }
+
+bool IsAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+std::vector<std::string> WhitespaceTokens(std::string_view text) {
+  std::vector<std::string> tokens;
+  std::string token;
+  for (char c : text) {
+    if (IsAsciiSpace(c)) {
+      if (!token.empty()) tokens.push_back(std::move(token));
+      token.clear();
+    } else {
+      token.push_back(c);
+    }
+  }
+  if (!token.empty()) tokens.push_back(std::move(token));
+  return tokens;
+}
+
+// What every chunk must be whatever the input: non-empty, within max_bytes, valid UTF-8, trimmed.
+void ExpectWellFormed(const Chunks& chunks, const ChunkerConfig& config) {
+  for (const std::string& chunk : chunks) {
+    EXPECT_FALSE(chunk.empty());
+    EXPECT_LE(chunk.size(), config.max_bytes) << chunk;
+    EXPECT_TRUE(IsValidUtf8(chunk)) << chunk;
+    if (chunk.empty()) continue;
+    EXPECT_FALSE(IsAsciiSpace(chunk.front())) << chunk;
+    EXPECT_FALSE(IsAsciiSpace(chunk.back())) << chunk;
+  }
+}
+
+// The bytes of `previous`'s end that `next` starts with, at most `limit`: the longest such repeat.
+std::size_t RepeatedBytes(const std::string& previous, const std::string& next, std::size_t limit) {
+  for (std::size_t n = std::min({limit, previous.size(), next.size()}); n > 0; --n) {
+    if (previous.ends_with(std::string_view(next).substr(0, n))) return n;
+  }
+  return 0;
+}
+
+// The pieces of one paragraph cover `text` in order: each is found in it no later than where the
+// previous ones ended, and together they reach its end.
+void ExpectCoversInOrder(const std::string& text, const Chunks& pieces) {
+  std::size_t covered = 0;
+  std::size_t previous_at = 0;
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const std::size_t at = text.find(pieces[k], k == 0 ? 0 : previous_at + 1);
+    ASSERT_NE(at, std::string::npos) << "piece " << k << " is not in the text";
+    EXPECT_LE(at, covered) << "text lost before piece " << k;
+    covered = std::max(covered, at + pieces[k].size());
+    previous_at = at;
+  }
+  EXPECT_EQ(covered, text.size());
+}
+
+TEST(ChunkerConfig, DefaultsAreValid) {
+  EXPECT_EQ(ValidateChunkerConfig(ChunkerConfig{}), std::nullopt);
+}
+
+TEST(ChunkerConfig, RejectsTinyMaximumAndOverlapNotBelowIt) {
+  EXPECT_EQ(ValidateChunkerConfig(Config(16, 15)), std::nullopt);
+  EXPECT_EQ(ValidateChunkerConfig(Config(16, 0)), std::nullopt);
+  EXPECT_EQ(ValidateChunkerConfig(Config(15, 0)), "chunker max_bytes must be at least 16, not 15");
+  EXPECT_EQ(ValidateChunkerConfig(Config(0, 0)), "chunker max_bytes must be at least 16, not 0");
+  EXPECT_EQ(ValidateChunkerConfig(Config(100, 100)),
+            "chunker overlap_bytes must be less than max_bytes (100), not 100");
+  EXPECT_EQ(ValidateChunkerConfig(Config(100, 250)),
+            "chunker overlap_bytes must be less than max_bytes (100), not 250");
+}
+
+TEST(Chunker, RefusesAnInvalidConfig) {
+  EXPECT_THROW(SplitIntoChunks("text", Config(8, 0)), std::invalid_argument);
+  EXPECT_THROW(SplitIntoChunks("text", Config(100, 100)), std::invalid_argument);
+}
+
+TEST(Chunker, EmptyOrWhitespaceOnlyContentYieldsNoChunk) {
+  EXPECT_THAT(SplitIntoChunks("", ChunkerConfig{}), IsEmpty());
+  EXPECT_THAT(SplitIntoChunks(" ", ChunkerConfig{}), IsEmpty());
+  EXPECT_THAT(SplitIntoChunks("\n\n \t\r\n\f\v  \r\n\n", ChunkerConfig{}), IsEmpty());
+}
+
+TEST(Chunker, ShortTextIsOneChunkEqualToTheTrimmedText) {
+  EXPECT_THAT(SplitIntoChunks("  Hello, world.\n", ChunkerConfig{}), ElementsAre("Hello, world."));
+  EXPECT_THAT(SplitIntoChunks("\n\n  Two lines\n of one paragraph \t\n\n", ChunkerConfig{}),
+              ElementsAre("Two lines\n of one paragraph"));
+}
+
+TEST(Chunker, TextOfExactlyMaxBytesIsOneChunk) {
+  const std::string text(40, 'x');
+  EXPECT_THAT(SplitIntoChunks(text, Config(40, 10)), ElementsAre(text));
+}
+
+TEST(Chunker, ShortParagraphsArePackedWhileTheyFit) {
+  const std::string text = "aaa bbb.\n\nccc ddd.\n \n\n  eee fff.  \n\nggg\nhhh\n\niii";
+  // 8 + 2 + 8 + 2 + 8 = 28 fits 30; ggg\nhhh (7) would make it 37. 7 + 2 + 3 = 12 fits.
+  EXPECT_THAT(SplitIntoChunks(text, Config(30, 5)),
+              ElementsAre("aaa bbb.\n\nccc ddd.\n\neee fff.", "ggg\nhhh\n\niii"));
+  // The joint counts: 28 bytes do not fit 27.
+  EXPECT_THAT(SplitIntoChunks(text, Config(27, 5)),
+              ElementsAre("aaa bbb.\n\nccc ddd.", "eee fff.\n\nggg\nhhh\n\niii"));
+}
+
+TEST(Chunker, ChunksOfWholeParagraphsDoNotOverlap) {
+  const std::string text = "one two three four\n\nfive six seven eight\n\nnine ten";
+  EXPECT_THAT(SplitIntoChunks(text, Config(20, 10)),
+              ElementsAre("one two three four", "five six seven eight", "nine ten"));
+}
+
+TEST(Chunker, LongParagraphStandsAloneBetweenPackedOnes) {
+  const std::string text = "Intro.\n\nalpha beta gamma delta epsilon zeta\n\nOutro.\n\nEnd.";
+  EXPECT_THAT(SplitIntoChunks(text, Config(20, 0)),
+              ElementsAre("Intro.", "alpha beta gamma", "delta epsilon zeta", "Outro.\n\nEnd."));
+}
+
+TEST(Chunker, LongParagraphIsCutAtTheLastSentenceEndInReach) {
+  const std::string text = "One two three. Four five six. Seven eight nine ten eleven twelve.";
+  EXPECT_THAT(
+      SplitIntoChunks(text, Config(30, 0)),
+      ElementsAre("One two three. Four five six.", "Seven eight nine ten eleven", "twelve."));
+}
+
+TEST(Chunker, SentenceEndsKeepTheirClosersAndNeedWhitespaceAfter) {
+  EXPECT_THAT(SplitIntoChunks("He said \"Stop!\" and left (quietly.) Then pi=3.14 was known.",
+                              Config(40, 0)),
+              ElementsAre("He said \"Stop!\" and left (quietly.)", "Then pi=3.14 was known."));
+  EXPECT_THAT(SplitIntoChunks("Wait for it\u2026 then go. Another line here", Config(20, 0)),
+              ElementsAre("Wait for it\u2026", "then go.", "Another line here"));
+}
+
+TEST(Chunker, CjkFullStopsEndSentencesWithoutSpaces) {
+  const std::string text = "日本語です。二番目の文です。三番目。";  // 18 + 24 + 12 bytes
+  EXPECT_THAT(SplitIntoChunks(text, Config(42, 0)),
+              ElementsAre("日本語です。二番目の文です。", "三番目。"));
+}
+
+TEST(Chunker, LongParagraphWithoutSentenceEndsIsCutAtSpaces) {
+  EXPECT_THAT(SplitIntoChunks("alpha beta gamma delta epsilon zeta", Config(20, 0)),
+              ElementsAre("alpha beta gamma", "delta epsilon zeta"));
+  // Runs of whitespace and line breaks inside the paragraph are no cut of their own.
+  EXPECT_THAT(SplitIntoChunks("alpha beta\n   gamma delta epsilon", Config(20, 0)),
+              ElementsAre("alpha beta\n   gamma", "delta epsilon"));
+}
+
+TEST(Chunker, WordLongerThanMaxIsCutAtCodePointBoundaries) {
+  std::string word;
+  for (int i = 0; i < 20; ++i) word += "é";  // 2 bytes each
+  // 17 bytes hold 8 whole code points: never half of one.
+  const std::string eight = word.substr(0, 16);
+  EXPECT_THAT(SplitIntoChunks(word, Config(17, 0)), ElementsAre(eight, eight, word.substr(0, 8)));
+  EXPECT_THAT(SplitIntoChunks("ab " + word, Config(17, 0)),
+              ElementsAre("ab", eight, eight, word.substr(0, 8)));
+}
+
+TEST(Chunker, EachPieceStartsWithTheEndOfThePreviousFromAWordStart) {
+  EXPECT_THAT(SplitIntoChunks("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
+                              Config(20, 8)),
+              ElementsAre("alpha beta gamma", "gamma delta epsilon", "epsilon zeta eta",
+                          "zeta eta theta iota", "iota kappa lambda mu"));
+  EXPECT_THAT(SplitIntoChunks("One two three. Four five six. Seven eight nine ten eleven twelve.",
+                              Config(30, 10)),
+              ElementsAre("One two three. Four five six.", "five six. Seven eight nine ten",
+                          "nine ten eleven twelve."));
+}
+
+TEST(Chunker, OverlapInsideOneLongWordStartsAtACodePoint) {
+  const std::string text = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+  // The last piece repeats less than 5 bytes: with more, it could not reach the word's end.
+  EXPECT_THAT(SplitIntoChunks(text, Config(20, 5)),
+              ElementsAre("abcdefghijklmnopqrst", "pqrstuvwxyzabcdefghi", "ghijklmnopqrstuvwxyz"));
+}
+
+TEST(Chunker, OverlapGivesWayRatherThanCutAWordThatFits) {
+  // Repeating 15 bytes would leave room for 1 new byte: the next word would be cut.
+  EXPECT_THAT(SplitIntoChunks("aaaa bbbb cccc dddd eeee ffff", Config(16, 15)),
+              ElementsAre("aaaa bbbb cccc", "bbbb cccc dddd", "cccc dddd eeee", "dddd eeee ffff"));
+}
+
+TEST(Chunker, OverlapPropertiesHoldOnLongProse) {
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "word" + std::to_string(i) + (i % 9 == 8 ? ". " : " ");
+  const ChunkerConfig config = Config(120, 40);
+  const Chunks chunks = SplitIntoChunks(text, config);
+  ASSERT_GT(chunks.size(), 20u);
+  ExpectWellFormed(chunks, config);
+  ExpectCoversInOrder(std::string(text.substr(0, text.size() - 1)), chunks);
+  for (std::size_t k = 0; k + 1 < chunks.size(); ++k) {
+    const std::string& previous = chunks[k];
+    const std::size_t repeated = RepeatedBytes(previous, chunks[k + 1], config.overlap_bytes);
+    EXPECT_GT(repeated, 0u) << "chunk " << k + 1 << " repeats nothing of chunk " << k;
+    EXPECT_LT(repeated, previous.size());
+    // From a word start: the repeat is preceded by a space in the previous chunk.
+    EXPECT_EQ(previous[previous.size() - repeated - 1], ' ') << chunks[k + 1];
+  }
+}
+
+TEST(Chunker, CrLfLineEndingsAreReadAsLf) {
+  const std::string lf = "First para\nline two.\n\nSecond para.\n \nThird one here, longer.\n";
+  std::string crlf;
+  for (char c : lf) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  const ChunkerConfig config = Config(30, 5);
+  EXPECT_THAT(SplitIntoChunks(crlf, config),
+              ElementsAre("First para\nline two.", "Second para.", "Third one here, longer."));
+  EXPECT_EQ(SplitIntoChunks(crlf, config), SplitIntoChunks(lf, config));
+}
+
+// Text of many scripts and widths: CJK (3 bytes), emoji (4), letters with combining marks (1 + 2),
+// Cyrillic (2), with and without spaces.
+std::string MultiByteText() {
+  const std::string pieces[] = {"日本語の文章",    "😀🎉👍",        "e\u0301te\u0301",
+                                "Привет мир",      "naïve café", "한국어 텍스트",
+                                "a\u0308\u0323bc", "😀 x 🎉",      "中文。更多文字！",
+                                "plain ascii",     "Ω≈ç√∫˜µ≤≥÷", "🏳️‍🌈 flags"};
+  std::string text;
+  for (int i = 0; i < 60; ++i) {
+    text += pieces[(i * 7) % std::size(pieces)];
+    text += i % 5 == 4 ? "\n\n" : (i % 3 == 0 ? "" : " ");
+  }
+  return text;
+}
+
+TEST(Chunker, MultiByteTextGivesValidUtf8WithinMaxForEveryConfig) {
+  const std::string text = MultiByteText();
+  ASSERT_TRUE(IsValidUtf8(text));
+  for (std::size_t max_bytes : {16u, 17u, 18u, 19u, 23u, 40u, 64u, 101u, 1000u}) {
+    for (std::size_t overlap : {std::size_t{0}, std::size_t{1}, max_bytes / 3, max_bytes - 1}) {
+      SCOPED_TRACE("max " + std::to_string(max_bytes) + " overlap " + std::to_string(overlap));
+      const Chunks chunks = SplitIntoChunks(text, Config(max_bytes, overlap));
+      ASSERT_FALSE(chunks.empty());
+      ExpectWellFormed(chunks, Config(max_bytes, overlap));
+    }
+  }
+}
+
+TEST(Chunker, RunOfFiveThousandBytesWithoutSpacesIsCutAtCodePoints) {
+  const std::string units[] = {"日", "😀", "e\u0301", "ж", "x", "語", "🎉", "a\u0308\u0323"};
+  std::mt19937 random(20240611);
+  std::string run;
+  while (run.size() < 5000) run += units[random() % std::size(units)];
+  ASSERT_TRUE(IsValidUtf8(run));
+  for (const ChunkerConfig config :
+       {Config(16, 0), Config(16, 15), Config(100, 30), Config(1000, 150)}) {
+    SCOPED_TRACE("max " + std::to_string(config.max_bytes));
+    const Chunks chunks = SplitIntoChunks(run, config);
+    ExpectWellFormed(chunks, config);
+    ExpectCoversInOrder(run, chunks);
+    // Full pieces: a cut loses at most the 3 bytes of a code point that did not fit.
+    for (std::size_t k = 0; k + 1 < chunks.size(); ++k) {
+      EXPECT_GE(chunks[k].size(), config.max_bytes - 3);
+    }
+  }
+}
+
+TEST(Chunker, IsDeterministic) {
+  const std::string text = MultiByteText() + "\r\n\r\n" + MultiByteText();
+  const ChunkerConfig config = Config(50, 20);
+  const Chunks first = SplitIntoChunks(text, config);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(SplitIntoChunks(text, Config(50, 20)), first);
+}
+
+// A text of random words (ASCII and multi-byte, some ending sentences) in random paragraphs with
+// random line endings.
+std::string GeneratedText(std::mt19937& random) {
+  const std::string letters[] = {"a", "e", "k", "s", "t", "é", "ж", "ü", "語", "😀", "x", "o"};
+  const std::string breaks[] = {"\n\n", "\r\n\r\n", "\n \n", "\n", "\r\n", "\n\n\n"};
+  std::string text;
+  const int words = 1 + static_cast<int>(random() % 300);
+  for (int w = 0; w < words; ++w) {
+    const int length = 1 + static_cast<int>(random() % 3);  // at most 14 bytes: fits 16
+    for (int i = 0; i < length; ++i) text += letters[random() % std::size(letters)];
+    if (random() % 6 == 0) text += (random() % 2 == 0) ? "." : "?\"";
+    const auto gap = random() % 12;
+    text += gap < 2 ? breaks[random() % std::size(breaks)] : (gap < 3 ? "  " : " ");
+  }
+  return text;
+}
+
+TEST(Chunker, NoWordIsLostFromGeneratedTexts) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 300; ++round) {
+    const std::string text = GeneratedText(random);
+    const std::size_t max_bytes = kMinChunkBytes + random() % 200;
+    const ChunkerConfig config = Config(max_bytes, random() % max_bytes);
+    SCOPED_TRACE("round " + std::to_string(round) + " max " + std::to_string(config.max_bytes) +
+                 " overlap " + std::to_string(config.overlap_bytes));
+    const Chunks chunks = SplitIntoChunks(text, config);
+    ExpectWellFormed(chunks, config);
+    std::set<std::string> chunk_words;
+    for (const std::string& chunk : chunks) {
+      for (std::string& word : WhitespaceTokens(chunk)) chunk_words.insert(std::move(word));
+    }
+    for (const std::string& word : WhitespaceTokens(text)) {
+      ASSERT_TRUE(chunk_words.contains(word)) << "lost: " << word << "\nin: " << text;
+    }
+    EXPECT_EQ(SplitIntoChunks(text, config), chunks);
+  }
+}
+
+}  // namespace
+}  // namespace docgate
