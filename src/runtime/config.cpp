@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "adapters/amqp/amqp_url.h"
+#include "adapters/mongo/mongo_uri.h"
 #include "adapters/redis/redis_url.h"
 
 #include <array>
@@ -210,7 +211,9 @@ Config LoadConfig(const EnvLookup& env) {
   auto idempotency_ttl_hours = config.idempotency.ttl.count();
   ReadInteger(env, "DOCGATE_IDEMPOTENCY_TTL_HOURS", idempotency_ttl_hours);
   config.idempotency.ttl = std::chrono::hours(idempotency_ttl_hours);
-  ReadString(env, "DOCGATE_MONGODB_URI", config.external.mongodb_uri);
+  ReadString(env, "DOCGATE_MONGODB_URI", config.mongo.uri);
+  ReadMillis(env, "DOCGATE_MONGODB_CONNECT_TIMEOUT_MS", config.mongo.connect_timeout);
+  ReadMillis(env, "DOCGATE_MONGODB_TIMEOUT_MS", config.mongo.operation_timeout);
   if (auto consumers = Get(env, "DOCGATE_CONSUMERS")) {
     if (*consumers != "on" && *consumers != "off") {
       throw ConfigError("DOCGATE_CONSUMERS must be on or off, got '" + *consumers + "'");
@@ -270,11 +273,13 @@ void ValidateConfig(const Config& config) {
   if (!postgres && (!path || path->empty())) {
     throw ConfigError("DOCGATE_DATABASE_URL sqlite:// needs a file path, e.g. sqlite://./data/docgate.db");
   }
-  if (!config.external.mongodb_uri.empty()) {
-    throw ConfigError(
-        "DOCGATE_MONGODB_URI is set, but this build does not support MongoDB yet; unset it to keep "
-        "content in the database");
+  if (!config.mongo.uri.empty()) {
+    if (auto problem = ValidateMongoUri(config.mongo.uri)) {
+      throw ConfigError("DOCGATE_MONGODB_URI: " + *problem);
+    }
   }
+  RequirePositive("DOCGATE_MONGODB_CONNECT_TIMEOUT_MS", config.mongo.connect_timeout);
+  RequirePositive("DOCGATE_MONGODB_TIMEOUT_MS", config.mongo.operation_timeout);
   if (!config.amqp.url.empty()) {
     try {
       ParseAmqpUrl(config.amqp.url, config.amqp.heartbeat_seconds);

@@ -14,6 +14,7 @@
 
 #include "adapters/amqp/amqp_config.h"
 #include "adapters/http/http_server.h"
+#include "adapters/mongo/mongo_config.h"
 #include "adapters/redis/redis_config.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
@@ -47,12 +48,6 @@ struct GateConfig {
   std::string key_prefix = "lock:";              // DOCGATE_LOCK_PREFIX
   std::chrono::milliseconds submit_ttl{8000};   // lock:doc:submit:{id}
   std::chrono::milliseconds review_ttl{10000};  // lock:doc:review:{id}
-};
-
-// Outside systems later builds talk to. This build refuses to start when one is configured rather
-// than silently running without it.
-struct ExternalConfig {
-  std::string mongodb_uri;  // DOCGATE_MONGODB_URI
 };
 
 // The built-in consumers (preview projection, ingestion) and what drives them.
@@ -96,7 +91,9 @@ struct Config {
   IdempotencyConfig idempotency;
   JanitorConfig janitor;  // pruning of expired idempotency keys
   ConsumersConfig consumers;
-  ExternalConfig external;
+  // DOCGATE_MONGODB_URI, DOCGATE_MONGODB_CONNECT_TIMEOUT_MS, DOCGATE_MONGODB_TIMEOUT_MS: a URI puts
+  // the preview projection in MongoDB instead of the database.
+  MongoConfig mongo;
   LogConfig log;
 };
 
@@ -119,8 +116,8 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 Config LoadConfig(const EnvLookup& env);
 
 // The cross-field and support rules: sqlite:// or postgresql:// databases, a JWT secret is
-// required with any non-SQLite database, a Redis URL must parse, an AMQP URL has its scheme,
-// MongoDB is refused as not supported yet, and every number is in range.
+// required with any non-SQLite database, a Redis URL must parse, an AMQP URL has its scheme, a
+// MongoDB URI must parse, and every number is in range.
 // Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
 

@@ -1,10 +1,16 @@
 #include "runtime/consumer_pipeline.h"
 
+#include "adapters/mongo/mongo_preview_store.h"
+
 namespace docgate {
 
 ConsumerPipeline::ConsumerPipeline(const Config& config, ConsumerStore& store, Clock& clock,
                                    OutboxWakeup* wakeup) {
-  previews_ = std::make_unique<DatabasePreviewStore>(store);
+  if (config.mongo.uri.empty()) {
+    previews_ = std::make_unique<DatabasePreviewStore>(store);
+  } else {
+    previews_ = std::make_unique<MongoPreviewStore>(config.mongo);
+  }
   projection_ = std::make_unique<PreviewProjection>(*previews_);
   ingestion_ = std::make_unique<Ingestion>(store, config.consumers.chunker);
   runner_ = std::make_unique<ConsumerRunner>(store, clock, config.consumers.runner);

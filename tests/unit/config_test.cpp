@@ -205,8 +205,41 @@ TEST(Config, IdempotencyTtlIsReadInHoursAndBounded) {
             std::string::npos);
 }
 
-TEST(Config, UnsupportedBackendsAreRefusedNotIgnored) {
-  EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_URI", "mongodb://localhost"}}).find("DOCGATE_MONGODB_URI"),
+TEST(Config, AMongoDbUriIsCheckedAndItsPasswordNeverEchoed) {
+  EXPECT_EQ(Load({{"DOCGATE_MONGODB_URI", "mongodb://localhost/kb"}}).mongo.uri,
+            "mongodb://localhost/kb");
+  EXPECT_NO_THROW(ValidateConfig(Load({{"DOCGATE_MONGODB_URI", "mongodb://localhost/kb"}})));
+  const std::string error =
+      ValidationError({{"DOCGATE_MONGODB_URI", "mongodb://u:hunter2@localhost/kb?w=bogus:::"}});
+  EXPECT_NE(error.find("DOCGATE_MONGODB_URI"), std::string::npos) << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+  EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_URI", "http://localhost"}}).find("DOCGATE_MONGODB_URI"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_MONGODB_TIMEOUT_MS", "0"}}).find("DOCGATE_MONGODB_TIMEOUT_MS"),
+            std::string::npos);
+}
+
+TEST(Config, ConsumerSettingsAreReadAndChecked) {
+  const Config config = Load({{"DOCGATE_CONSUMER_MAX_ATTEMPTS", "7"},
+                              {"DOCGATE_CHUNK_MAX_BYTES", "2000"},
+                              {"DOCGATE_CHUNK_OVERLAP_BYTES", "100"},
+                              {"DOCGATE_RECONCILE_STUCK_AFTER_MS", "60000"},
+                              {"DOCGATE_AMQP_PREFETCH", "4"}});
+  EXPECT_EQ(config.consumers.runner.max_attempts, 7);
+  EXPECT_EQ(config.consumers.chunker.max_bytes, 2000u);
+  EXPECT_EQ(config.consumers.chunker.overlap_bytes, 100u);
+  EXPECT_EQ(config.consumers.reconciler.stuck_after, std::chrono::milliseconds(60000));
+  EXPECT_EQ(config.amqp.prefetch, 4);
+  EXPECT_TRUE(config.consumers.in_serve);
+  EXPECT_NE(ValidationError({{"DOCGATE_CONSUMERS", "off"}}).find("DOCGATE_AMQP_URL"),
+            std::string::npos)
+      << "without a broker nothing else would consume";
+  EXPECT_NE(ValidationError({{"DOCGATE_CHUNK_OVERLAP_BYTES", "1000"}}).find("DOCGATE_CHUNK"),
+            std::string::npos);
+  EXPECT_NE(ValidationError({{"DOCGATE_CONSUMER_MAX_ATTEMPTS", "0"}})
+                .find("DOCGATE_CONSUMER_MAX_ATTEMPTS"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([] { Load({{"DOCGATE_CONSUMERS", "maybe"}}); }).find("DOCGATE_CONSUMERS"),
             std::string::npos);
 }
 
