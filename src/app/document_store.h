@@ -169,7 +169,9 @@ class OutboxStore {
   // relay stops; a crashed instance's claims simply expire.
   virtual void ReleaseClaims() = 0;
   // Deletes up to `limit` events delivered before `cutoff`, oldest first, and returns how many;
-  // undelivered events are never deleted.
+  // undelivered events are never deleted, nor is the document.approved event of a document's
+  // approved_version while its ingest_status is not `done` (the reconciler replays it:
+  // ConsumerStore::FindStuckIngestions).
   virtual int PruneDelivered(TimePoint cutoff, int limit) = 0;
   // Undelivered events and the oldest one's occurred_at (nullopt when none), for readiness and
   // metrics.

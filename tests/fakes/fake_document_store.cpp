@@ -1,10 +1,15 @@
 #include "fakes/fake_document_store.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
+#include <tuple>
 #include <utility>
 
+#include "app/inbox_rows.h"
 #include "core/error.h"
+#include "core/search_text.h"
+#include "core/utf8.h"
 
 namespace docgate {
 namespace {
@@ -19,14 +24,125 @@ std::optional<typename Map::mapped_type> Lookup(const Map& map, const typename M
   return found->second;
 }
 
+template <typename Row>
+Row& Existing(std::map<std::int64_t, Row>& rows, std::int64_t id, const char* what) {
+  const auto found = rows.find(id);
+  if (found == rows.end()) Violation(std::string("no ") + what + " " + std::to_string(id) + " to update");
+  return found->second;
+}
+
+// A word of the fake's full-text search: lower-cased (ASCII), where it starts in the text.
+struct Word {
+  std::string text;
+  std::size_t at = 0;
+};
+
+// Letters and digits, crudely: ASCII letters and digits, and any other code point except the
+// punctuation and symbol blocks U+2000..U+2BFF and everything from U+1F000 on (emoji).
+bool IsWordCodePoint(std::string_view sequence) {
+  const auto lead = static_cast<unsigned char>(sequence[0]);
+  if (sequence.size() == 1) return std::isalnum(lead) != 0;
+  if (sequence.size() == 4) return false;
+  if (sequence.size() == 3) {
+    const char32_t cp = ((lead & 0x0Fu) << 12) | ((sequence[1] & 0x3Fu) << 6) | (sequence[2] & 0x3Fu);
+    return cp < 0x2000 || cp > 0x2BFF;
+  }
+  return true;
+}
+
+std::vector<Word> Words(std::string_view text) {
+  std::vector<Word> words;
+  std::optional<Word> word;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = std::max<std::size_t>(Utf8SequenceLength(text, i), 1);
+    const std::string_view sequence = text.substr(i, length);
+    if (Utf8SequenceLength(text, i) > 0 && IsWordCodePoint(sequence)) {
+      if (!word) word = Word{"", i};
+      for (const char c : sequence) {
+        word->text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+    } else if (word) {
+      words.push_back(std::move(*word));
+      word.reset();
+    }
+    i += length;
+  }
+  if (word) words.push_back(std::move(*word));
+  return words;
+}
+
+// Crude suffix stripping, enough for "reviews", "reviewed" and "reviewing" to meet "review".
+std::string Stem(std::string word) {
+  const auto strip = [&](std::string_view suffix, std::size_t min_rest) {
+    if (word.size() >= suffix.size() + min_rest && word.ends_with(suffix)) {
+      word.resize(word.size() - suffix.size());
+      return true;
+    }
+    return false;
+  };
+  if (strip("ing", 3) || strip("ed", 3)) return word;
+  if (!word.ends_with("ss")) strip("s", 3);
+  return word;
+}
+
+int CountStem(const std::vector<Word>& words, const std::string& stem) {
+  return static_cast<int>(
+      std::count_if(words.begin(), words.end(), [&](const Word& w) { return Stem(w.text) == stem; }));
+}
+
+// The content from a few words before the first word with one of `stems`, at most about 240
+// bytes, cut at a space.
+std::string Snippet(const std::string& content, const std::vector<Word>& words,
+                    const std::set<std::string>& stems) {
+  constexpr std::size_t kBefore = 4;
+  constexpr std::size_t kMaxBytes = 240;
+  std::size_t first = 0;
+  while (first < words.size() && !stems.contains(Stem(words[first].text))) ++first;
+  const std::size_t begin = words[first < kBefore ? 0 : first - kBefore].at;
+  std::string snippet = content.substr(begin, kMaxBytes);
+  if (begin + kMaxBytes < content.size()) {
+    const auto space = snippet.rfind(' ');
+    if (space != std::string::npos && space > 0) snippet.resize(space);
+  }
+  return snippet;
+}
+
 }  // namespace
 
-class FakeDocumentStore::Transaction final : public StoreTransaction {
+// What every write transaction has: the writer slot from construction to Commit or destruction
+// (as SQLite gives its write lock back at COMMIT), and the copy of the data that Commit swaps in.
+class FakeDocumentStore::Write {
  public:
-  Transaction(FakeDocumentStore& store, Data data) : store_(store), data_(std::move(data)) {}
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  ~Transaction() override { store_.EndWrite(); }
+  Write(FakeDocumentStore& store, Data data) : store_(store), data_(std::move(data)) {}
+  Write(const Write&) = delete;
+  Write& operator=(const Write&) = delete;
+  ~Write() {
+    if (!committed_) store_.EndWrite();
+  }
+
+ protected:
+  Data& Open() {
+    if (committed_) Violation("the transaction is already committed");
+    std::lock_guard lock(store_.mutex_);
+    store_.ThrowIfUnavailable();
+    return data_;
+  }
+
+  void CommitWrite() {
+    store_.Commit(Open());
+    committed_ = true;
+    store_.EndWrite();
+  }
+
+ private:
+  FakeDocumentStore& store_;
+  Data data_;
+  bool committed_ = false;
+};
+
+class FakeDocumentStore::Transaction final : public StoreTransaction, private Write {
+ public:
+  using Write::Write;
 
   std::optional<Review> LockReview(ReviewId id) override { return Lookup(Open().reviews, id); }
   std::optional<Document> LockDocument(DocumentId id) override {
@@ -116,27 +232,9 @@ class FakeDocumentStore::Transaction final : public StoreTransaction {
     }
   }
 
-  void Commit() override {
-    store_.Commit(Open());
-    committed_ = true;
-  }
+  void Commit() override { CommitWrite(); }
 
  private:
-  Data& Open() {
-    if (committed_) Violation("the transaction is already committed");
-    std::lock_guard lock(store_.mutex_);
-    store_.ThrowIfUnavailable();
-    return data_;
-  }
-
-  template <typename Row>
-  static Row& Existing(std::map<std::int64_t, Row>& rows, std::int64_t id, const char* what) {
-    const auto found = rows.find(id);
-    if (found == rows.end())
-      Violation(std::string("no ") + what + " " + std::to_string(id) + " to update");
-    return found->second;
-  }
-
   // The partial unique index: at most one pending review per document.
   static void CheckOnePending(const Data& data, const Review& review) {
     if (review.status != ReviewStatus::kPending) return;
@@ -152,9 +250,68 @@ class FakeDocumentStore::Transaction final : public StoreTransaction {
     }
   }
 
-  FakeDocumentStore& store_;
-  Data data_;
-  bool committed_ = false;
+};
+
+class FakeDocumentStore::ConsumerTx final : public ConsumerTransaction, private Write {
+ public:
+  using Write::Write;
+
+  InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) override {
+    auto& rows = Open().inbox;
+    const auto [row, inserted] =
+        rows.try_emplace({std::string(consumer), std::string(event_id)});
+    if (!inserted && row->second.state != Data::InboxRowState::kFailing) {
+      return row->second.state == Data::InboxRowState::kDone ? InboxState::kDone
+                                                             : InboxState::kParked;
+    }
+    row->second.state = Data::InboxRowState::kDone;
+    row->second.updated_at = at;
+    return InboxState::kNew;
+  }
+
+  std::optional<Document> LockDocument(DocumentId id) override {
+    return Lookup(Open().documents, id);
+  }
+
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+    return Lookup(Open().contents, {id, version});
+  }
+
+  bool UpsertPreview(const PreviewRecord& record) override {
+    Data& data = Open();
+    const auto found = data.previews.find(record.document_id);
+    if (found != data.previews.end()) {
+      if (found->second.version >= record.version) return false;
+      found->second = record;
+      return true;
+    }
+    RequireDocument(data, record.document_id, "preview");
+    data.previews.emplace(record.document_id, record);
+    return true;
+  }
+
+  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
+                     const std::vector<std::string>& chunks) override {
+    Data& data = Open();
+    data.chunks.erase(id);
+    if (chunks.empty()) return;
+    RequireDocument(data, id, "chunk");
+    data.chunks.emplace(id, Data::Chunks{version, title, chunks});
+  }
+
+  void SetIngestStatus(DocumentId id, IngestStatus status) override {
+    Existing(Open().documents, id, "document").ingest_status = status;
+  }
+
+  void Commit() override { CommitWrite(); }
+
+ private:
+  static void RequireDocument(const Data& data, DocumentId id, const char* what) {
+    if (!data.documents.contains(id)) {
+      Violation(std::string("FOREIGN KEY constraint failed: ") + what + " of missing document " +
+                std::to_string(id));
+    }
+  }
 };
 
 FakeDocumentStore::FakeDocumentStore(std::chrono::milliseconds lock_timeout)
@@ -186,7 +343,7 @@ void FakeDocumentStore::AwaitWriterSlot(std::unique_lock<std::mutex>& lock) {
   }
 }
 
-std::unique_ptr<StoreTransaction> FakeDocumentStore::Begin() {
+FakeDocumentStore::Data FakeDocumentStore::StartWrite() {
   std::unique_lock lock(mutex_);
   ThrowIfUnavailable();
   if (std::exchange(fail_next_begin_, false)) {
@@ -194,7 +351,15 @@ std::unique_ptr<StoreTransaction> FakeDocumentStore::Begin() {
   }
   AwaitWriterSlot(lock);
   writer_active_ = true;
-  return std::make_unique<Transaction>(*this, data_);
+  return data_;
+}
+
+std::unique_ptr<StoreTransaction> FakeDocumentStore::Begin() {
+  return std::make_unique<Transaction>(*this, StartWrite());
+}
+
+std::unique_ptr<ConsumerTransaction> FakeDocumentStore::BeginConsumer() {
+  return std::make_unique<ConsumerTx>(*this, StartWrite());
 }
 
 void FakeDocumentStore::Commit(Data& data) {
@@ -326,12 +491,21 @@ int FakeDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
   AwaitWriterSlot(lock);
   std::vector<std::pair<TimePoint, std::int64_t>> expired;  // (delivered_at, sequence)
   for (const auto& [sequence, row] : data_.outbox) {
-    if (row.delivered_at && *row.delivered_at < cutoff) expired.emplace_back(*row.delivered_at, sequence);
+    if (row.delivered_at && *row.delivered_at < cutoff && !AwaitsIngestion(data_, row.event)) {
+      expired.emplace_back(*row.delivered_at, sequence);
+    }
   }
   std::sort(expired.begin(), expired.end());
   const auto count = std::min<std::size_t>(expired.size(), static_cast<std::size_t>(std::max(limit, 0)));
   for (std::size_t i = 0; i < count; ++i) data_.outbox.erase(expired[i].second);
   return static_cast<int>(count);
+}
+
+bool FakeDocumentStore::AwaitsIngestion(const Data& data, const OutboxEvent& event) {
+  if (event.type != EventType::kApproved) return false;
+  const auto doc = data.documents.find(event.document_id);
+  return doc != data.documents.end() && doc->second.approved_version == event.version &&
+         doc->second.ingest_status != IngestStatus::kDone;
 }
 
 OutboxBacklog FakeDocumentStore::Backlog() {
@@ -422,6 +596,167 @@ std::vector<OutboxEvent> FakeDocumentStore::AllEvents() {
   std::vector<OutboxEvent> events;
   for (const auto& [sequence, row] : data_.outbox) events.push_back(row.event);
   return events;
+}
+
+ConsumerFailure FakeDocumentStore::RecordFailure(std::string_view consumer,
+                                                 const OutboxEvent& event, std::string_view error,
+                                                 int max_attempts, TimePoint at) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  const auto [found, inserted] =
+      data_.inbox.try_emplace({std::string(consumer), event.event_id});
+  Data::InboxRow& row = found->second;
+  if (inserted) row.state = Data::InboxRowState::kFailing;
+  if (row.state == Data::InboxRowState::kFailing) {
+    ++row.attempts;
+    row.last_error = error;
+    row.updated_at = at;
+    row.event = event;
+    row.event->sequence = 0;
+    if (row.attempts >= max_attempts) row.state = Data::InboxRowState::kParked;
+  }
+  return ConsumerFailure{row.attempts, row.state == Data::InboxRowState::kParked};
+}
+
+std::vector<ParkedEvent> FakeDocumentStore::ListParked(int limit) {
+  std::lock_guard lock(mutex_);
+  ThrowIfUnavailable();
+  std::vector<ParkedEvent> parked;
+  for (const auto& [key, row] : data_.inbox) {
+    if (row.state != Data::InboxRowState::kParked) continue;
+    parked.push_back(ParkedEvent{key.first, *row.event, row.attempts, row.last_error, row.updated_at});
+  }
+  std::sort(parked.begin(), parked.end(), [](const ParkedEvent& a, const ParkedEvent& b) {
+    return std::tie(a.parked_at, a.consumer, a.event.event_id) <
+           std::tie(b.parked_at, b.consumer, b.event.event_id);
+  });
+  if (parked.size() > static_cast<std::size_t>(std::max(limit, 0))) parked.resize(std::max(limit, 0));
+  return parked;
+}
+
+std::vector<OutboxEvent> FakeDocumentStore::Unpark(const std::optional<std::string>& event_id) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  std::vector<std::pair<TimePoint, OutboxEvent>> deleted;
+  for (auto it = data_.inbox.begin(); it != data_.inbox.end();) {
+    const bool match = it->second.state == Data::InboxRowState::kParked &&
+                       (!event_id || it->first.second == *event_id);
+    if (!match) {
+      ++it;
+      continue;
+    }
+    deleted.emplace_back(it->second.updated_at, *it->second.event);
+    it = data_.inbox.erase(it);
+  }
+  return OldestParkedFirstOnce(std::move(deleted));
+}
+
+void FakeDocumentStore::Requeue(const OutboxEvent& event) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  for (auto& [sequence, row] : data_.outbox) {
+    if (row.event.event_id != event.event_id) continue;
+    row.delivered_at.reset();
+    row.attempts = 0;
+    row.next_attempt_at = {};
+    row.last_error.clear();
+    return;
+  }
+  Data::OutboxRow row;
+  row.event = event;
+  row.event.sequence = ++data_.last_sequence;
+  data_.outbox.emplace(row.event.sequence, std::move(row));
+}
+
+std::vector<OutboxEvent> FakeDocumentStore::FindStuckIngestions(TimePoint delivered_before,
+                                                               int limit) {
+  std::lock_guard lock(mutex_);
+  ThrowIfUnavailable();
+  std::vector<std::pair<TimePoint, OutboxEvent>> stuck;  // (delivered_at, event)
+  for (const auto& [id, doc] : data_.documents) {
+    if (!doc.approved_version || (doc.ingest_status != IngestStatus::kNone &&
+                                  doc.ingest_status != IngestStatus::kPending)) {
+      continue;
+    }
+    const Data::OutboxRow* newest = nullptr;
+    for (const auto& [sequence, row] : data_.outbox) {
+      if (row.event.type == EventType::kApproved && row.event.document_id == id &&
+          row.event.version == *doc.approved_version) {
+        newest = &row;
+      }
+    }
+    if (newest != nullptr && newest->delivered_at && *newest->delivered_at < delivered_before) {
+      stuck.emplace_back(*newest->delivered_at, newest->event);
+    }
+  }
+  std::sort(stuck.begin(), stuck.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first, a.second.sequence) < std::tie(b.first, b.second.sequence);
+  });
+  std::vector<OutboxEvent> events;
+  for (auto& [delivered_at, event] : stuck) {
+    if (static_cast<int>(events.size()) >= limit) break;
+    events.push_back(std::move(event));
+  }
+  return events;
+}
+
+std::optional<PreviewRecord> FakeDocumentStore::FindPreview(DocumentId id) {
+  std::lock_guard lock(mutex_);
+  ThrowIfUnavailable();
+  return Lookup(data_.previews, id);
+}
+
+std::vector<SearchHit> FakeDocumentStore::Search(const std::string& query, int limit) {
+  std::set<std::string> stems;
+  for (const std::string& word : SearchWords(query)) {
+    for (const Word& part : Words(word)) stems.insert(Stem(part.text));
+  }
+  if (stems.empty() || limit <= 0) return {};
+  std::lock_guard lock(mutex_);
+  ThrowIfUnavailable();
+  std::vector<std::tuple<double, DocumentId, std::size_t, SearchHit>> hits;  // (-score, id, ordinal)
+  for (const auto& [id, chunks] : data_.chunks) {
+    const Document& doc = data_.documents.at(id);
+    if (doc.approved_version != chunks.version) continue;
+    const std::vector<Word> title = Words(chunks.title);
+    for (std::size_t ordinal = 0; ordinal < chunks.contents.size(); ++ordinal) {
+      const std::string& content = chunks.contents[ordinal];
+      const std::vector<Word> words = Words(content);
+      double score = 0;
+      bool all = true;
+      for (const std::string& stem : stems) {
+        const int in_title = CountStem(title, stem);
+        const int in_content = CountStem(words, stem);
+        all = all && in_title + in_content > 0;
+        score += 2.5 * in_title + in_content;
+      }
+      if (!all) continue;
+      hits.emplace_back(-score, id, ordinal,
+                        SearchHit{id, chunks.version, chunks.title, Snippet(content, words, stems),
+                                  score});
+    }
+  }
+  std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b));
+  });
+  std::vector<SearchHit> page;
+  for (auto& hit : hits) {
+    if (static_cast<int>(page.size()) >= limit) break;
+    page.push_back(std::move(std::get<3>(hit)));
+  }
+  return page;
+}
+
+std::vector<std::string> FakeDocumentStore::ListChunks(DocumentId id) {
+  std::lock_guard lock(mutex_);
+  ThrowIfUnavailable();
+  const auto found = data_.chunks.find(id);
+  if (found == data_.chunks.end()) return {};
+  return found->second.contents;
 }
 
 }  // namespace docgate

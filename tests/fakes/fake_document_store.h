@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/consumer_store.h"
 #include "app/document_store.h"
 
 namespace docgate {
@@ -24,10 +25,28 @@ namespace docgate {
 // here with StorageError: one pending review per document, reviews and content only for existing
 // documents, content of a version written once, unique event ids, updates of existing rows only.
 //
+// The ConsumerStore side works the same way: BeginConsumer() is a write transaction like Begin()
+// (the same writer slot, the same copy-and-swap), so claims serialise as on SQLite; previews and
+// chunks of a missing document are StorageError like the databases' foreign keys.
+//
+// Its full-text search is a stand-in for the engines' and differs from them: a word is a run of
+// ASCII letters and digits and of non-ASCII code points outside U+2000..U+2BFF and below U+1F000
+// (a crude "letter": no Unicode tables), compared lower-cased (ASCII only) after crude suffix
+// stripping ("reviews",
+// "reviewed", "reviewing" -> "review"; nothing like Porter's rules); every query word must occur
+// in the chunk's title or content; the score is the number of occurrences, those in the title
+// counted 2.5 times (no length normalisation, no rarity); the snippet is the content from a few
+// words before the first match, at most about 240 bytes, plain text. There are no stop words, as
+// on SQLite.
+//
 // Faults are injected through the interface: FailNextBegin/FailNextCommit throw
-// StorageUnavailable once; SetUnavailable(true) makes every call throw it (Ping answers false)
-// until SetUnavailable(false). Thread-safe.
-class FakeDocumentStore final : public DocumentStore, public OutboxStore, public IdempotencyStore {
+// StorageUnavailable once (BeginConsumer and the consumer transaction's Commit included);
+// SetUnavailable(true) makes every call throw it (Ping answers false) until SetUnavailable(false).
+// Thread-safe.
+class FakeDocumentStore final : public DocumentStore,
+                                public OutboxStore,
+                                public IdempotencyStore,
+                                public ConsumerStore {
  public:
   explicit FakeDocumentStore(std::chrono::milliseconds lock_timeout = std::chrono::seconds(5));
 
@@ -67,6 +86,18 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore, public
                              const std::string& owner) override;
   int PruneIdempotencyKeys(TimePoint now, int limit) override;
 
+  std::unique_ptr<ConsumerTransaction> BeginConsumer() override;
+  ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                std::string_view error, int max_attempts, TimePoint at) override;
+  std::vector<ParkedEvent> ListParked(int limit) override;
+  std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) override;
+  // Wakes nobody: the in-process caller wakes the relay, as with SQLite.
+  void Requeue(const OutboxEvent& event) override;
+  std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
+  std::optional<PreviewRecord> FindPreview(DocumentId id) override;
+  std::vector<SearchHit> Search(const std::string& query, int limit) override;
+  std::vector<std::string> ListChunks(DocumentId id) override;
+
   // Idempotency records stored, live or expired (for tests).
   std::size_t IdempotencyKeyCount();
 
@@ -74,7 +105,9 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore, public
   std::vector<OutboxEvent> AllEvents();
 
  private:
+  class Write;
   class Transaction;
+  class ConsumerTx;
 
   // The tables: what a commit swaps in.
   struct Data {
@@ -94,6 +127,22 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore, public
       std::string owner;
     };
     std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency;  // (caller, key)
+    enum class InboxRowState { kFailing, kDone, kParked };
+    struct InboxRow {
+      InboxRowState state = InboxRowState::kDone;
+      int attempts = 0;
+      std::string last_error;
+      TimePoint updated_at{};
+      std::optional<OutboxEvent> event;  // kept by a failure; a claim alone knows none
+    };
+    std::map<std::pair<std::string, std::string>, InboxRow> inbox;  // (consumer, event_id)
+    std::map<DocumentId, PreviewRecord> previews;
+    struct Chunks {
+      std::int32_t version = 0;
+      std::string title;
+      std::vector<std::string> contents;
+    };
+    std::map<DocumentId, Chunks> chunks;
     DocumentId last_document_id = 0;
     ReviewId last_review_id = 0;
     std::int64_t last_sequence = 0;
@@ -102,6 +151,12 @@ class FakeDocumentStore final : public DocumentStore, public OutboxStore, public
   // Require mutex_ held through `lock`.
   void ThrowIfUnavailable() const;
   void AwaitWriterSlot(std::unique_lock<std::mutex>& lock);
+  // Begin/BeginConsumer: throws an injected failure, or takes the writer slot and returns the
+  // copy of the data the transaction works on.
+  Data StartWrite();
+  // The approval event of a document's approved version whose ingestion is not done: kept by
+  // PruneDelivered.
+  static bool AwaitsIngestion(const Data& data, const OutboxEvent& event);
   // Called by the transaction: Commit throws an injected failure or swaps `data` in; EndWrite
   // ends the writer's turn (commit or rollback).
   void Commit(Data& data);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/document_service.h"
+#include "contract/consumer_store_contract.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
 #include "core/lifecycle.h"
@@ -34,6 +35,7 @@ struct PgStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ConsumerStoreContract, ::testing::Types<PgStoreFactory>);
 
 namespace {
 
@@ -167,13 +169,15 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
   EXPECT_EQ(rows[1][1].as<std::string>(), "0002_outbox_relay.sql");
   EXPECT_EQ(rows[2][0].as<int>(), 3);
   EXPECT_EQ(rows[2][1].as<std::string>(), "0003_idempotency.sql");
+  EXPECT_EQ(rows[3][0].as<int>(), 4);
+  EXPECT_EQ(rows[3][1].as<std::string>(), "0004_consumers.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -193,8 +197,8 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
   PgDocumentStore::Migrate(Config());
   PgDocumentStore store(Config());
   const auto again = db_.Execute(kRecorded);
-  ASSERT_EQ(again.size(), 3u);
-  for (int i = 0; i < 3; ++i) {
+  ASSERT_EQ(again.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
     EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
   }

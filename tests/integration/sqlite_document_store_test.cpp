@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "contract/consumer_store_contract.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
 
@@ -55,6 +56,7 @@ struct SqliteStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ConsumerStoreContract, ::testing::Types<SqliteStoreFactory>);
 
 namespace {
 
@@ -148,7 +150,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
       "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations ORDER BY version");
   EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
                                                              {"2", "0002_outbox_relay.sql", "1"},
-                                                             {"3", "0003_idempotency.sql", "1"}}));
+                                                             {"3", "0003_idempotency.sql", "1"},
+                                                             {"4", "0004_consumers.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

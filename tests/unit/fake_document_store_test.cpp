@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 
+#include "contract/consumer_store_contract.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
 
@@ -18,6 +19,7 @@ struct FakeStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ConsumerStoreContract, ::testing::Types<FakeStoreFactory>);
 
 namespace {
 

@@ -9,8 +9,10 @@
 #include "adapters/pg/pg_connection_pool.h"
 #include "adapters/pg/pg_errors.h"
 #include "adapters/pg/pg_migrations.h"
+#include "app/inbox_rows.h"
 #include "core/error.h"
 #include "core/instance_token.h"
+#include "core/search_text.h"
 
 namespace docgate {
 namespace {
@@ -77,6 +79,15 @@ constexpr Statement kInsertEvent{
     "insert_event",
     "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"};
+// The event again as new: undelivered, unclaimed, no attempts, due now. The statement-level
+// AFTER INSERT trigger fires for an INSERT ... ON CONFLICT DO UPDATE too, so the relays are woken
+// whichever way it went.
+constexpr Statement kRequeueEvent{
+    "requeue_event",
+    "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+    " ON CONFLICT (event_id) DO UPDATE SET delivered_at = NULL, claimed_by = NULL,"
+    "   claimed_until = NULL, attempts = 0, next_attempt_at = 0, last_error = NULL"};
 // Claims and retry times are on the database's clock (now_ms, epoch millis): one clock for every
 // instance, whatever their hosts' clocks say.
 //
@@ -114,10 +125,16 @@ constexpr Statement kReleaseClaims{
     "release_claims",
     "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
     " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+// Keeps the approval event of every approved version whose ingestion is not done: the reconciler
+// replays it (FindStuckIngestions).
 constexpr Statement kPruneDelivered{
     "prune_delivered",
-    "DELETE FROM kh_outbox WHERE id IN (SELECT id FROM kh_outbox"
-    " WHERE delivered_at IS NOT NULL AND delivered_at < $1 ORDER BY delivered_at LIMIT $2)"};
+    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
+    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < $1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = 'document.approved'"
+    "                   AND d.id = o.document_id AND d.approved_version = o.version"
+    "                   AND d.ingest_status <> 'done')"
+    " ORDER BY o.delivered_at LIMIT $2)"};
 constexpr Statement kBacklog{
     "outbox_backlog",
     "SELECT count(*), min(occurred_at) FROM kh_outbox WHERE delivered_at IS NULL"};
@@ -154,6 +171,98 @@ constexpr Statement kPruneIdempotencyKeys{
     " FROM kh_idempotency WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2"
     " FOR UPDATE SKIP LOCKED)"};
 
+// The consumer inbox binds $1 consumer, $2 event_id. A claim writes a 'done' row, or turns a
+// 'failing' one into 'done', and returns a row when it did; a pair already done or parked is left
+// as it is. A concurrent claim of the same pair waits on the primary key (or the row lock) for the
+// first to end, then inserts (the first rolled back) or finds its committed row.
+constexpr Statement kClaimInbox{
+    "claim_inbox",
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, updated_at)"
+    " VALUES ($1, $2, 'done', 0, $3)"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
+    "   updated_at = EXCLUDED.updated_at"
+    " WHERE kh_consumer_inbox.state = 'failing'"
+    " RETURNING state"};
+constexpr Statement kSelectInbox{
+    "select_inbox",
+    "SELECT state, attempts FROM kh_consumer_inbox WHERE consumer = $1 AND event_id = $2"};
+// A failed attempt of a new or failing pair, $3 the attempt limit; the event ($6..$11) is kept
+// whole. A pair done or parked is left alone and nothing is returned.
+constexpr Statement kRecordFailure{
+    "record_failure",
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, last_error, updated_at,"
+    " event_type, document_id, review_id, version, actor_id, occurred_at)"
+    " VALUES ($1, $2, CASE WHEN $3::integer <= 1 THEN 'parked' ELSE 'failing' END, 1, $4, $5,"
+    "         $6, $7, $8, $9, $10, $11)"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = kh_consumer_inbox.attempts + 1,"
+    "   state = CASE WHEN kh_consumer_inbox.attempts + 1 >= $3::integer THEN 'parked'"
+    "                ELSE 'failing' END,"
+    "   last_error = EXCLUDED.last_error, updated_at = EXCLUDED.updated_at,"
+    "   event_type = EXCLUDED.event_type, document_id = EXCLUDED.document_id,"
+    "   review_id = EXCLUDED.review_id, version = EXCLUDED.version,"
+    "   actor_id = EXCLUDED.actor_id, occurred_at = EXCLUDED.occurred_at"
+    " WHERE kh_consumer_inbox.state = 'failing'"
+    " RETURNING state, attempts"};
+// ToParked reads these columns by position.
+constexpr Statement kListParked{
+    "list_parked",
+    "SELECT consumer, event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
+    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT $1"};
+// $1 the event_id, or NULL for every parked pair.
+constexpr Statement kUnpark{
+    "unpark",
+    "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND ($1::text IS NULL OR event_id = $1)"
+    " RETURNING updated_at, event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at"};
+// The newest approval event of each approved version not ingested, if delivered before $1.
+constexpr Statement kFindStuckIngestions{
+    "find_stuck_ingestions",
+    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, o.version, o.actor_id,"
+    " o.occurred_at FROM kh_document d"
+    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
+    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
+    "     AND n.version = d.approved_version)"
+    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', 'pending')"
+    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < $1"
+    " ORDER BY o.delivered_at, o.id LIMIT $2"};
+
+constexpr Statement kSetIngestStatus{
+    "set_ingest_status", "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
+constexpr Statement kUpsertPreview{
+    "upsert_preview",
+    "INSERT INTO kh_document_preview (document_id, version, content, approved_at)"
+    " VALUES ($1, $2, $3, $4)"
+    " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
+    "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
+    " WHERE EXCLUDED.version > kh_document_preview.version"};
+constexpr Statement kSelectPreview{
+    "select_preview",
+    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
+    " WHERE document_id = $1"};
+constexpr Statement kDeleteChunks{"delete_chunks",
+                                  "DELETE FROM kh_document_chunk WHERE document_id = $1"};
+constexpr Statement kInsertChunk{
+    "insert_chunk",
+    "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content)"
+    " VALUES ($1, $2, $3, $4, $5)"};
+constexpr Statement kListChunks{
+    "list_chunks",
+    "SELECT content FROM kh_document_chunk WHERE document_id = $1 ORDER BY ordinal"};
+// $1 the user's words, which plainto_tsquery only ever reads as words to AND (no operators), $2
+// the limit. ts_rank_cd weighs the title (A) 1.0 and the content (B) 0.4; the headline has no
+// markers (empty StartSel/StopSel), so it is plain text.
+constexpr Statement kSearch{
+    "search_chunks",
+    "SELECT c.document_id, c.version, c.title,"
+    " ts_headline('english', c.content, q.query,"
+    "             'StartSel=\"\", StopSel=\"\", MinWords=12, MaxWords=32'),"
+    " ts_rank_cd(c.search_vector, q.query) AS score"
+    " FROM plainto_tsquery('english', $1) AS q (query)"
+    " JOIN kh_document_chunk c ON c.search_vector @@ q.query"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
+
 constexpr Statement kPing{"ping", "SELECT 1"};
 
 constexpr std::array kStatements{
@@ -163,6 +272,9 @@ constexpr std::array kStatements{
     kReleaseClaims,  kPruneDelivered, kBacklog,      kPing,
     kReserveIdempotencyKey, kSelectIdempotencyKey,   kCompleteIdempotencyKey,
     kReleaseIdempotencyKey, kPruneIdempotencyKeys,
+    kRequeueEvent,   kClaimInbox,   kSelectInbox,    kRecordFailure,         kListParked,
+    kUnpark,         kFindStuckIngestions,           kSetIngestStatus,       kUpsertPreview,
+    kSelectPreview,  kDeleteChunks, kInsertChunk,    kListChunks,            kSearch,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is planned with its actual
@@ -260,18 +372,47 @@ Review ToReview(const pqxx::row& row) {
   return review;
 }
 
-OutboxEvent ToEvent(const pqxx::row& row) {
+// The event's columns from `first` on: event_id, event_type, document_id, review_id, version,
+// actor_id, occurred_at. The sequence is left 0.
+OutboxEvent EventAt(const pqxx::row& row, int first) {
   OutboxEvent event;
-  event.sequence = row[0].as<std::int64_t>();
-  event.event_id = row[1].as<std::string>();
-  event.type = Enum<EventType>(row[2], ParseEventType, "event type");
-  event.document_id = row[3].as<std::int64_t>();
-  event.review_id = row[4].as<std::int64_t>();
-  event.version = row[5].as<std::int32_t>();
-  event.actor_id = row[6].as<std::string>();
-  event.occurred_at = FromMillis(row[7].as<std::int64_t>());
+  event.event_id = row[first].as<std::string>();
+  event.type = Enum<EventType>(row[first + 1], ParseEventType, "event type");
+  event.document_id = row[first + 2].as<std::int64_t>();
+  event.review_id = row[first + 3].as<std::int64_t>();
+  event.version = row[first + 4].as<std::int32_t>();
+  event.actor_id = row[first + 5].as<std::string>();
+  event.occurred_at = FromMillis(row[first + 6].as<std::int64_t>());
   return event;
 }
+
+OutboxEvent ToEvent(const pqxx::row& row) {
+  OutboxEvent event = EventAt(row, 1);
+  event.sequence = row[0].as<std::int64_t>();
+  return event;
+}
+
+ParkedEvent ToParked(const pqxx::row& row) {
+  ParkedEvent parked;
+  parked.consumer = row[0].as<std::string>();
+  parked.event = EventAt(row, 1);
+  parked.attempts = row[8].as<int>();
+  parked.last_error = Nullable<std::string>(row[9]).value_or("");
+  parked.parked_at = FromMillis(row[10].as<std::int64_t>());
+  return parked;
+}
+
+PreviewRecord ToPreview(const pqxx::row& row) {
+  return PreviewRecord{row[0].as<DocumentId>(), row[1].as<std::int32_t>(),
+                       row[2].as<std::string>(), FromMillis(row[3].as<std::int64_t>())};
+}
+
+SearchHit ToHit(const pqxx::row& row) {
+  return SearchHit{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
+                   row[3].as<std::string>(), row[4].as<double>()};
+}
+
+std::string ToText(const pqxx::row& row) { return row[0].as<std::string>(); }
 
 template <typename T, typename Convert>
 std::optional<T> First(const pqxx::result& result, Convert convert) {
@@ -328,40 +469,85 @@ PgConfig Validated(PgConfig config) {
   return config;
 }
 
-class PgTransaction final : public StoreTransaction {
+// One transaction on a pooled connection: BEGIN at construction, then statements through Run
+// until Commit, which gives the connection back at once whatever its outcome; destroyed before
+// that, it rolls back (never throws).
+class PgWork {
  public:
-  explicit PgTransaction(PgConnectionPool::Lease lease) : lease_(std::move(lease)) {
+  explicit PgWork(PgConnectionPool::Lease lease) : lease_(std::move(lease)) {
     work_.emplace(lease_->connection());
   }
 
+  // Runs fn(work), translating its failures; a connection that broke is discarded. libpqxx 6.4
+  // runs prepared statements on a committed transaction and lets commit() be called twice, so the
+  // end of the transaction is tracked here.
+  template <typename Fn>
+  auto Run(const char* operation, std::int64_t id, Fn&& fn)
+      -> decltype(fn(std::declval<pqxx::work&>())) {
+    const std::string what = id > 0 ? Describe(operation, id) : std::string(operation);
+    if (!work_) throw StorageError("postgres: " + what + ": the transaction has already ended");
+    try {
+      return fn(*work_);
+    } catch (const std::exception&) {
+      if (HandlingConnectionLoss()) lease_->Discard();
+      RethrowAsStorageFailure(what);
+    }
+  }
+
+  void Commit() {
+    try {
+      Run("commit", 0, [](pqxx::work& work) { work.commit(); });
+    } catch (const std::exception&) {
+      End();
+      throw;
+    }
+    End();
+  }
+
+ private:
+  void End() {
+    work_.reset();
+    lease_.reset();
+  }
+
+  // Declared first, destroyed last: the transaction ends (rollback unless committed) before the
+  // connection goes back to the pool. Both are empty once the transaction has ended.
+  std::optional<PgConnectionPool::Lease> lease_;
+  std::optional<pqxx::work> work_;
+};
+
+class PgTransaction final : public StoreTransaction {
+ public:
+  explicit PgTransaction(PgConnectionPool::Lease lease) : work_(std::move(lease)) {}
+
   std::optional<Review> LockReview(ReviewId id) override {
-    return Run("lock review", id,
-               [&] { return First<Review>(work_->exec_prepared(kLockReview.name, id), ToReview); });
+    return work_.Run("lock review", id, [&](pqxx::work& w) {
+      return First<Review>(w.exec_prepared(kLockReview.name, id), ToReview);
+    });
   }
 
   std::optional<Document> LockDocument(DocumentId id) override {
-    return Run("lock document", id, [&] {
-      return First<Document>(work_->exec_prepared(kLockDocument.name, id), ToDocument);
+    return work_.Run("lock document", id, [&](pqxx::work& w) {
+      return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
     });
   }
 
   std::optional<Document> ReadDocument(DocumentId id) override {
-    return Run("read document", id, [&] {
-      return First<Document>(work_->exec_prepared(kSelectDocument.name, id), ToDocument);
+    return work_.Run("read document", id, [&](pqxx::work& w) {
+      return First<Document>(w.exec_prepared(kSelectDocument.name, id), ToDocument);
     });
   }
 
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
-    return Run("read content of document", id, [&] {
-      return First<std::string>(work_->exec_prepared(kSelectContent.name, id, version),
-                                [](const pqxx::row& row) { return row[0].as<std::string>(); });
+    return work_.Run("read content of document", id, [&](pqxx::work& w) {
+      return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
     });
   }
 
   DocumentId InsertDocument(const Document& doc) override {
-    return Run("insert document", 0, [&] {
-      return work_
-          ->exec_prepared1(
+    return work_.Run("insert document", 0, [&](pqxx::work& w) {
+      return w
+          .exec_prepared1(
               kInsertDocument.name, Checked(doc.title), Name(ToString(doc.status)), doc.version,
               Checked(doc.author_id), Checked(Text(doc.current_review_id)),
               Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
@@ -371,9 +557,9 @@ class PgTransaction final : public StoreTransaction {
   }
 
   ReviewId InsertReview(const Review& review) override {
-    return Run("insert review of document", review.document_id, [&] {
-      return work_
-          ->exec_prepared1(kInsertReview.name, review.document_id, review.document_version,
+    return work_.Run("insert review of document", review.document_id, [&](pqxx::work& w) {
+      return w
+          .exec_prepared1(kInsertReview.name, review.document_id, review.document_version,
                            Name(ToString(review.status)), Checked(review.submitted_by),
                            Millis(review.submitted_at), Checked(review.decided_by),
                            Checked(Text(review.decided_at)), Checked(review.comment))[0]
@@ -382,8 +568,8 @@ class PgTransaction final : public StoreTransaction {
   }
 
   void UpdateDocument(const Document& doc) override {
-    Run("update document", doc.id, [&] {
-      const auto result = work_->exec_prepared(
+    work_.Run("update document", doc.id, [&](pqxx::work& w) {
+      const auto result = w.exec_prepared(
           kUpdateDocument.name, doc.id, Checked(doc.title), Name(ToString(doc.status)), doc.version,
           Checked(Text(doc.current_review_id)), Checked(Text(doc.approved_version)),
           Checked(Text(doc.approved_at)), Name(ToString(doc.ingest_status)),
@@ -393,8 +579,8 @@ class PgTransaction final : public StoreTransaction {
   }
 
   void UpdateReview(const Review& review) override {
-    Run("update review", review.id, [&] {
-      const auto result = work_->exec_prepared(
+    work_.Run("update review", review.id, [&](pqxx::work& w) {
+      const auto result = w.exec_prepared(
           kUpdateReview.name, review.id, Name(ToString(review.status)), Checked(review.decided_by),
           Checked(Text(review.decided_at)), Checked(review.comment));
       ExpectOneRow(result, "review", review.id);
@@ -403,14 +589,14 @@ class PgTransaction final : public StoreTransaction {
 
   void PutContent(DocumentId id, std::int32_t version, const std::string& content,
                   TimePoint at) override {
-    Run("put content of document", id, [&] {
-      work_->exec_prepared(kInsertContent.name, id, version, Checked(content), Millis(at));
+    work_.Run("put content of document", id, [&](pqxx::work& w) {
+      w.exec_prepared(kInsertContent.name, id, version, Checked(content), Millis(at));
     });
   }
 
   void AppendEvent(const OutboxEvent& event) override {
-    Run("append event of document", event.document_id, [&] {
-      work_->exec_prepared(kInsertEvent.name, Checked(event.event_id), Name(ToString(event.type)),
+    work_.Run("append event of document", event.document_id, [&](pqxx::work& w) {
+      w.exec_prepared(kInsertEvent.name, Checked(event.event_id), Name(ToString(event.type)),
                            event.document_id, event.review_id, event.version,
                            Checked(event.actor_id), Millis(event.occurred_at));
     });
@@ -419,8 +605,8 @@ class PgTransaction final : public StoreTransaction {
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
                                  const std::string& owner, const std::string& response,
                                  TimePoint expires_at) override {
-    const auto result = Run("complete idempotency key", 0, [&] {
-      return work_->exec_prepared(kCompleteIdempotencyKey.name, Checked(caller), Checked(key),
+    const auto result = work_.Run("complete idempotency key", 0, [&](pqxx::work& w) {
+      return w.exec_prepared(kCompleteIdempotencyKey.name, Checked(caller), Checked(key),
                                   Checked(owner), Checked(response), Millis(expires_at));
     });
     if (result.affected_rows() != 1) {
@@ -429,38 +615,9 @@ class PgTransaction final : public StoreTransaction {
     }
   }
 
-  // Whatever the outcome, the transaction is over and its connection goes back to the pool now, not
-  // when the caller gets round to destroying the transaction.
-  void Commit() override {
-    try {
-      Run("commit", 0, [&] { work_->commit(); });
-    } catch (const std::exception&) {
-      End();
-      throw;
-    }
-    End();
-  }
+  void Commit() override { work_.Commit(); }
 
  private:
-  // libpqxx 6.4 runs prepared statements on a committed transaction and lets commit() be called
-  // twice, so the end of the transaction is tracked here.
-  template <typename Fn>
-  auto Run(const char* operation, std::int64_t id, Fn&& fn) -> decltype(fn()) {
-    const std::string what = id > 0 ? Describe(operation, id) : std::string(operation);
-    if (!work_) throw StorageError("postgres: " + what + ": the transaction has already ended");
-    try {
-      return fn();
-    } catch (const std::exception&) {
-      if (HandlingConnectionLoss()) lease_->Discard();
-      RethrowAsStorageFailure(what);
-    }
-  }
-
-  void End() {
-    work_.reset();
-    lease_.reset();
-  }
-
   static void ExpectOneRow(const pqxx::result& result, const char* table, std::int64_t id) {
     if (result.affected_rows() != 1) {
       throw StorageError("postgres: no " + std::string(table) + " " + std::to_string(id) +
@@ -468,11 +625,91 @@ class PgTransaction final : public StoreTransaction {
     }
   }
 
-  // Declared first, destroyed last: the transaction ends (rollback unless committed) before the
-  // connection goes back to the pool. Both are empty once the transaction has ended.
-  std::optional<PgConnectionPool::Lease> lease_;
-  std::optional<pqxx::work> work_;
+  PgWork work_;
 };
+
+class PgConsumerTransaction final : public ConsumerTransaction {
+ public:
+  explicit PgConsumerTransaction(PgConnectionPool::Lease lease) : work_(std::move(lease)) {}
+
+  InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) override {
+    const std::string name(consumer);
+    const std::string event(event_id);
+    return work_.Run("claim inbox", 0, [&](pqxx::work& w) {
+      // The row the claim found may be deleted (un-parked) before it is read; then the pair is
+      // free again and the claim is repeated.
+      for (int attempt = 0; attempt < 3; ++attempt) {
+        if (!w.exec_prepared(kClaimInbox.name, Checked(name), Checked(event), Millis(at)).empty()) {
+          return InboxState::kNew;
+        }
+        const pqxx::result found = w.exec_prepared(kSelectInbox.name, name, event);
+        if (!found.empty()) return ParseClaimedState(found[0][0].as<std::string>(), "postgres");
+      }
+      throw StorageUnavailable("postgres: inbox row of " + event +
+                               " kept changing under concurrent claims");
+    });
+  }
+
+  std::optional<Document> LockDocument(DocumentId id) override {
+    return work_.Run("lock document", id, [&](pqxx::work& w) {
+      return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
+    });
+  }
+
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+    return work_.Run("read content of document", id, [&](pqxx::work& w) {
+      return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
+    });
+  }
+
+  bool UpsertPreview(const PreviewRecord& record) override {
+    return work_.Run("write preview of document", record.document_id, [&](pqxx::work& w) {
+      return w.exec_prepared(kUpsertPreview.name, record.document_id, record.version,
+                             Checked(record.content), Millis(record.approved_at))
+                 .affected_rows() == 1;
+    });
+  }
+
+  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
+                     const std::vector<std::string>& chunks) override {
+    work_.Run("replace chunks of document", id, [&](pqxx::work& w) {
+      w.exec_prepared(kDeleteChunks.name, id);
+      for (std::size_t i = 0; i < chunks.size(); ++i) {
+        w.exec_prepared(kInsertChunk.name, id, static_cast<std::int32_t>(i), version,
+                        Checked(title), Checked(chunks[i]));
+      }
+    });
+  }
+
+  void SetIngestStatus(DocumentId id, IngestStatus status) override {
+    work_.Run("set ingest status of document", id, [&](pqxx::work& w) {
+      if (w.exec_prepared(kSetIngestStatus.name, id, Name(ToString(status))).affected_rows() != 1) {
+        throw StorageError("postgres: no document " + std::to_string(id) + " to update");
+      }
+    });
+  }
+
+  void Commit() override { work_.Commit(); }
+
+ private:
+  PgWork work_;
+};
+
+// Begin() and BeginConsumer(): BEGIN is the first statement on the connection; if it finds a reused
+// connection dead, nothing has happened yet and a fresh connection may simply be tried once.
+template <typename Tx>
+std::unique_ptr<Tx> BeginOn(PgConnectionPool& pool) {
+  for (bool retried = false;; retried = true) {
+    PgConnectionPool::Lease lease = pool.Acquire();
+    const bool may_retry = lease.reused() && !retried;
+    try {
+      return std::make_unique<Tx>(std::move(lease));
+    } catch (const std::exception&) {
+      if (may_retry && HandlingConnectionLoss()) continue;
+      RethrowAsStorageFailure("begin transaction");
+    }
+  }
+}
 
 }  // namespace
 
@@ -499,18 +736,7 @@ void PgDocumentStore::Migrate(const PgConfig& config) {
 }
 
 std::unique_ptr<StoreTransaction> PgDocumentStore::Begin() {
-  // BEGIN is the first statement on the connection; if it finds a reused connection dead, nothing
-  // has happened yet and a fresh connection may simply be tried once.
-  for (bool retried = false;; retried = true) {
-    PgConnectionPool::Lease lease = pool_->Acquire();
-    const bool may_retry = lease.reused() && !retried;
-    try {
-      return std::make_unique<PgTransaction>(std::move(lease));
-    } catch (const std::exception&) {
-      if (may_retry && HandlingConnectionLoss()) continue;
-      RethrowAsStorageFailure("begin transaction");
-    }
-  }
+  return BeginOn<PgTransaction>(*pool_);
 }
 
 std::optional<Document> PgDocumentStore::FindDocument(DocumentId id) {
@@ -532,8 +758,7 @@ std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int3
   return Autocommit(*pool_, config_.pool_wait_timeout, Describe("find content of document", id),
                     [&](pqxx::transaction_base& tx) {
                       return First<std::string>(
-                          tx.exec_prepared(kSelectContent.name, id, version),
-                          [](const pqxx::row& row) { return row[0].as<std::string>(); });
+                          tx.exec_prepared(kSelectContent.name, id, version), ToText);
                     });
 }
 
@@ -725,6 +950,95 @@ OutboxBacklog PgDocumentStore::Backlog() {
                         backlog.oldest_occurred_at = FromMillis(*oldest);
                       }
                       return backlog;
+                    });
+}
+
+std::unique_ptr<ConsumerTransaction> PgDocumentStore::BeginConsumer() {
+  return BeginOn<PgConsumerTransaction>(*pool_);
+}
+
+ConsumerFailure PgDocumentStore::RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                               std::string_view error, int max_attempts,
+                                               TimePoint at) {
+  const std::string name(consumer);
+  const std::string message(error);
+  return Autocommit(
+      *pool_, config_.pool_wait_timeout, "record failure of " + event.event_id,
+      [&](pqxx::transaction_base& tx) {
+        pqxx::result row = tx.exec_prepared(
+            kRecordFailure.name, Checked(name), Checked(event.event_id), max_attempts,
+            Checked(message), Millis(at), Name(ToString(event.type)), event.document_id,
+            event.review_id, event.version, Checked(event.actor_id), Millis(event.occurred_at));
+        // Done or parked: left alone, reported as it is.
+        if (row.empty()) row = tx.exec_prepared(kSelectInbox.name, name, event.event_id);
+        if (row.empty()) {
+          throw StorageError("postgres: inbox row of " + event.event_id + " vanished");
+        }
+        return ConsumerFailure{row[0][1].as<int>(), row[0][0].as<std::string>() == "parked"};
+      });
+}
+
+std::vector<ParkedEvent> PgDocumentStore::ListParked(int limit) {
+  if (limit <= 0) return {};
+  return Autocommit(*pool_, config_.pool_wait_timeout, "list parked events",
+                    [&](pqxx::transaction_base& tx) {
+                      return All<ParkedEvent>(tx.exec_prepared(kListParked.name, limit), ToParked);
+                    });
+}
+
+std::vector<OutboxEvent> PgDocumentStore::Unpark(const std::optional<std::string>& event_id) {
+  auto deleted = Autocommit(
+      *pool_, config_.pool_wait_timeout, "unpark events", [&](pqxx::transaction_base& tx) {
+        return All<std::pair<TimePoint, OutboxEvent>>(
+            tx.exec_prepared(kUnpark.name, Checked(event_id)), [](const pqxx::row& row) {
+              return std::pair{FromMillis(row[0].as<std::int64_t>()), EventAt(row, 1)};
+            });
+      });
+  return OldestParkedFirstOnce(std::move(deleted));
+}
+
+void PgDocumentStore::Requeue(const OutboxEvent& event) {
+  Autocommit(*pool_, config_.pool_wait_timeout, "requeue event " + event.event_id,
+             [&](pqxx::transaction_base& tx) {
+               tx.exec_prepared(kRequeueEvent.name, Checked(event.event_id),
+                                Name(ToString(event.type)), event.document_id, event.review_id,
+                                event.version, Checked(event.actor_id), Millis(event.occurred_at));
+             });
+}
+
+std::vector<OutboxEvent> PgDocumentStore::FindStuckIngestions(TimePoint delivered_before,
+                                                              int limit) {
+  if (limit <= 0) return {};
+  return Autocommit(*pool_, config_.pool_wait_timeout, "find stuck ingestions",
+                    [&](pqxx::transaction_base& tx) {
+                      return All<OutboxEvent>(tx.exec_prepared(kFindStuckIngestions.name,
+                                                               Millis(delivered_before), limit),
+                                              ToEvent);
+                    });
+}
+
+std::optional<PreviewRecord> PgDocumentStore::FindPreview(DocumentId id) {
+  return Autocommit(*pool_, config_.pool_wait_timeout, Describe("find preview of document", id),
+                    [&](pqxx::transaction_base& tx) {
+                      return First<PreviewRecord>(tx.exec_prepared(kSelectPreview.name, id),
+                                                  ToPreview);
+                    });
+}
+
+std::vector<SearchHit> PgDocumentStore::Search(const std::string& query, int limit) {
+  const std::vector<std::string> words = SearchWords(query);
+  if (words.empty() || limit <= 0) return {};
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+  return Autocommit(*pool_, config_.pool_wait_timeout, "search", [&](pqxx::transaction_base& tx) {
+    return All<SearchHit>(tx.exec_prepared(kSearch.name, text, limit), ToHit);
+  });
+}
+
+std::vector<std::string> PgDocumentStore::ListChunks(DocumentId id) {
+  return Autocommit(*pool_, config_.pool_wait_timeout, Describe("list chunks of document", id),
+                    [&](pqxx::transaction_base& tx) {
+                      return All<std::string>(tx.exec_prepared(kListChunks.name, id), ToText);
                     });
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_config.h"
+#include "app/consumer_store.h"
 #include "app/document_store.h"
 #include "app/pool_stats.h"
 
@@ -16,7 +17,8 @@ namespace docgate {
 
 class PgConnectionPool;
 
-// DocumentStore and OutboxStore on PostgreSQL (libpqxx), schema in migrations/postgres.
+// DocumentStore, OutboxStore, IdempotencyStore and ConsumerStore on PostgreSQL (libpqxx), schema in
+// migrations/postgres.
 //
 // Transactions: Begin() takes a pooled connection and opens a READ COMMITTED transaction on it,
 // held until Commit (which gives the connection back at once, whatever its outcome) or the
@@ -44,8 +46,23 @@ class PgConnectionPool;
 // a transaction after Commit). A connection that broke is closed, never handed out again; the next
 // call opens a fresh one, so the store recovers by itself when the server is back.
 //
+// Consumers: BeginConsumer() is a transaction like Begin(); its LockDocument is SELECT ... FOR
+// UPDATE. Claim is INSERT ... ON CONFLICT on the inbox's primary key: a concurrent claim of the same
+// (consumer, event_id) waits for the first transaction to end, then sees kDone if it committed, or
+// claims the pair itself (kNew) if it rolled back. Requeue wakes the relays through the outbox's
+// NOTIFY trigger, which fires for the upsert as for any insert. Full-text search uses each chunk's
+// search_vector (configuration 'english': stemming like SQLite's porter tokenizer, but English stop
+// words are dropped, so a query of stop words only matches nothing) with the user's words given to
+// plainto_tsquery as a bound parameter, which reads them as words to AND and never as operators, so
+// no input is a syntax error. Hits are ranked by ts_rank_cd (title weight A 1.0, content B 0.4),
+// best first; the snippet is ts_headline of the chunk's content, 12 to 32 words around the matches,
+// as plain text: no markers around the matched words and no ellipsis.
+//
 // Thread-safe. The store must outlive every transaction it hands out.
-class PgDocumentStore final : public DocumentStore, public OutboxStore, public IdempotencyStore {
+class PgDocumentStore final : public DocumentStore,
+                              public OutboxStore,
+                              public IdempotencyStore,
+                              public ConsumerStore {
  public:
   // Applies pending migrations (see Migrate); pooled connections are opened on demand. Throws
   // StorageUnavailable for an invalid config or URL and when the server cannot be reached (the
@@ -98,6 +115,19 @@ class PgDocumentStore final : public DocumentStore, public OutboxStore, public I
   void ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
                              const std::string& owner) override;
   int PruneIdempotencyKeys(TimePoint now, int limit) override;
+
+  std::unique_ptr<ConsumerTransaction> BeginConsumer() override;
+  // Autocommit statements; RecordFailure is one upsert on the inbox's primary key, so concurrent
+  // failures of one pair each count.
+  ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                std::string_view error, int max_attempts, TimePoint at) override;
+  std::vector<ParkedEvent> ListParked(int limit) override;
+  std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) override;
+  void Requeue(const OutboxEvent& event) override;
+  std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
+  std::optional<PreviewRecord> FindPreview(DocumentId id) override;
+  std::vector<SearchHit> Search(const std::string& query, int limit) override;
+  std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:
   PgConfig config_;

@@ -97,6 +97,8 @@ std::int64_t SqliteStatement::Int64(int column) const {
   return sqlite3_column_int64(stmt_, column);
 }
 
+double SqliteStatement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+
 std::int32_t SqliteStatement::Int32(int column) const {
   const std::int64_t value = Int64(column);
   if (value < std::numeric_limits<std::int32_t>::min() ||

@@ -46,6 +46,7 @@ class SqliteStatement {
 
   bool IsNull(int column) const;
   std::int64_t Int64(int column) const;
+  double Double(int column) const;
   // Throws StorageError when the stored value does not fit.
   std::int32_t Int32(int column) const;
   std::string Text(int column) const;

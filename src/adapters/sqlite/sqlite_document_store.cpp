@@ -13,7 +13,9 @@
 #include "adapters/sqlite/sqlite_connection.h"
 #include "adapters/sqlite/sqlite_connection_pool.h"
 #include "adapters/sqlite/sqlite_migrations.h"
+#include "app/inbox_rows.h"
 #include "core/error.h"
+#include "core/search_text.h"
 
 namespace docgate {
 namespace {
@@ -94,9 +96,10 @@ constexpr std::string_view kUpdateReview =
     "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = ?7, comment = ?8"
     " WHERE id = ?9";
 
-constexpr std::string_view kInsertEvent =
+constexpr char kInsertEventText[] =
     "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+constexpr std::string_view kInsertEvent = kInsertEventText;
 // Claims and retry times are on SQLite's clock in epoch millis (julianday('now') is fixed for the
 // duration of one statement). The claim statements run under BEGIN IMMEDIATE, which serialises
 // claimers as FOR UPDATE does on PostgreSQL.
@@ -131,9 +134,15 @@ constexpr std::string_view kDeferEvent =
 constexpr std::string_view kReleaseClaims =
     "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
     " WHERE claimed_by = ?1 AND delivered_at IS NULL";
+// Keeps the approval event of every approved version whose ingestion is not done: the reconciler
+// replays it (FindStuckIngestions).
 constexpr std::string_view kPruneDelivered =
-    "DELETE FROM kh_outbox WHERE id IN (SELECT id FROM kh_outbox"
-    " WHERE delivered_at IS NOT NULL AND delivered_at < ?1 ORDER BY delivered_at LIMIT ?2)";
+    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
+    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = 'document.approved'"
+    "                   AND d.id = o.document_id AND d.approved_version = o.version"
+    "                   AND d.ingest_status <> 'done')"
+    " ORDER BY o.delivered_at LIMIT ?2)";
 constexpr std::string_view kBacklog =
     "SELECT count(*), min(occurred_at) FROM kh_outbox WHERE delivered_at IS NULL";
 
@@ -155,6 +164,83 @@ constexpr std::string_view kReleaseIdempotencyKey =
 constexpr std::string_view kPruneIdempotencyKeys =
     "DELETE FROM kh_idempotency WHERE rowid IN (SELECT rowid FROM kh_idempotency"
     " WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)";
+
+// The consumer inbox binds ?1 consumer, ?2 event_id. A claim writes a 'done' row, or turns a
+// 'failing' one into 'done'; a pair already done or parked is left as it is (no change).
+constexpr std::string_view kClaimInbox =
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, updated_at)"
+    " VALUES (?1, ?2, 'done', 0, ?3)"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done', updated_at = excluded.updated_at"
+    " WHERE kh_consumer_inbox.state = 'failing'";
+constexpr std::string_view kSelectInbox =
+    "SELECT state, attempts FROM kh_consumer_inbox WHERE consumer = ?1 AND event_id = ?2";
+// A failed attempt of a new or failing pair, ?3 the attempt limit; the event (?6..?11) is kept
+// whole. A pair done or parked is left alone.
+constexpr std::string_view kRecordFailure =
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, last_error, updated_at,"
+    " event_type, document_id, review_id, version, actor_id, occurred_at)"
+    " VALUES (?1, ?2, CASE WHEN ?3 <= 1 THEN 'parked' ELSE 'failing' END, 1, ?4, ?5,"
+    "         ?6, ?7, ?8, ?9, ?10, ?11)"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = attempts + 1,"
+    "   state = CASE WHEN attempts + 1 >= ?3 THEN 'parked' ELSE 'failing' END,"
+    "   last_error = excluded.last_error, updated_at = excluded.updated_at,"
+    "   event_type = excluded.event_type, document_id = excluded.document_id,"
+    "   review_id = excluded.review_id, version = excluded.version, actor_id = excluded.actor_id,"
+    "   occurred_at = excluded.occurred_at"
+    " WHERE kh_consumer_inbox.state = 'failing'";
+// ParkedFromRow reads these columns by position.
+constexpr std::string_view kListParked =
+    "SELECT consumer, event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
+    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT ?1";
+// ?1 the event_id, or NULL for every parked pair.
+constexpr std::string_view kUnpark =
+    "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND (?1 IS NULL OR event_id = ?1)"
+    " RETURNING updated_at, event_id, event_type, document_id, review_id, version, actor_id,"
+    " occurred_at";
+// The event again as new: undelivered, unclaimed, no attempts, due now.
+constexpr auto kRequeueEvent =
+    Sql(kInsertEventText,
+        " ON CONFLICT (event_id) DO UPDATE SET delivered_at = NULL, claimed_by = NULL,"
+        " claimed_until = NULL, attempts = 0, next_attempt_at = 0, last_error = NULL");
+// The newest approval event of each approved version not ingested, if delivered before ?1.
+constexpr std::string_view kFindStuckIngestions =
+    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, o.version, o.actor_id,"
+    " o.occurred_at FROM kh_document d"
+    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
+    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
+    "     AND n.version = d.approved_version)"
+    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', 'pending')"
+    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
+    " ORDER BY o.delivered_at, o.id LIMIT ?2";
+
+constexpr std::string_view kSetIngestStatus =
+    "UPDATE kh_document SET ingest_status = ?2 WHERE id = ?1";
+constexpr std::string_view kUpsertPreview =
+    "INSERT INTO kh_document_preview (document_id, version, content, approved_at)"
+    " VALUES (?1, ?2, ?3, ?4)"
+    " ON CONFLICT (document_id) DO UPDATE SET version = excluded.version,"
+    "   content = excluded.content, approved_at = excluded.approved_at"
+    " WHERE excluded.version > kh_document_preview.version";
+constexpr std::string_view kSelectPreview =
+    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
+    " WHERE document_id = ?1";
+constexpr std::string_view kDeleteChunks = "DELETE FROM kh_document_chunk WHERE document_id = ?1";
+constexpr std::string_view kInsertChunk =
+    "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
+constexpr std::string_view kListChunks =
+    "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY ordinal";
+// ?1 an FTS5 query built by FtsQuery, ?2 the limit. bm25 is lower for better matches; its column
+// weights are title 2.5, content 1.0.
+constexpr std::string_view kSearch =
+    "SELECT c.document_id, c.version, c.title, snippet(kh_document_chunk_fts, 1, '', '', '', 32),"
+    " -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
+    " FROM kh_document_chunk_fts"
+    " JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    " WHERE kh_document_chunk_fts MATCH ?1"
+    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT ?2";
 
 template <typename T>
 std::optional<T> Nullable(const SqliteStatement& row, int column,
@@ -201,17 +287,75 @@ Review ReviewFromRow(const SqliteStatement& row) {
   return review;
 }
 
-OutboxEvent EventFromRow(const SqliteStatement& row) {
+// The event's columns from `first` on: event_id, event_type, document_id, review_id, version,
+// actor_id, occurred_at. The sequence is left 0.
+OutboxEvent EventAt(const SqliteStatement& row, int first) {
   OutboxEvent event;
-  event.sequence = row.Int64(0);
-  event.event_id = row.Text(1);
-  event.type = EnumColumn(row, 2, &ParseEventType, "kh_outbox.event_type");
-  event.document_id = row.Int64(3);
-  event.review_id = row.Int64(4);
-  event.version = row.Int32(5);
-  event.actor_id = row.Text(6);
-  event.occurred_at = row.Time(7);
+  event.event_id = row.Text(first);
+  event.type = EnumColumn(row, first + 1, &ParseEventType, "event_type");
+  event.document_id = row.Int64(first + 2);
+  event.review_id = row.Int64(first + 3);
+  event.version = row.Int32(first + 4);
+  event.actor_id = row.Text(first + 5);
+  event.occurred_at = row.Time(first + 6);
   return event;
+}
+
+OutboxEvent EventFromRow(const SqliteStatement& row) {
+  OutboxEvent event = EventAt(row, 1);
+  event.sequence = row.Int64(0);
+  return event;
+}
+
+ParkedEvent ParkedFromRow(const SqliteStatement& row) {
+  ParkedEvent parked;
+  parked.consumer = row.Text(0);
+  parked.event = EventAt(row, 1);
+  parked.attempts = row.Int32(8);
+  parked.last_error = Nullable(row, 9, &SqliteStatement::Text).value_or("");
+  parked.parked_at = row.Time(10);
+  return parked;
+}
+
+PreviewRecord PreviewFromRow(const SqliteStatement& row) {
+  return PreviewRecord{row.Int64(0), row.Int32(1), row.Text(2), row.Time(3)};
+}
+
+SearchHit HitFromRow(const SqliteStatement& row) {
+  return SearchHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
+}
+
+std::string TextFromRow(const SqliteStatement& row) { return row.Text(0); }
+
+// The user's words as an FTS5 query that cannot be anything else: each word a string (quoted,
+// with `"` doubled), which FTS5 tokenizes like the indexed text, and the strings ANDed.
+std::string FtsQuery(const std::vector<std::string>& words) {
+  std::string query;
+  for (const std::string& word : words) {
+    if (!query.empty()) query += ' ';
+    query += '"';
+    for (const char c : word) {
+      if (c == '"') query += '"';
+      query += c;
+    }
+    query += '"';
+  }
+  return query;
+}
+
+struct InboxRow {
+  std::string state;
+  int attempts = 0;
+};
+
+// The inbox row of (consumer, event_id), which the caller's write transaction has just written or
+// found; StorageError if there is none.
+InboxRow ReadInbox(SqliteConnection& connection, std::string_view consumer,
+                   std::string_view event_id) {
+  auto stmt = connection.Prepare(kSelectInbox);
+  stmt.Bind(1, consumer).Bind(2, event_id);
+  if (!stmt.Step()) throw StorageError("sqlite: inbox row of " + std::string(event_id) + " vanished");
+  return InboxRow{stmt.Text(0), stmt.Int32(1)};
 }
 
 void BindDocument(SqliteStatement& stmt, const Document& doc) {
@@ -307,11 +451,36 @@ bool CompleteIdempotencyKey(SqliteConnection& connection, const std::string& cal
   return connection.Changes() == 1;
 }
 
-class SqliteStoreTransaction final : public StoreTransaction {
+// A write transaction's hold on the writer slot and its connection, under BEGIN IMMEDIATE from
+// construction to Commit; the destructor rolls back unless Commit succeeded.
+class SqliteWriteScope {
  public:
-  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease) : lease_(std::move(lease)) {
+  explicit SqliteWriteScope(SqliteConnectionPool::Lease lease) : lease_(std::move(lease)) {
     tx_.emplace(**lease_);
   }
+
+  // The connection, as long as the transaction is still open.
+  SqliteConnection& Open() {
+    if (!tx_) throw StorageError("sqlite: the transaction is already committed");
+    return **lease_;
+  }
+
+  // Gives the connection and the writer slot back at once, not when the transaction object goes.
+  void Commit() {
+    Open();
+    tx_->Commit();
+    tx_.reset();
+    lease_.reset();
+  }
+
+ private:
+  std::optional<SqliteConnectionPool::Lease> lease_;
+  std::optional<SqliteWriteTransaction> tx_;  // after lease_: rolled back before the connection goes back
+};
+
+class SqliteStoreTransaction final : public StoreTransaction {
+ public:
+  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease) : scope_(std::move(lease)) {}
 
   std::optional<Review> LockReview(ReviewId id) override { return SelectReview(Open(), id); }
   std::optional<Document> LockDocument(DocumentId id) override {
@@ -377,23 +546,72 @@ class SqliteStoreTransaction final : public StoreTransaction {
     }
   }
 
-  // Gives the connection and the writer slot back at once, not when the transaction object goes.
-  void Commit() override {
-    Open();
-    tx_->Commit();
-    tx_.reset();
-    lease_.reset();
-  }
+  void Commit() override { scope_.Commit(); }
 
  private:
-  // The connection, as long as the transaction is still open.
-  SqliteConnection& Open() {
-    if (!tx_) throw StorageError("sqlite: the transaction is already committed");
-    return **lease_;
+  SqliteConnection& Open() { return scope_.Open(); }
+
+  SqliteWriteScope scope_;
+};
+
+class SqliteConsumerTransaction final : public ConsumerTransaction {
+ public:
+  explicit SqliteConsumerTransaction(SqliteConnectionPool::Lease lease)
+      : scope_(std::move(lease)) {}
+
+  // Under BEGIN IMMEDIATE no other writer runs, so the claim and the read of what it found are
+  // one step.
+  InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) override {
+    SqliteConnection& connection = scope_.Open();
+    connection.Prepare(kClaimInbox).Bind(1, consumer).Bind(2, event_id).Bind(3, at).Run();
+    if (connection.Changes() == 1) return InboxState::kNew;
+    return ParseClaimedState(ReadInbox(connection, consumer, event_id).state, "sqlite");
   }
 
-  std::optional<SqliteConnectionPool::Lease> lease_;
-  std::optional<SqliteWriteTransaction> tx_;  // after lease_: rolled back before the connection goes back
+  std::optional<Document> LockDocument(DocumentId id) override {
+    return SelectDocument(scope_.Open(), id);
+  }
+
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+    return SelectContent(scope_.Open(), id, version);
+  }
+
+  bool UpsertPreview(const PreviewRecord& record) override {
+    SqliteConnection& connection = scope_.Open();
+    connection.Prepare(kUpsertPreview)
+        .Bind(1, record.document_id)
+        .Bind(2, record.version)
+        .Bind(3, record.content)
+        .Bind(4, record.approved_at)
+        .Run();
+    return connection.Changes() == 1;
+  }
+
+  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
+                     const std::vector<std::string>& chunks) override {
+    SqliteConnection& connection = scope_.Open();
+    connection.Prepare(kDeleteChunks).Bind(1, id).Run();
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      connection.Prepare(kInsertChunk)
+          .Bind(1, id)
+          .Bind(2, static_cast<std::int64_t>(i))
+          .Bind(3, version)
+          .Bind(4, title)
+          .Bind(5, chunks[i])
+          .Run();
+    }
+  }
+
+  void SetIngestStatus(DocumentId id, IngestStatus status) override {
+    SqliteConnection& connection = scope_.Open();
+    connection.Prepare(kSetIngestStatus).Bind(1, id).Bind(2, ToString(status)).Run();
+    ExpectOneRowChanged(connection, "document", id);
+  }
+
+  void Commit() override { scope_.Commit(); }
+
+ private:
+  SqliteWriteScope scope_;
 };
 
 void EnableWal(SqliteConnection& connection) {
@@ -615,6 +833,98 @@ OutboxBacklog SqliteDocumentStore::Backlog() {
     backlog.oldest_occurred_at = Nullable(stmt, 1, &SqliteStatement::Time);
   }
   return backlog;
+}
+
+std::unique_ptr<ConsumerTransaction> SqliteDocumentStore::BeginConsumer() {
+  return std::make_unique<SqliteConsumerTransaction>(pool_->AcquireWriter());
+}
+
+ConsumerFailure SqliteDocumentStore::RecordFailure(std::string_view consumer,
+                                                   const OutboxEvent& event,
+                                                   std::string_view error, int max_attempts,
+                                                   TimePoint at) {
+  auto lease = pool_->AcquireWriter();
+  SqliteWriteTransaction tx(*lease);
+  lease->Prepare(kRecordFailure)
+      .Bind(1, consumer)
+      .Bind(2, event.event_id)
+      .Bind(3, std::int64_t{max_attempts})
+      .Bind(4, error)
+      .Bind(5, at)
+      .Bind(6, ToString(event.type))
+      .Bind(7, event.document_id)
+      .Bind(8, event.review_id)
+      .Bind(9, event.version)
+      .Bind(10, event.actor_id)
+      .Bind(11, event.occurred_at)
+      .Run();
+  const InboxRow row = ReadInbox(*lease, consumer, event.event_id);
+  tx.Commit();
+  return ConsumerFailure{row.attempts, row.state == "parked"};
+}
+
+std::vector<ParkedEvent> SqliteDocumentStore::ListParked(int limit) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kListParked);
+  stmt.Bind(1, NonNegative(limit));
+  return AllRows(stmt, &ParkedFromRow);
+}
+
+std::vector<OutboxEvent> SqliteDocumentStore::Unpark(const std::optional<std::string>& event_id) {
+  std::vector<std::pair<TimePoint, OutboxEvent>> deleted;
+  {
+    auto lease = pool_->AcquireWriter();
+    SqliteWriteTransaction tx(*lease);
+    auto stmt = lease->Prepare(kUnpark);
+    stmt.Bind(1, event_id);
+    while (stmt.Step()) deleted.emplace_back(stmt.Time(0), EventAt(stmt, 1));
+    tx.Commit();
+  }
+  return OldestParkedFirstOnce(std::move(deleted));
+}
+
+void SqliteDocumentStore::Requeue(const OutboxEvent& event) {
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kRequeueEvent)
+      .Bind(1, event.event_id)
+      .Bind(2, ToString(event.type))
+      .Bind(3, event.document_id)
+      .Bind(4, event.review_id)
+      .Bind(5, event.version)
+      .Bind(6, event.actor_id)
+      .Bind(7, event.occurred_at)
+      .Run();
+}
+
+std::vector<OutboxEvent> SqliteDocumentStore::FindStuckIngestions(TimePoint delivered_before,
+                                                                  int limit) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kFindStuckIngestions);
+  stmt.Bind(1, delivered_before).Bind(2, NonNegative(limit));
+  return AllRows(stmt, &EventFromRow);
+}
+
+std::optional<PreviewRecord> SqliteDocumentStore::FindPreview(DocumentId id) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kSelectPreview);
+  stmt.Bind(1, id);
+  return FirstRow(stmt, &PreviewFromRow);
+}
+
+std::vector<SearchHit> SqliteDocumentStore::Search(const std::string& query, int limit) {
+  const std::vector<std::string> words = SearchWords(query);
+  if (words.empty() || limit <= 0) return {};
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kSearch);
+  stmt.Bind(1, FtsQuery(words)).Bind(2, NonNegative(limit));
+  return AllRows(stmt, &HitFromRow);
+}
+
+std::vector<std::string> SqliteDocumentStore::ListChunks(DocumentId id) {
+  auto lease = pool_->Acquire();
+  auto stmt = lease->Prepare(kListChunks);
+  stmt.Bind(1, id);
+  return AllRows(stmt, &TextFromRow);
 }
 
 }  // namespace docgate

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/consumer_store.h"
 #include "app/document_store.h"
 #include "app/pool_stats.h"
 
@@ -23,7 +24,8 @@ struct SqliteConfig {
   std::chrono::milliseconds outbox_claim_ttl{30000};  // how long claimed outbox rows stay claimed
 };
 
-// DocumentStore and OutboxStore on one SQLite file in WAL mode (readers never wait for the writer).
+// DocumentStore, OutboxStore, IdempotencyStore and ConsumerStore on one SQLite file in WAL mode
+// (readers never wait for the writer).
 //
 // Writes: one at a time, as SQLite allows. Begin() waits, in arrival order, for the process's
 // writer slot and a pooled connection, then runs BEGIN IMMEDIATE, which holds the database's write
@@ -34,10 +36,24 @@ struct SqliteConfig {
 // for a document, a duplicate event_id, content for a version that already has it, a row for a
 // missing document) and unreadable rows throw StorageError.
 //
+// Consumers: BeginConsumer() is a write transaction like Begin() (the writer slot, then BEGIN
+// IMMEDIATE until Commit or destruction), so concurrent claims of one (consumer, event_id) run one
+// after the other and the second sees the first's outcome. Full-text search is FTS5 over the
+// chunks' title and content (external content, porter stemming on unicode61 words). The user's
+// text is never FTS5 syntax: each of its words (SearchWords) becomes a quoted phrase, `"` doubled,
+// and the phrases are ANDed, so operators, column filters, `*`, `^` and parentheses are matched as
+// the words they contain and no input raises a syntax error; a word that holds no letter or digit
+// matches anything. Hits are ranked by bm25 with the title weighted 2.5 times the content (the
+// ratio of PostgreSQL's weights A and B), best first; the snippet is FTS5's snippet() of the
+// chunk's content, up to 32 words around the matches, as plain text: no markers around the
+// matched words and no ellipsis. Unlike PostgreSQL, stop words ("the", "and") are indexed and
+// must match.
+//
 // Thread-safe. The store must outlive every transaction it hands out.
 class SqliteDocumentStore final : public DocumentStore,
                                   public OutboxStore,
-                                  public IdempotencyStore {
+                                  public IdempotencyStore,
+                                  public ConsumerStore {
  public:
   // Opens the pool, turns on WAL, the busy timeout and foreign keys, and applies pending
   // migrations (recorded in schema_migrations). Throws StorageUnavailable with a message naming
@@ -85,6 +101,20 @@ class SqliteDocumentStore final : public DocumentStore,
   void ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
                              const std::string& owner) override;
   int PruneIdempotencyKeys(TimePoint now, int limit) override;
+
+  std::unique_ptr<ConsumerTransaction> BeginConsumer() override;
+  // RecordFailure, Unpark and Requeue take the writer slot and BEGIN IMMEDIATE. Requeue wakes no
+  // relay by itself: SQLite has no notifications, so the caller wakes the in-process relay as it
+  // does after its own commits.
+  ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                std::string_view error, int max_attempts, TimePoint at) override;
+  std::vector<ParkedEvent> ListParked(int limit) override;
+  std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) override;
+  void Requeue(const OutboxEvent& event) override;
+  std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
+  std::optional<PreviewRecord> FindPreview(DocumentId id) override;
+  std::vector<SearchHit> Search(const std::string& query, int limit) override;
+  std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:
   std::string instance_token_;  // claimed_by of this instance's outbox claims
