@@ -223,9 +223,8 @@ TYPED_TEST_P(ConsumerStoreContract, OfConcurrentClaimsExactlyOneIsNew) {
   std::atomic<int> done{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
-      ++(this->ClaimCommitted("preview", "e-1") == InboxState::kNew ? fresh : done);
-    });
+    threads.emplace_back(
+        [&] { ++(this->ClaimCommitted("preview", "e-1") == InboxState::kNew ? fresh : done); });
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(fresh.load(), 1);
@@ -279,8 +278,8 @@ TYPED_TEST_P(ConsumerStoreContract, ListParkedIsOldestParkedFirstAndHonoursTheLi
   this->Park("preview", ContractEvent("e-3", 3), 30);
   this->Park("ingest", ContractEvent("e-1", 1), 10);
   this->Park("preview", ContractEvent("e-1", 1), 10);
-  EXPECT_EQ(this->ParkedIds(10), (std::vector<std::string>{"ingest/e-1", "preview/e-1",
-                                                           "preview/e-2", "preview/e-3"}));
+  EXPECT_EQ(this->ParkedIds(10),
+            (std::vector<std::string>{"ingest/e-1", "preview/e-1", "preview/e-2", "preview/e-3"}));
   EXPECT_EQ(this->ParkedIds(2), (std::vector<std::string>{"ingest/e-1", "preview/e-1"}));
   EXPECT_TRUE(this->consumers().ListParked(0).empty());
 }
@@ -310,8 +309,8 @@ TYPED_TEST_P(ConsumerStoreContract, UnparkingAllReturnsEachEventOnceOldestParked
   EXPECT_TRUE(this->consumers().ListParked(10).empty());
   EXPECT_TRUE(this->consumers().Unpark(std::nullopt).empty());
   // Failing and done pairs were left alone.
-  EXPECT_EQ(this->consumers().RecordFailure("preview", ContractEvent("e-3", 3), "x", 5,
-                                            ContractTime(6))
+  EXPECT_EQ(this->consumers()
+                .RecordFailure("preview", ContractEvent("e-3", 3), "x", 5, ContractTime(6))
                 .attempts,
             2);
   EXPECT_EQ(this->ClaimCommitted("ingest", "e-4"), InboxState::kDone);
@@ -357,7 +356,8 @@ TYPED_TEST_P(ConsumerStoreContract, RequeueWritesAPrunedEventAgainWithTheSameEve
   EXPECT_EQ(this->outbox().Backlog().pending, 1);
 }
 
-TYPED_TEST_P(ConsumerStoreContract, FindStuckIngestionsFindsDeliveredApprovalsOfVersionsNotIngested) {
+TYPED_TEST_P(ConsumerStoreContract,
+             FindStuckIngestionsFindsDeliveredApprovalsOfVersionsNotIngested) {
   const TimePoint cutoff = ContractTime(1000);
   const Document pending_old = this->AddDocument(2, IngestStatus::kPending);
   const Document none_old = this->AddDocument(1, IngestStatus::kNone);
@@ -371,10 +371,12 @@ TYPED_TEST_P(ConsumerStoreContract, FindStuckIngestionsFindsDeliveredApprovalsOf
 
   this->Append({ContractApproval("a-none", none_old.id, 1)});
   this->DeliverAll(ContractTime(1));
-  this->Append({ContractApproval("a-twice-1", twice.id, 3), ContractApproval("a-twice-2", twice.id, 3)});
+  this->Append(
+      {ContractApproval("a-twice-1", twice.id, 3), ContractApproval("a-twice-2", twice.id, 3)});
   this->DeliverAll(ContractTime(3));
-  this->Append({ContractApproval("a-pending", pending_old.id, 2), ContractApproval("a-done", done.id, 1),
-                ContractApproval("a-failed", failed.id, 1), ContractApproval("a-older", older_version.id, 1),
+  this->Append({ContractApproval("a-pending", pending_old.id, 2),
+                ContractApproval("a-done", done.id, 1), ContractApproval("a-failed", failed.id, 1),
+                ContractApproval("a-older", older_version.id, 1),
                 ContractEvent("s-never", never_approved.id)});
   this->DeliverAll(ContractTime(5));
   this->Append({ContractApproval("a-recent", pending_recent.id, 1)});
@@ -410,9 +412,10 @@ TYPED_TEST_P(ConsumerStoreContract, PruneKeepsTheApprovalOfAVersionUntilItsInges
   const Document pending = this->AddDocument(2, IngestStatus::kPending);
   const Document failed = this->AddDocument(1, IngestStatus::kFailed);
   const Document done = this->AddDocument(1, IngestStatus::kDone);
-  this->Append({ContractApproval("a-pending-v1", pending.id, 1), ContractEvent("s-pending", pending.id),
-                ContractApproval("a-pending-v2", pending.id, 2), ContractApproval("a-failed", failed.id, 1),
-                ContractApproval("a-done", done.id, 1)});
+  this->Append(
+      {ContractApproval("a-pending-v1", pending.id, 1), ContractEvent("s-pending", pending.id),
+       ContractApproval("a-pending-v2", pending.id, 2), ContractApproval("a-failed", failed.id, 1),
+       ContractApproval("a-done", done.id, 1)});
   this->DeliverAll(ContractTime(10));
   // Deleted: the approval of an older version, another event type, an ingested version.
   EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(100), 10), 3);
@@ -493,9 +496,9 @@ TYPED_TEST_P(ConsumerStoreContract, AStalePreviewNeverOverwritesANewerOne) {
 }
 
 TYPED_TEST_P(ConsumerStoreContract, PreviewsAndChunksOfAMissingDocumentAreStorageErrors) {
-  EXPECT_THROW(
-      this->consumers().BeginConsumer()->UpsertPreview(PreviewRecord{12345, 1, "x", ContractTime()}),
-      StorageError);
+  EXPECT_THROW(this->consumers().BeginConsumer()->UpsertPreview(
+                   PreviewRecord{12345, 1, "x", ContractTime()}),
+               StorageError);
   EXPECT_THROW(this->consumers().BeginConsumer()->ReplaceChunks(12345, 1, "T", {"x"}),
                StorageError);
 }
@@ -599,18 +602,50 @@ TYPED_TEST_P(ConsumerStoreContract, HostileQueriesReturnNormally) {
   this->Ingest(id, 1, "Guide", {"review the proposal carefully"});
   std::string long_text;
   while (long_text.size() < 10 * 1024) long_text += "zebra\" OR* quokka:' ";
-  const std::vector<std::string> nothing = {
-      "\"", "*", "AND OR NOT", "NEAR(", "NEAR(a b, 3)", "title:x", "'", "\\", "^", "-", "+",
-      "(", ")", "{content}:x", "\xF0\x9F\x9A\x80", "\xF0\x9F\x9A\x80\xF0\x9F\x8E\x89", "a''b",
-      "\"unterminated", "x AND (y OR", "!x & y | z", "<->", ":*", "proposal NEAR(",
-      std::string("\0", 1),
-      std::string("nul\0byte", 8), "\xFF\xFE", "\xC3", "%_", long_text};
+  const std::vector<std::string> nothing = {"\"",
+                                            "*",
+                                            "AND OR NOT",
+                                            "NEAR(",
+                                            "NEAR(a b, 3)",
+                                            "title:x",
+                                            "'",
+                                            "\\",
+                                            "^",
+                                            "-",
+                                            "+",
+                                            "(",
+                                            ")",
+                                            "{content}:x",
+                                            "\xF0\x9F\x9A\x80",
+                                            "\xF0\x9F\x9A\x80\xF0\x9F\x8E\x89",
+                                            "a''b",
+                                            "\"unterminated",
+                                            "x AND (y OR",
+                                            "!x & y | z",
+                                            "<->",
+                                            ":*",
+                                            "proposal NEAR(",
+                                            std::string("\0", 1),
+                                            std::string("nul\0byte", 8),
+                                            "\xFF\xFE",
+                                            "\xC3",
+                                            "%_",
+                                            long_text};
   for (const std::string& query : nothing) {
     EXPECT_TRUE(this->consumers().Search(query, 10).empty()) << query.substr(0, 40);
   }
-  const std::vector<std::string> found = {
-      "review\"", "review*", "\"review", "(review)", "review:", "^review", "review \xF0\x9F\x9A\x80",
-      "review'", "review\\", "proposal,", "{review}", "review\xFF"};
+  const std::vector<std::string> found = {"review\"",
+                                          "review*",
+                                          "\"review",
+                                          "(review)",
+                                          "review:",
+                                          "^review",
+                                          "review \xF0\x9F\x9A\x80",
+                                          "review'",
+                                          "review\\",
+                                          "proposal,",
+                                          "{review}",
+                                          "review\xFF"};
   for (const std::string& query : found) {
     EXPECT_EQ(this->HitIds(query), std::vector<DocumentId>{id}) << query;
   }

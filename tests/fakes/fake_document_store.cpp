@@ -27,7 +27,9 @@ std::optional<typename Map::mapped_type> Lookup(const Map& map, const typename M
 template <typename Row>
 Row& Existing(std::map<std::int64_t, Row>& rows, std::int64_t id, const char* what) {
   const auto found = rows.find(id);
-  if (found == rows.end()) Violation(std::string("no ") + what + " " + std::to_string(id) + " to update");
+  if (found == rows.end()) {
+    Violation(std::string("no ") + what + " " + std::to_string(id) + " to update");
+  }
   return found->second;
 }
 
@@ -44,7 +46,8 @@ bool IsWordCodePoint(std::string_view sequence) {
   if (sequence.size() == 1) return std::isalnum(lead) != 0;
   if (sequence.size() == 4) return false;
   if (sequence.size() == 3) {
-    const char32_t cp = ((lead & 0x0Fu) << 12) | ((sequence[1] & 0x3Fu) << 6) | (sequence[2] & 0x3Fu);
+    const char32_t cp =
+        ((lead & 0x0Fu) << 12) | ((sequence[1] & 0x3Fu) << 6) | (sequence[2] & 0x3Fu);
     return cp < 0x2000 || cp > 0x2BFF;
   }
   return true;
@@ -86,8 +89,8 @@ std::string Stem(std::string word) {
 }
 
 int CountStem(const std::vector<Word>& words, const std::string& stem) {
-  return static_cast<int>(
-      std::count_if(words.begin(), words.end(), [&](const Word& w) { return Stem(w.text) == stem; }));
+  return static_cast<int>(std::count_if(words.begin(), words.end(),
+                                        [&](const Word& w) { return Stem(w.text) == stem; }));
 }
 
 // The content from a few words before the first word with one of `stems`, at most about 240
@@ -121,6 +124,11 @@ class FakeDocumentStore::Write {
   }
 
  protected:
+  std::optional<Document> DocumentRow(DocumentId id) { return Lookup(Open().documents, id); }
+  std::optional<std::string> ContentRow(DocumentId id, std::int32_t version) {
+    return Lookup(Open().contents, {id, version});
+  }
+
   Data& Open() {
     if (committed_) Violation("the transaction is already committed");
     std::lock_guard lock(store_.mutex_);
@@ -145,14 +153,10 @@ class FakeDocumentStore::Transaction final : public StoreTransaction, private Wr
   using Write::Write;
 
   std::optional<Review> LockReview(ReviewId id) override { return Lookup(Open().reviews, id); }
-  std::optional<Document> LockDocument(DocumentId id) override {
-    return Lookup(Open().documents, id);
-  }
-  std::optional<Document> ReadDocument(DocumentId id) override {
-    return Lookup(Open().documents, id);
-  }
+  std::optional<Document> LockDocument(DocumentId id) override { return DocumentRow(id); }
+  std::optional<Document> ReadDocument(DocumentId id) override { return DocumentRow(id); }
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
-    return Lookup(Open().contents, {id, version});
+    return ContentRow(id, version);
   }
 
   DocumentId InsertDocument(const Document& doc) override {
@@ -249,7 +253,6 @@ class FakeDocumentStore::Transaction final : public StoreTransaction, private Wr
                 std::to_string(review.document_id));
     }
   }
-
 };
 
 class FakeDocumentStore::ConsumerTx final : public ConsumerTransaction, private Write {
@@ -258,8 +261,7 @@ class FakeDocumentStore::ConsumerTx final : public ConsumerTransaction, private 
 
   InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) override {
     auto& rows = Open().inbox;
-    const auto [row, inserted] =
-        rows.try_emplace({std::string(consumer), std::string(event_id)});
+    const auto [row, inserted] = rows.try_emplace({std::string(consumer), std::string(event_id)});
     if (!inserted && row->second.state != Data::InboxRowState::kFailing) {
       return row->second.state == Data::InboxRowState::kDone ? InboxState::kDone
                                                              : InboxState::kParked;
@@ -269,12 +271,10 @@ class FakeDocumentStore::ConsumerTx final : public ConsumerTransaction, private 
     return InboxState::kNew;
   }
 
-  std::optional<Document> LockDocument(DocumentId id) override {
-    return Lookup(Open().documents, id);
-  }
+  std::optional<Document> LockDocument(DocumentId id) override { return DocumentRow(id); }
 
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
-    return Lookup(Open().contents, {id, version});
+    return ContentRow(id, version);
   }
 
   bool UpsertPreview(const PreviewRecord& record) override {
@@ -604,8 +604,7 @@ ConsumerFailure FakeDocumentStore::RecordFailure(std::string_view consumer,
   std::unique_lock lock(mutex_);
   ThrowIfUnavailable();
   AwaitWriterSlot(lock);
-  const auto [found, inserted] =
-      data_.inbox.try_emplace({std::string(consumer), event.event_id});
+  const auto [found, inserted] = data_.inbox.try_emplace({std::string(consumer), event.event_id});
   Data::InboxRow& row = found->second;
   if (inserted) row.state = Data::InboxRowState::kFailing;
   if (row.state == Data::InboxRowState::kFailing) {
@@ -625,13 +624,14 @@ std::vector<ParkedEvent> FakeDocumentStore::ListParked(int limit) {
   std::vector<ParkedEvent> parked;
   for (const auto& [key, row] : data_.inbox) {
     if (row.state != Data::InboxRowState::kParked) continue;
-    parked.push_back(ParkedEvent{key.first, *row.event, row.attempts, row.last_error, row.updated_at});
+    parked.push_back(
+        ParkedEvent{key.first, *row.event, row.attempts, row.last_error, row.updated_at});
   }
   std::sort(parked.begin(), parked.end(), [](const ParkedEvent& a, const ParkedEvent& b) {
     return std::tie(a.parked_at, a.consumer, a.event.event_id) <
            std::tie(b.parked_at, b.consumer, b.event.event_id);
   });
-  if (parked.size() > static_cast<std::size_t>(std::max(limit, 0))) parked.resize(std::max(limit, 0));
+  parked.resize(std::min(parked.size(), static_cast<std::size_t>(std::max(limit, 0))));
   return parked;
 }
 
@@ -672,13 +672,13 @@ void FakeDocumentStore::Requeue(const OutboxEvent& event) {
 }
 
 std::vector<OutboxEvent> FakeDocumentStore::FindStuckIngestions(TimePoint delivered_before,
-                                                               int limit) {
+                                                                int limit) {
   std::lock_guard lock(mutex_);
   ThrowIfUnavailable();
   std::vector<std::pair<TimePoint, OutboxEvent>> stuck;  // (delivered_at, event)
   for (const auto& [id, doc] : data_.documents) {
-    if (!doc.approved_version || (doc.ingest_status != IngestStatus::kNone &&
-                                  doc.ingest_status != IngestStatus::kPending)) {
+    if (!doc.approved_version ||
+        (doc.ingest_status != IngestStatus::kNone && doc.ingest_status != IngestStatus::kPending)) {
       continue;
     }
     const Data::OutboxRow* newest = nullptr;
@@ -717,7 +717,8 @@ std::vector<SearchHit> FakeDocumentStore::Search(const std::string& query, int l
   if (stems.empty() || limit <= 0) return {};
   std::lock_guard lock(mutex_);
   ThrowIfUnavailable();
-  std::vector<std::tuple<double, DocumentId, std::size_t, SearchHit>> hits;  // (-score, id, ordinal)
+  std::vector<std::tuple<double, DocumentId, std::size_t, SearchHit>>
+      hits;  // (-score, id, ordinal)
   for (const auto& [id, chunks] : data_.chunks) {
     const Document& doc = data_.documents.at(id);
     if (doc.approved_version != chunks.version) continue;
@@ -734,9 +735,9 @@ std::vector<SearchHit> FakeDocumentStore::Search(const std::string& query, int l
         score += 2.5 * in_title + in_content;
       }
       if (!all) continue;
-      hits.emplace_back(-score, id, ordinal,
-                        SearchHit{id, chunks.version, chunks.title, Snippet(content, words, stems),
-                                  score});
+      hits.emplace_back(
+          -score, id, ordinal,
+          SearchHit{id, chunks.version, chunks.title, Snippet(content, words, stems), score});
     }
   }
   std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {

@@ -177,6 +177,30 @@ TEST_F(PgOutboxTest, AnotherInstancesCommitWakesTheListenerOncePerTransaction) {
   EXPECT_EQ(wakeup.count(), before + 1);
 }
 
+// Requeue is an INSERT ... ON CONFLICT DO UPDATE: the outbox's statement-level INSERT trigger
+// notifies whether the row was still there (update) or had been pruned (insert).
+TEST_F(PgOutboxTest, RequeueWakesTheListenerWhetherTheRowExistedOrWasPruned) {
+  PgDocumentStore writer(Config(milliseconds(60'000)));
+  CountingWakeup wakeup;
+  PgOutboxListener listener(Config(milliseconds(60'000)), wakeup);
+  ASSERT_TRUE(Within(milliseconds(5000), [&] { return listener.listening(); }));
+  AppendEvents(writer, 2);
+  const auto delivered = writer.ClaimPending(10);
+  ASSERT_EQ(delivered.size(), 2u);
+  writer.MarkDelivered(Sequences(delivered), ContractTime(1));
+  db_.Execute("DELETE FROM kh_outbox WHERE id = " + std::to_string(delivered[1].sequence));
+  ASSERT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() >= 2; }));
+  std::this_thread::sleep_for(milliseconds(200));
+
+  int before = wakeup.count();
+  writer.Requeue(delivered[0]);  // the row still exists: reset
+  EXPECT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
+  before = wakeup.count();
+  writer.Requeue(delivered[1]);  // the row was pruned: written again
+  EXPECT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL"), 2);
+}
+
 TEST_F(PgOutboxTest, TheListenerReconnectsAfterAnOutageAndWakesTheRelayAgain) {
   TcpProxy proxy(PortOfUrl(db_.url()));
   PgConfig through_proxy = Config(milliseconds(60'000));

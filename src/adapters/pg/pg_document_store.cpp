@@ -227,8 +227,8 @@ constexpr Statement kFindStuckIngestions{
     "   AND o.delivered_at IS NOT NULL AND o.delivered_at < $1"
     " ORDER BY o.delivered_at, o.id LIMIT $2"};
 
-constexpr Statement kSetIngestStatus{
-    "set_ingest_status", "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
+constexpr Statement kSetIngestStatus{"set_ingest_status",
+                                     "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
 constexpr Statement kUpsertPreview{
     "upsert_preview",
     "INSERT INTO kh_document_preview (document_id, version, content, approved_at)"
@@ -247,8 +247,7 @@ constexpr Statement kInsertChunk{
     "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content)"
     " VALUES ($1, $2, $3, $4, $5)"};
 constexpr Statement kListChunks{
-    "list_chunks",
-    "SELECT content FROM kh_document_chunk WHERE document_id = $1 ORDER BY ordinal"};
+    "list_chunks", "SELECT content FROM kh_document_chunk WHERE document_id = $1 ORDER BY ordinal"};
 // $1 the user's words, which plainto_tsquery only ever reads as words to AND (no operators), $2
 // the limit. ts_rank_cd weighs the title (A) 1.0 and the content (B) 0.4; the headline has no
 // markers (empty StartSel/StopSel), so it is plain text.
@@ -266,15 +265,13 @@ constexpr Statement kSearch{
 constexpr Statement kPing{"ping", "SELECT 1"};
 
 constexpr std::array kStatements{
-    kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument,        kSelectReview,
-    kLockReview,     kInsertReview, kUpdateReview,   kSelectDocumentReviews, kSelectContent,
-    kInsertContent,  kInsertEvent,  kClaimEvents,    kMarkDelivered,         kDeferEvents,
-    kReleaseClaims,  kPruneDelivered, kBacklog,      kPing,
-    kReserveIdempotencyKey, kSelectIdempotencyKey,   kCompleteIdempotencyKey,
-    kReleaseIdempotencyKey, kPruneIdempotencyKeys,
-    kRequeueEvent,   kClaimInbox,   kSelectInbox,    kRecordFailure,         kListParked,
-    kUnpark,         kFindStuckIngestions,           kSetIngestStatus,       kUpsertPreview,
-    kSelectPreview,  kDeleteChunks, kInsertChunk,    kListChunks,            kSearch,
+    kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument, kSelectReview, kLockReview,
+    kInsertReview, kUpdateReview, kSelectDocumentReviews, kSelectContent, kInsertContent,
+    kInsertEvent, kClaimEvents, kMarkDelivered, kDeferEvents, kReleaseClaims, kPruneDelivered,
+    kBacklog, kPing, kReserveIdempotencyKey, kSelectIdempotencyKey, kCompleteIdempotencyKey,
+    kReleaseIdempotencyKey, kPruneIdempotencyKeys, kRequeueEvent, kClaimInbox, kSelectInbox,
+    kRecordFailure, kListParked, kUnpark, kFindStuckIngestions, kSetIngestStatus, kUpsertPreview,
+    kSelectPreview, kDeleteChunks, kInsertChunk, kListChunks, kSearch,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is planned with its actual
@@ -403,8 +400,8 @@ ParkedEvent ToParked(const pqxx::row& row) {
 }
 
 PreviewRecord ToPreview(const pqxx::row& row) {
-  return PreviewRecord{row[0].as<DocumentId>(), row[1].as<std::int32_t>(),
-                       row[2].as<std::string>(), FromMillis(row[3].as<std::int64_t>())};
+  return PreviewRecord{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
+                       FromMillis(row[3].as<std::int64_t>())};
 }
 
 SearchHit ToHit(const pqxx::row& row) {
@@ -494,6 +491,18 @@ class PgWork {
     }
   }
 
+  // What both kinds of transaction do alike.
+  std::optional<Document> LockDocument(DocumentId id) {
+    return Run("lock document", id, [&](pqxx::work& w) {
+      return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
+    });
+  }
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) {
+    return Run("read content of document", id, [&](pqxx::work& w) {
+      return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
+    });
+  }
+
   void Commit() {
     try {
       Run("commit", 0, [](pqxx::work& work) { work.commit(); });
@@ -526,11 +535,7 @@ class PgTransaction final : public StoreTransaction {
     });
   }
 
-  std::optional<Document> LockDocument(DocumentId id) override {
-    return work_.Run("lock document", id, [&](pqxx::work& w) {
-      return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
-    });
-  }
+  std::optional<Document> LockDocument(DocumentId id) override { return work_.LockDocument(id); }
 
   std::optional<Document> ReadDocument(DocumentId id) override {
     return work_.Run("read document", id, [&](pqxx::work& w) {
@@ -539,19 +544,17 @@ class PgTransaction final : public StoreTransaction {
   }
 
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
-    return work_.Run("read content of document", id, [&](pqxx::work& w) {
-      return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
-    });
+    return work_.ReadContent(id, version);
   }
 
   DocumentId InsertDocument(const Document& doc) override {
     return work_.Run("insert document", 0, [&](pqxx::work& w) {
       return w
-          .exec_prepared1(
-              kInsertDocument.name, Checked(doc.title), Name(ToString(doc.status)), doc.version,
-              Checked(doc.author_id), Checked(Text(doc.current_review_id)),
-              Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
-              Name(ToString(doc.ingest_status)), Millis(doc.created_at), Millis(doc.updated_at))[0]
+          .exec_prepared1(kInsertDocument.name, Checked(doc.title), Name(ToString(doc.status)),
+                          doc.version, Checked(doc.author_id), Checked(Text(doc.current_review_id)),
+                          Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
+                          Name(ToString(doc.ingest_status)), Millis(doc.created_at),
+                          Millis(doc.updated_at))[0]
           .as<DocumentId>();
     });
   }
@@ -560,9 +563,9 @@ class PgTransaction final : public StoreTransaction {
     return work_.Run("insert review of document", review.document_id, [&](pqxx::work& w) {
       return w
           .exec_prepared1(kInsertReview.name, review.document_id, review.document_version,
-                           Name(ToString(review.status)), Checked(review.submitted_by),
-                           Millis(review.submitted_at), Checked(review.decided_by),
-                           Checked(Text(review.decided_at)), Checked(review.comment))[0]
+                          Name(ToString(review.status)), Checked(review.submitted_by),
+                          Millis(review.submitted_at), Checked(review.decided_by),
+                          Checked(Text(review.decided_at)), Checked(review.comment))[0]
           .as<ReviewId>();
     });
   }
@@ -597,8 +600,8 @@ class PgTransaction final : public StoreTransaction {
   void AppendEvent(const OutboxEvent& event) override {
     work_.Run("append event of document", event.document_id, [&](pqxx::work& w) {
       w.exec_prepared(kInsertEvent.name, Checked(event.event_id), Name(ToString(event.type)),
-                           event.document_id, event.review_id, event.version,
-                           Checked(event.actor_id), Millis(event.occurred_at));
+                      event.document_id, event.review_id, event.version, Checked(event.actor_id),
+                      Millis(event.occurred_at));
     });
   }
 
@@ -607,7 +610,7 @@ class PgTransaction final : public StoreTransaction {
                                  TimePoint expires_at) override {
     const auto result = work_.Run("complete idempotency key", 0, [&](pqxx::work& w) {
       return w.exec_prepared(kCompleteIdempotencyKey.name, Checked(caller), Checked(key),
-                                  Checked(owner), Checked(response), Millis(expires_at));
+                             Checked(owner), Checked(response), Millis(expires_at));
     });
     if (result.affected_rows() != 1) {
       throw StorageError("postgres: idempotency key '" + key + "' of " + caller +
@@ -650,16 +653,10 @@ class PgConsumerTransaction final : public ConsumerTransaction {
     });
   }
 
-  std::optional<Document> LockDocument(DocumentId id) override {
-    return work_.Run("lock document", id, [&](pqxx::work& w) {
-      return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
-    });
-  }
+  std::optional<Document> LockDocument(DocumentId id) override { return work_.LockDocument(id); }
 
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
-    return work_.Run("read content of document", id, [&](pqxx::work& w) {
-      return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
-    });
+    return work_.ReadContent(id, version);
   }
 
   bool UpsertPreview(const PreviewRecord& record) override {
@@ -757,8 +754,8 @@ std::optional<Review> PgDocumentStore::FindReview(ReviewId id) {
 std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int32_t version) {
   return Autocommit(*pool_, config_.pool_wait_timeout, Describe("find content of document", id),
                     [&](pqxx::transaction_base& tx) {
-                      return First<std::string>(
-                          tx.exec_prepared(kSelectContent.name, id, version), ToText);
+                      return First<std::string>(tx.exec_prepared(kSelectContent.name, id, version),
+                                                ToText);
                     });
 }
 
@@ -1009,12 +1006,11 @@ void PgDocumentStore::Requeue(const OutboxEvent& event) {
 std::vector<OutboxEvent> PgDocumentStore::FindStuckIngestions(TimePoint delivered_before,
                                                               int limit) {
   if (limit <= 0) return {};
-  return Autocommit(*pool_, config_.pool_wait_timeout, "find stuck ingestions",
-                    [&](pqxx::transaction_base& tx) {
-                      return All<OutboxEvent>(tx.exec_prepared(kFindStuckIngestions.name,
-                                                               Millis(delivered_before), limit),
-                                              ToEvent);
-                    });
+  return Autocommit(
+      *pool_, config_.pool_wait_timeout, "find stuck ingestions", [&](pqxx::transaction_base& tx) {
+        return All<OutboxEvent>(
+            tx.exec_prepared(kFindStuckIngestions.name, Millis(delivered_before), limit), ToEvent);
+      });
 }
 
 std::optional<PreviewRecord> PgDocumentStore::FindPreview(DocumentId id) {

@@ -47,16 +47,16 @@ class PgConnectionPool;
 // call opens a fresh one, so the store recovers by itself when the server is back.
 //
 // Consumers: BeginConsumer() is a transaction like Begin(); its LockDocument is SELECT ... FOR
-// UPDATE. Claim is INSERT ... ON CONFLICT on the inbox's primary key: a concurrent claim of the same
-// (consumer, event_id) waits for the first transaction to end, then sees kDone if it committed, or
-// claims the pair itself (kNew) if it rolled back. Requeue wakes the relays through the outbox's
-// NOTIFY trigger, which fires for the upsert as for any insert. Full-text search uses each chunk's
-// search_vector (configuration 'english': stemming like SQLite's porter tokenizer, but English stop
-// words are dropped, so a query of stop words only matches nothing) with the user's words given to
-// plainto_tsquery as a bound parameter, which reads them as words to AND and never as operators, so
-// no input is a syntax error. Hits are ranked by ts_rank_cd (title weight A 1.0, content B 0.4),
-// best first; the snippet is ts_headline of the chunk's content, 12 to 32 words around the matches,
-// as plain text: no markers around the matched words and no ellipsis.
+// UPDATE. Claim is INSERT ... ON CONFLICT on the inbox's primary key: a concurrent claim of the
+// same (consumer, event_id) waits for the first transaction to end, then sees kDone if it
+// committed, or claims the pair itself (kNew) if it rolled back. Requeue wakes the relays through
+// the outbox's NOTIFY trigger, which fires for the upsert as for any insert. Full-text search uses
+// each chunk's search_vector (configuration 'english': stemming like SQLite's porter tokenizer, but
+// English stop words are dropped, so a query of stop words only matches nothing) with the user's
+// words given to plainto_tsquery as a bound parameter, which reads them as words to AND and never
+// as operators, so no input is a syntax error. Hits are ranked by ts_rank_cd (title weight A 1.0,
+// content B 0.4), best first; the snippet is ts_headline of the chunk's content, 12 to 32 words
+// around the matches, as plain text: no markers around the matched words and no ellipsis.
 //
 // Thread-safe. The store must outlive every transaction it hands out.
 class PgDocumentStore final : public DocumentStore,

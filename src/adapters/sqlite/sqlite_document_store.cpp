@@ -1,7 +1,5 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 
-#include "core/instance_token.h"
-
 #include <algorithm>
 #include <array>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include "adapters/sqlite/sqlite_migrations.h"
 #include "app/inbox_rows.h"
 #include "core/error.h"
+#include "core/instance_token.h"
 #include "core/search_text.h"
 
 namespace docgate {
@@ -170,19 +169,20 @@ constexpr std::string_view kPruneIdempotencyKeys =
 constexpr std::string_view kClaimInbox =
     "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, updated_at)"
     " VALUES (?1, ?2, 'done', 0, ?3)"
-    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done', updated_at = excluded.updated_at"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
+    "   updated_at = excluded.updated_at"
     " WHERE kh_consumer_inbox.state = 'failing'";
 constexpr std::string_view kSelectInbox =
     "SELECT state, attempts FROM kh_consumer_inbox WHERE consumer = ?1 AND event_id = ?2";
-// A failed attempt of a new or failing pair, ?3 the attempt limit; the event (?6..?11) is kept
-// whole. A pair done or parked is left alone.
+// A failed attempt of consumer ?1 on the event ?5..?11 (BindEvent), ?2 the attempt limit, ?3 the
+// error, ?4 the time; the event is kept whole. A pair done or parked is left alone.
 constexpr std::string_view kRecordFailure =
-    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, last_error, updated_at,"
-    " event_type, document_id, review_id, version, actor_id, occurred_at)"
-    " VALUES (?1, ?2, CASE WHEN ?3 <= 1 THEN 'parked' ELSE 'failing' END, 1, ?4, ?5,"
-    "         ?6, ?7, ?8, ?9, ?10, ?11)"
+    "INSERT INTO kh_consumer_inbox (consumer, state, attempts, last_error, updated_at,"
+    " event_id, event_type, document_id, review_id, version, actor_id, occurred_at)"
+    " VALUES (?1, CASE WHEN ?2 <= 1 THEN 'parked' ELSE 'failing' END, 1, ?3, ?4,"
+    "         ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = attempts + 1,"
-    "   state = CASE WHEN attempts + 1 >= ?3 THEN 'parked' ELSE 'failing' END,"
+    "   state = CASE WHEN attempts + 1 >= ?2 THEN 'parked' ELSE 'failing' END,"
     "   last_error = excluded.last_error, updated_at = excluded.updated_at,"
     "   event_type = excluded.event_type, document_id = excluded.document_id,"
     "   review_id = excluded.review_id, version = excluded.version, actor_id = excluded.actor_id,"
@@ -354,8 +354,21 @@ InboxRow ReadInbox(SqliteConnection& connection, std::string_view consumer,
                    std::string_view event_id) {
   auto stmt = connection.Prepare(kSelectInbox);
   stmt.Bind(1, consumer).Bind(2, event_id);
-  if (!stmt.Step()) throw StorageError("sqlite: inbox row of " + std::string(event_id) + " vanished");
+  if (!stmt.Step()) {
+    throw StorageError("sqlite: inbox row of " + std::string(event_id) + " vanished");
+  }
   return InboxRow{stmt.Text(0), stmt.Int32(1)};
+}
+
+// Binds the event's columns as EventAt reads them, from parameter `first` on (sequence aside).
+SqliteStatement& BindEvent(SqliteStatement& stmt, const OutboxEvent& event, int first) {
+  return stmt.Bind(first, event.event_id)
+      .Bind(first + 1, ToString(event.type))
+      .Bind(first + 2, event.document_id)
+      .Bind(first + 3, event.review_id)
+      .Bind(first + 4, event.version)
+      .Bind(first + 5, event.actor_id)
+      .Bind(first + 6, event.occurred_at);
 }
 
 void BindDocument(SqliteStatement& stmt, const Document& doc) {
@@ -400,6 +413,18 @@ std::vector<T> AllRows(SqliteStatement& stmt, T (*decode)(const SqliteStatement&
   std::vector<T> rows;
   while (stmt.Step()) rows.push_back(decode(stmt));
   return rows;
+}
+
+// Runs `sql` with `params` bound as ?1, ?2, ... on a pooled connection in autocommit: every row,
+// decoded.
+template <typename T, typename... Params>
+std::vector<T> ReadAll(SqliteConnectionPool& pool, std::string_view sql,
+                       T (*decode)(const SqliteStatement&), const Params&... params) {
+  auto lease = pool.Acquire();
+  auto stmt = lease->Prepare(sql);
+  int index = 0;
+  (stmt.Bind(++index, params), ...);
+  return AllRows(stmt, decode);
 }
 
 std::optional<Document> SelectDocument(SqliteConnection& connection, DocumentId id) {
@@ -475,7 +500,8 @@ class SqliteWriteScope {
 
  private:
   std::optional<SqliteConnectionPool::Lease> lease_;
-  std::optional<SqliteWriteTransaction> tx_;  // after lease_: rolled back before the connection goes back
+  // After lease_: rolled back before the connection goes back.
+  std::optional<SqliteWriteTransaction> tx_;
 };
 
 class SqliteStoreTransaction final : public StoreTransaction {
@@ -525,16 +551,8 @@ class SqliteStoreTransaction final : public StoreTransaction {
   }
 
   void AppendEvent(const OutboxEvent& event) override {
-    Open()
-        .Prepare(kInsertEvent)
-        .Bind(1, event.event_id)
-        .Bind(2, ToString(event.type))
-        .Bind(3, event.document_id)
-        .Bind(4, event.review_id)
-        .Bind(5, event.version)
-        .Bind(6, event.actor_id)
-        .Bind(7, event.occurred_at)
-        .Run();
+    auto stmt = Open().Prepare(kInsertEvent);
+    BindEvent(stmt, event, 1).Run();
   }
 
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
@@ -840,34 +858,22 @@ std::unique_ptr<ConsumerTransaction> SqliteDocumentStore::BeginConsumer() {
 }
 
 ConsumerFailure SqliteDocumentStore::RecordFailure(std::string_view consumer,
-                                                   const OutboxEvent& event,
-                                                   std::string_view error, int max_attempts,
-                                                   TimePoint at) {
+                                                   const OutboxEvent& event, std::string_view error,
+                                                   int max_attempts, TimePoint at) {
   auto lease = pool_->AcquireWriter();
   SqliteWriteTransaction tx(*lease);
-  lease->Prepare(kRecordFailure)
-      .Bind(1, consumer)
-      .Bind(2, event.event_id)
-      .Bind(3, std::int64_t{max_attempts})
-      .Bind(4, error)
-      .Bind(5, at)
-      .Bind(6, ToString(event.type))
-      .Bind(7, event.document_id)
-      .Bind(8, event.review_id)
-      .Bind(9, event.version)
-      .Bind(10, event.actor_id)
-      .Bind(11, event.occurred_at)
-      .Run();
+  {
+    auto stmt = lease->Prepare(kRecordFailure);
+    stmt.Bind(1, consumer).Bind(2, std::int64_t{max_attempts}).Bind(3, error).Bind(4, at);
+    BindEvent(stmt, event, 5).Run();
+  }
   const InboxRow row = ReadInbox(*lease, consumer, event.event_id);
   tx.Commit();
   return ConsumerFailure{row.attempts, row.state == "parked"};
 }
 
 std::vector<ParkedEvent> SqliteDocumentStore::ListParked(int limit) {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kListParked);
-  stmt.Bind(1, NonNegative(limit));
-  return AllRows(stmt, &ParkedFromRow);
+  return ReadAll(*pool_, kListParked, &ParkedFromRow, NonNegative(limit));
 }
 
 std::vector<OutboxEvent> SqliteDocumentStore::Unpark(const std::optional<std::string>& event_id) {
@@ -885,46 +891,29 @@ std::vector<OutboxEvent> SqliteDocumentStore::Unpark(const std::optional<std::st
 
 void SqliteDocumentStore::Requeue(const OutboxEvent& event) {
   auto lease = pool_->AcquireWriter();
-  lease->Prepare(kRequeueEvent)
-      .Bind(1, event.event_id)
-      .Bind(2, ToString(event.type))
-      .Bind(3, event.document_id)
-      .Bind(4, event.review_id)
-      .Bind(5, event.version)
-      .Bind(6, event.actor_id)
-      .Bind(7, event.occurred_at)
-      .Run();
+  auto stmt = lease->Prepare(kRequeueEvent);
+  BindEvent(stmt, event, 1).Run();
 }
 
 std::vector<OutboxEvent> SqliteDocumentStore::FindStuckIngestions(TimePoint delivered_before,
                                                                   int limit) {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kFindStuckIngestions);
-  stmt.Bind(1, delivered_before).Bind(2, NonNegative(limit));
-  return AllRows(stmt, &EventFromRow);
+  return ReadAll(*pool_, kFindStuckIngestions, &EventFromRow, delivered_before, NonNegative(limit));
 }
 
 std::optional<PreviewRecord> SqliteDocumentStore::FindPreview(DocumentId id) {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kSelectPreview);
-  stmt.Bind(1, id);
-  return FirstRow(stmt, &PreviewFromRow);
+  std::vector<PreviewRecord> rows = ReadAll(*pool_, kSelectPreview, &PreviewFromRow, id);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
 }
 
 std::vector<SearchHit> SqliteDocumentStore::Search(const std::string& query, int limit) {
   const std::vector<std::string> words = SearchWords(query);
   if (words.empty() || limit <= 0) return {};
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kSearch);
-  stmt.Bind(1, FtsQuery(words)).Bind(2, NonNegative(limit));
-  return AllRows(stmt, &HitFromRow);
+  return ReadAll(*pool_, kSearch, &HitFromRow, FtsQuery(words), NonNegative(limit));
 }
 
 std::vector<std::string> SqliteDocumentStore::ListChunks(DocumentId id) {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kListChunks);
-  stmt.Bind(1, id);
-  return AllRows(stmt, &TextFromRow);
+  return ReadAll(*pool_, kListChunks, &TextFromRow, id);
 }
 
 }  // namespace docgate
