@@ -32,9 +32,9 @@
 namespace {
 
 using namespace docgate;
-using Clock = std::chrono::steady_clock;
+using Stopwatch = std::chrono::steady_clock;
 
-double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(Stopwatch::duration d) { return std::chrono::duration<double>(d).count(); }
 
 double Percentile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> contents;
   std::size_t content_bytes = 0;
-  const auto seed_start = Clock::now();
+  const auto seed_start = Stopwatch::now();
   for (int i = 0; i < documents; ++i) {
     contents.push_back(Article(static_cast<std::uint32_t>(i + 1), Marker(i), paragraphs));
     content_bytes += contents.back().size();
@@ -78,21 +78,21 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  const double seed_seconds = Seconds(Clock::now() - seed_start);
+  const double seed_seconds = Seconds(Stopwatch::now() - seed_start);
 
-  const auto ingest_start = Clock::now();
+  const auto ingest_start = Stopwatch::now();
   while (app.relay().RunOnce() > 0) {
   }
-  const double ingest_seconds = Seconds(Clock::now() - ingest_start);
+  const double ingest_seconds = Seconds(Stopwatch::now() - ingest_start);
   if (app.outbox().Backlog().pending != 0) {
     std::cerr << "ingest_bench: the outbox did not drain\n";
     return 1;
   }
 
   std::size_t chunks = 0;
-  const auto chunk_start = Clock::now();
+  const auto chunk_start = Stopwatch::now();
   for (const auto& content : contents) chunks += SplitIntoChunks(content, config.consumers.chunker).size();
-  const double chunk_seconds = Seconds(Clock::now() - chunk_start);
+  const double chunk_seconds = Seconds(Stopwatch::now() - chunk_start);
 
   std::mt19937 random(42);
   const auto& words = ArticleVocabulary();
@@ -101,9 +101,9 @@ int main(int argc, char** argv) {
   for (int q = 0; q < queries; ++q) {
     std::string query = words[random() % words.size()];
     if (q % 2 == 1) query += " " + words[random() % words.size()];
-    const auto start = Clock::now();
+    const auto start = Stopwatch::now();
     const auto result = app.reader().Search(query, 10);
-    latencies_ms.push_back(Seconds(Clock::now() - start) * 1000);
+    latencies_ms.push_back(Seconds(Stopwatch::now() - start) * 1000);
     if (!result.ok()) {
       std::cerr << "ingest_bench: search '" << query << "' failed\n";
       return 1;

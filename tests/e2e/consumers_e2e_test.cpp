@@ -144,7 +144,9 @@ TEST_P(ConsumersInProcessTest, AnApprovedDocumentGetsItsPreviewAndIsSearchable) 
 
   const auto hits = Get("/api/v1/search?q=zqpreviewx", Bob());
   ASSERT_EQ(hits.status(), 200u) << hits.body();
-  ASSERT_EQ(hits.json()["items"].size(), 1u) << hits.body();
+  // One hit per matching chunk: the marker may sit in two, when an overlap repeats it.
+  ASSERT_GE(hits.json()["items"].size(), 1u) << hits.body();
+  ASSERT_LE(hits.json()["items"].size(), 2u) << hits.body();
   const json hit = hits.json()["items"][0];
   EXPECT_EQ(hit["document_id"], id);
   EXPECT_EQ(hit["version"], 1);
@@ -176,6 +178,9 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
   const DocumentId id = Approved("Five deliveries", content);
   WaitForIngestStatus(std::to_string(id), "done");
   const OutboxEvent approval = ApprovalOf(id);
+  const auto hits_before = app_->reader().Search("zqfivex", 50);
+  ASSERT_TRUE(hits_before.ok());
+  ASSERT_GE(hits_before->size(), 1u);
   // Requeue resets one row, so each redelivery is awaited before the next.
   std::size_t seen = 1;
   for (int i = 0; i < 4; ++i) {
@@ -190,7 +195,7 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
   EXPECT_EQ(app_->consumer_store().ListChunks(id), ExpectedChunks(content));
   const auto hits = app_->reader().Search("zqfivex", 50);
   ASSERT_TRUE(hits.ok());
-  EXPECT_EQ(hits->size(), 1u) << "one set of chunks, one of which has the word";
+  EXPECT_EQ(hits->size(), hits_before->size()) << "one set of chunks, as before";
 }
 
 TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayDeliversIt) {
@@ -248,8 +253,8 @@ TEST_P(ConsumersInProcessTest, AThousandApprovedDocumentsAreAllSearchableWithExa
     actual_total += actual.size();
     const auto hits = app_->reader().Search(Marker(i), 50);
     ASSERT_TRUE(hits.ok());
-    ASSERT_EQ(hits->size(), 1u) << Marker(i);
-    EXPECT_EQ((*hits)[0].document_id, ids[i]);
+    ASSERT_GE(hits->size(), 1u) << Marker(i);
+    for (const auto& hit : *hits) EXPECT_EQ(hit.document_id, ids[i]) << Marker(i);
   }
   EXPECT_EQ(actual_total, expected_total);
   EXPECT_GT(expected_total, static_cast<std::size_t>(kDocuments));
