@@ -72,8 +72,6 @@ const std::string kContent =
 class ConsumersTest : public ::testing::Test {
  protected:
   ConsumersTest() {
-    chunker_.max_bytes = 80;
-    chunker_.overlap_bytes = 20;
     runner_.Register(projection_);
     runner_.Register(ingestion_);
   }
@@ -96,7 +94,7 @@ class ConsumersTest : public ::testing::Test {
   FakeLockGate gate_{clock_, random_};
   CountingWakeup wakeup_;
   DocumentService service_{store_, gate_, clock_, random_, wakeup_};
-  ChunkerConfig chunker_;
+  ChunkerConfig chunker_{80, 20};  // small, so that kContent makes several chunks
   RecordingEmbedder embedder_;
   DatabasePreviewStore previews_{store_};
   PreviewProjection projection_{previews_};
@@ -176,14 +174,18 @@ TEST_F(ConsumersTest, AStaleApprovalNeverReplacesANewerOne) {
   EXPECT_EQ(store_.ListChunks(doc->id), std::vector<std::string>{"version two words"});
   EXPECT_EQ(Doc(doc->id).ingest_status, IngestStatus::kDone);
 
-  // And in the other order, on a second document: v1's preview, then v2's replaces it.
-  PreviewRecord older{4242, 3, "v3", clock_.Now()};
-  PreviewRecord newer{4242, 4, "v4", clock_.Now()};
+  // The store's guard by itself, on a second document: v4 stays when v3 comes after it, and v5
+  // replaces it.
+  const DocumentId other = service_.Create(kAlice, "Other", "x")->id;
   auto tx = store_.BeginConsumer();
-  EXPECT_TRUE(previews_.Project(*tx, newer));
-  EXPECT_FALSE(previews_.Project(*tx, older));
+  EXPECT_TRUE(previews_.Project(*tx, PreviewRecord{other, 4, "v4", clock_.Now()}));
+  EXPECT_FALSE(previews_.Project(*tx, PreviewRecord{other, 3, "v3", clock_.Now()}));
   tx->Commit();
-  EXPECT_EQ(previews_.Find(4242)->content, "v4");
+  EXPECT_EQ(previews_.Find(other)->content, "v4");
+  tx = store_.BeginConsumer();
+  EXPECT_TRUE(previews_.Project(*tx, PreviewRecord{other, 5, "v5", clock_.Now()}));
+  tx->Commit();
+  EXPECT_EQ(previews_.Find(other)->content, "v5");
 }
 
 TEST_F(ConsumersTest, AFailingConsumerIsRetriedThenParkedAndReplayable) {
@@ -263,12 +265,13 @@ TEST_F(ConsumersTest, TheRunnerAsAnInProcessConsumerThrowsWhileAConsumerFails) {
 
 TEST_F(ConsumersTest, TheReconcilerReEnqueuesAnApprovalWhoseIngestionIsStuck) {
   const OutboxEvent approved = Approve();
-  // The relay delivered it, but no consumer ever processed it (the message was lost).
-  const auto claimed = store_.ClaimPending(10);
-  std::vector<std::int64_t> sequences;
-  for (const auto& event : claimed) sequences.push_back(event.sequence);
-  store_.MarkDelivered(sequences, clock_.Now());
-  ASSERT_TRUE(store_.ClaimPending(10).empty());
+  // The relay delivered both events (a document's next one is claimable once the one before it
+  // is delivered), but no consumer ever processed them (the messages were lost).
+  for (auto claimed = store_.ClaimPending(10); !claimed.empty(); claimed = store_.ClaimPending(10)) {
+    std::vector<std::int64_t> sequences;
+    for (const auto& event : claimed) sequences.push_back(event.sequence);
+    store_.MarkDelivered(sequences, clock_.Now());
+  }
 
   CountingWakeup relay;
   Reconciler reconciler(store_, clock_, &relay, ReconcilerConfig{5min, 1min, 10});

@@ -470,20 +470,31 @@ TEST_F(OpenApiTest, TokensAreRequiredWhereDocumentedAndOnlyThere) {
   }
 }
 
-// The query parameters documented are the ones the handler accepts: each one's example is taken,
-// an undocumented one is refused.
+// The query parameters documented are the ones the handler accepts: each one's example is taken
+// (with the required ones beside it), an undocumented one is refused.
 TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
   int checked = 0;
   for (const auto& operation : Operations()) {
     if (!IsServed(operation) || operation.method != "get") continue;
     std::string all;
-    for (const auto& parameter : Parameters(operation)) {
-      if (parameter.at("in") != "query") continue;
+    std::string required;
+    const auto pair_of = [](const json& parameter) {
       const json& example = parameter.at("example");
       const std::string value = example.is_string() ? example.get<std::string>() : example.dump();
-      const std::string pair = parameter.at("name").get<std::string>() + "=" + value;
-      EXPECT_EQ(Call(HttpVerb::get, operation.path + "?" + pair, true).result(), HttpStatus::ok)
-          << operation.key << "?" << pair;
+      return parameter.at("name").get<std::string>() + "=" + value;
+    };
+    for (const auto& parameter : Parameters(operation)) {
+      if (parameter.at("in") == "query" && parameter.value("required", false)) {
+        required += (required.empty() ? "" : "&") + pair_of(parameter);
+      }
+    }
+    for (const auto& parameter : Parameters(operation)) {
+      if (parameter.at("in") != "query") continue;
+      const std::string pair = pair_of(parameter);
+      const bool is_required = parameter.value("required", false);
+      const std::string query = is_required || required.empty() ? pair : required + "&" + pair;
+      EXPECT_EQ(Call(HttpVerb::get, operation.path + "?" + query, true).result(), HttpStatus::ok)
+          << operation.key << "?" << query;
       all += (all.empty() ? "" : "&") + pair;
       ++checked;
     }
@@ -494,8 +505,8 @@ TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
               HttpStatus::bad_request)
         << operation.key;
   }
-  EXPECT_EQ(checked,
-            7);  // documents: status, author_id, limit, after; reviews: status, limit, after
+  // documents: status, author_id, limit, after; reviews: status, limit, after; search: q, limit
+  EXPECT_EQ(checked, 9);
 }
 
 }  // namespace
