@@ -72,10 +72,10 @@ int Serve(const Config& config) {
 }
 
 int Work(const Config& config) {
-  if (config.amqp.url.empty()) {
+  if (config.amqp.url.empty() || config.amqp.queue.empty()) {
     throw ConfigError(
-        "docgate worker consumes the broker's queue: set DOCGATE_AMQP_URL (without a broker, "
-        "docgate serve consumes events in process)");
+        "docgate worker consumes the broker's queue: set DOCGATE_AMQP_URL and DOCGATE_AMQP_QUEUE "
+        "(without a broker, docgate serve consumes events in process)");
   }
   const sigset_t signals = BlockStopSignals();
   const OpenedStore store = OpenStore(config);

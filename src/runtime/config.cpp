@@ -239,6 +239,11 @@ void ValidateConsumers(const Config& config) {
         "DOCGATE_CONSUMERS=off needs DOCGATE_AMQP_URL: without a broker, events are consumed in "
         "the serving process, and nothing else would ever consume them");
   }
+  if (!config.amqp.url.empty() && consumers.in_serve && config.amqp.queue.empty()) {
+    throw ConfigError(
+        "DOCGATE_AMQP_QUEUE must not be empty while docgate serve consumes events from the broker "
+        "(or set DOCGATE_CONSUMERS=off and run docgate worker processes with a queue)");
+  }
   RequireRange("DOCGATE_CONSUMER_MAX_ATTEMPTS", consumers.runner.max_attempts, 1, 1000);
   RequirePositive("the consumers' retry delay", consumers.worker.retry_delay);
   if (consumers.worker.max_retry_delay < consumers.worker.retry_delay) {

@@ -17,7 +17,9 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, ConsumerStore& store, C
   runner_->Register(*projection_);
   runner_->Register(*ingestion_);
   reconciler_ = std::make_unique<Reconciler>(store, clock, wakeup, config.consumers.reconciler);
-  if (!config.amqp.url.empty()) {
+  // Without a queue (a serve that leaves consuming to workers may have none) there is nothing to
+  // take events from.
+  if (!config.amqp.url.empty() && !config.amqp.queue.empty()) {
     source_ = std::make_unique<AmqpEventSource>(config.amqp);
     worker_ = std::make_unique<EventWorker>(*source_, *runner_, config.consumers.worker);
   }

@@ -262,6 +262,7 @@ TEST_P(AmqpRelayTest, AnUnroutableEventIsNeverMarkedSentAndLeavesOnceAQueueIsBou
   const std::string exchange = "docgate.e2e.unroutable." + prefix_;
   config.amqp.exchange = exchange;
   config.amqp.queue.clear();  // nothing bound: every publish comes back
+  config.consumers.in_serve = false;  // and no consumers queue to take events from
   config.relay.retry_delay = 200ms;
   config.relay.max_retry_delay = 400ms;
   StartApp(config);

@@ -236,8 +236,12 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
     return config;
   }
 
-  // The broker exchange of this test (MakeConfig), unique among the tests running at once.
-  std::string TestExchange() const { return "docgate.e2e." + dir_.filename().string(); }
+  // The broker exchange of this test (MakeConfig), unique among the tests running at once; known
+  // before SetUp, so that a test can bind to it before docgate starts.
+  static std::string TestExchange() {
+    return "docgate.e2e." + std::to_string(::getpid()) + "." +
+           SafeName(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
 
   // Waits (bounded) until document `id`'s ingest_status is `status`; returns the document.
   json WaitForIngestStatus(const std::string& id, const std::string& status,

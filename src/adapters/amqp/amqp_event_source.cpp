@@ -56,6 +56,13 @@ std::optional<ReceivedEvent> AmqpEventSource::Receive(std::chrono::milliseconds 
   Connect();
   const auto deadline = Clock::now() + std::max(timeout, std::chrono::milliseconds::zero());
   try {
+    // Only a receiving source consumes: one that only replays or counts (docgate events) must not
+    // take messages from the consumers' queue and hold them.
+    if (!consuming_) {
+      connection_->Qos(static_cast<std::uint16_t>(config_.prefetch), RequestDeadline());
+      connection_->Consume(config_.queue, RequestDeadline(), AmqpConnection::Acks::kManual);
+      consuming_ = true;
+    }
     for (;;) {
       std::optional<AmqpInbound> inbound;
       if (!deliveries_.empty()) {
@@ -183,9 +190,8 @@ void AmqpEventSource::Connect() {
         deadline);
     connection->DeclareQueue(parked_queue_, /*durable=*/true, /*exclusive=*/false,
                              /*auto_delete=*/false, {}, deadline);
-    connection->Qos(static_cast<std::uint16_t>(config_.prefetch), deadline);
-    connection->Consume(config_.queue, deadline, AmqpConnection::Acks::kManual);
     connection_ = std::move(connection);
+    consuming_ = false;
   } catch (const AmqpError& e) {
     spdlog::debug("event source: connecting to RabbitMQ failed ({})", e.what());
     throw EventSinkUnavailable("RabbitMQ at " + HostPort(endpoint_) +

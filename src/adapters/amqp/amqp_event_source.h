@@ -25,8 +25,10 @@ namespace docgate {
 // the event sink declares it); `<queue>.retry` (durable, x-dead-letter-exchange "" and
 // x-dead-letter-routing-key <queue>: a message whose expiration runs out there goes back to the
 // queue); `<queue>.parked` (durable). Connecting (TCP or TLS, login with the URL's heartbeat,
-// channel 1, confirm.select, the exchange, the three queues and the binding, basic.qos
-// config.prefetch, basic.consume) is bounded by config.connect_timeout as a whole.
+// channel 1, confirm.select, the exchange, the three queues and the binding) is bounded by
+// config.connect_timeout as a whole. Only the first Receive on a connection starts consuming
+// (basic.qos config.prefetch, basic.consume): a source that only replays or counts parked messages
+// never takes messages from config.queue.
 //
 // There is no connection until the first call. A call that finds none connects first and throws
 // EventSinkUnavailable when it cannot; there is no wait between attempts (the worker's loop paces
@@ -131,6 +133,7 @@ class AmqpEventSource final : public EventSource {
   const AmqpEndpoint endpoint_;
   const std::string retry_queue_;
   const std::string parked_queue_;
+  bool consuming_ = false;  // basic.consume issued on connection_ (by the first Receive)
   std::unique_ptr<AmqpConnection> connection_;
   std::deque<AmqpInbound> deliveries_;            // arrived while a confirm was awaited
   std::map<std::uint64_t, Unsettled> unsettled_;  // by handle
