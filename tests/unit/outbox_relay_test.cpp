@@ -177,10 +177,12 @@ TEST(InProcessEventSinkTest, AConsumerFailureFailsThatEventOnlyAndTheRelayRetrie
     tx->Commit();
   }
   consumer.FailNext(1);
-  OutboxRelay relay(store, sink, clock, RelayConfig{.retry_delay = milliseconds(1)});
+  // The deferred event comes due after 200 ms (the fake store's retry times are on the system
+  // clock): long enough that the first RunOnce's later rounds cannot take it already.
+  OutboxRelay relay(store, sink, clock, RelayConfig{.retry_delay = milliseconds(200)});
   EXPECT_EQ(relay.RunOnce(), 2);
   EXPECT_EQ(relay.counters().failed.load(), 1u);
-  std::this_thread::sleep_for(milliseconds(5));
+  std::this_thread::sleep_for(milliseconds(250));
   EXPECT_EQ(relay.RunOnce(), 1);
   EXPECT_EQ(consumer.events().size(), 3u);
   EXPECT_EQ(consumer.events().back().event_id, "e-1");
