@@ -31,6 +31,7 @@ using e2e::json;
 using namespace std::chrono_literals;
 
 constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, true};
+constexpr Backend kSqliteWithBroker{"SqliteWithBroker", false, true, false, true};
 
 const Actor kAuthor{"alice", "", true, false, false};
 const Actor kReviewer{"bob", "", false, true, false};
@@ -234,6 +235,35 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
   EXPECT_TRUE(app_->consumer_store().ListParked(10).empty());
 }
 
+// Approved documents are final, so a stale approval is one of an older version delivered late:
+// the document is approved at version 2, then an approval event of version 1 (a new event_id, as
+// if an old message surfaced) goes through the outbox and the relay like any other.
+TEST_P(ConsumersInProcessTest, AStaleApprovalArrivingLateChangesNothing) {
+  auto doc = app_->service().Create(kAuthor, "Stale", "version one zqonex");
+  auto first = app_->service().Submit(kAuthor, doc->id);
+  ASSERT_TRUE(app_->service().Reject(kReviewer, first->review.id, "again").ok());
+  ASSERT_TRUE(app_->service().Edit(kAuthor, doc->id, EditRequest{std::nullopt, "version two zqtwox", 1}).ok());
+  auto second = app_->service().Submit(kAuthor, doc->id);
+  ASSERT_TRUE(app_->service().Approve(kReviewer, second->review.id, std::nullopt).ok());
+  WaitForIngestStatus(std::to_string(doc->id), "done");
+  OutboxEvent stale = ApprovalOf(doc->id);
+  ASSERT_EQ(stale.version, 2);
+  stale.event_id = "late-approval-of-version-1-" + std::to_string(doc->id);
+  stale.version = 1;
+  app_->consumer_store().Requeue(stale);
+  ASSERT_TRUE(WaitUntil([&] {
+    for (const auto& event : consumer_.events()) {
+      if (event.event_id == stale.event_id) return true;
+    }
+    return false;
+  }));
+  EXPECT_EQ(app_->reader().GetPreview(doc->id)->version, 2);
+  EXPECT_EQ(app_->reader().GetPreview(doc->id)->content, "version two zqtwox");
+  EXPECT_EQ(app_->consumer_store().ListChunks(doc->id), std::vector<std::string>{"version two zqtwox"});
+  EXPECT_TRUE(app_->reader().Search("zqonex", 10)->empty());
+  EXPECT_EQ(app_->store().FindDocument(doc->id)->ingest_status, IngestStatus::kDone);
+}
+
 // The scale check: 1,000 approved documents, each searchable by its own word, with
 // exactly the chunks the chunker yields for its approved content and no duplicate.
 TEST_P(ConsumersInProcessTest, AThousandApprovedDocumentsAreAllSearchableWithExactlyTheirChunks) {
@@ -329,6 +359,31 @@ TEST_P(ConsumersBrokerTest, APoisonedEventIsParkedInTheParkingQueueAndReplayedFr
   EXPECT_EQ(ParkedCount(), 0);
 }
 
+// An approval whose message was lost after the relay had handed it to the broker (the consumers
+// queue was deleted before anyone consumed it) stays pending until the reconciler re-enqueues it.
+TEST_P(ConsumersBrokerTest, AnApprovalWhoseMessageWasLostIsIngestedAfterTheReconcilerRequeuesIt) {
+  Config config = ConsumerConfig();
+  config.consumers.in_serve = false;
+  StartApp(config);
+  const std::string content = Article(31, "zqlostx");
+  const DocumentId id = Approved("Lost", content);
+  ASSERT_TRUE(WaitUntil([&] { return app_->outbox().Backlog().pending == 0; }));
+  {
+    const auto deadline = [] { return AmqpConnection::Clock::now() + 10s; };
+    AmqpConnection admin(ParseAmqpUrl(e2e::RequiredEnv("DOCGATE_TEST_AMQP_URL"), 0), "",
+                         deadline());
+    admin.DeleteQueue(config.amqp.queue, deadline());
+  }
+  EXPECT_EQ(app_->pipeline().reconciler().RunOnce(), 0) << "delivered just now: not stuck yet";
+  clock_.Advance(config.consumers.reconciler.stuck_after + 1s);
+  EXPECT_EQ(app_->pipeline().reconciler().RunOnce(), 1);
+  EXPECT_EQ(app_->pipeline().reconciler().RunOnce(), 0) << "re-enqueued: no longer stuck";
+
+  StartApp(ConsumerConfig());  // consumers on; the queue is declared again before the relay runs
+  WaitForIngestStatus(std::to_string(id), "done");
+  EXPECT_EQ(app_->consumer_store().ListChunks(id), ExpectedChunks(content));
+}
+
 // `docgate serve` without consumers, and `docgate worker` processes (the real binary) doing the
 // consuming; the first worker is killed with SIGKILL while it works through 150 approvals.
 TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAfterARestart) {
@@ -377,7 +432,8 @@ TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAf
 
 INSTANTIATE_TEST_SUITE_P(Backends, ConsumersInProcessTest, e2e::GatedBackends(),
                          e2e::BackendName);
-INSTANTIATE_TEST_SUITE_P(Brokers, ConsumersBrokerTest, ::testing::Values(kPostgresWithBroker),
+INSTANTIATE_TEST_SUITE_P(Brokers, ConsumersBrokerTest,
+                         ::testing::Values(kPostgresWithBroker, kSqliteWithBroker),
                          e2e::BackendName);
 
 }  // namespace
