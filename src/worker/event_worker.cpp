@@ -3,10 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
 #include <string>
+
+#include "worker/stoppable_sleep.h"
 
 namespace docgate {
 
@@ -47,8 +47,6 @@ bool EventWorker::RunOnce() {
 }
 
 void EventWorker::Run(std::stop_token stop) {
-  std::mutex mutex;
-  std::condition_variable_any stopped;
   auto backoff = config_.initial_backoff;
   while (!stop.stop_requested()) {
     try {
@@ -58,8 +56,7 @@ void EventWorker::Run(std::stop_token stop) {
       // The worker loop's boundary: the unsettled message comes back from the broker.
       ++counters_.errors;
       spdlog::warn("worker: {}; trying again in {} ms", e.what(), backoff.count());
-      std::unique_lock lock(mutex);
-      stopped.wait_for(lock, stop, backoff, [] { return false; });
+      SleepUnlessStopped(stop, backoff);
       backoff = std::min(backoff * 2, config_.max_backoff);
     }
   }

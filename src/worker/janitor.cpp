@@ -4,6 +4,8 @@
 
 #include <exception>
 
+#include "worker/stoppable_sleep.h"
+
 namespace docgate {
 
 Janitor::Janitor(IdempotencyService& idempotency, JanitorConfig config)
@@ -21,8 +23,7 @@ void Janitor::Run(std::stop_token stop) {
       spdlog::warn("janitor: pruning idempotency keys failed, next round in {} ms: {}",
                    config_.interval.count(), e.what());
     }
-    std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, stop, config_.interval, [] { return false; });
+    SleepUnlessStopped(stop, config_.interval);
   }
 }
 

@@ -1,8 +1,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <stop_token>
 
 #include "app/idempotency.h"
@@ -30,8 +28,6 @@ class Janitor {
  private:
   IdempotencyService& idempotency_;
   const JanitorConfig config_;
-  std::mutex mutex_;
-  std::condition_variable_any wake_;
 };
 
 }  // namespace docgate

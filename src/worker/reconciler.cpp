@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include <condition_variable>
 #include <exception>
-#include <mutex>
+
+#include "worker/stoppable_sleep.h"
 
 namespace docgate {
 
@@ -32,16 +32,7 @@ int Reconciler::RunOnce() {
 }
 
 void Reconciler::Run(std::stop_token stop) {
-  std::mutex mutex;
-  std::condition_variable_any stopped;
-  for (;;) {
-    {
-      std::unique_lock lock(mutex);
-      if (stopped.wait_for(lock, stop, config_.interval, [] { return false; }) ||
-          stop.stop_requested()) {
-        return;
-      }
-    }
+  while (SleepUnlessStopped(stop, config_.interval)) {
     try {
       RunOnce();
     } catch (const std::exception& e) {
