@@ -9,6 +9,15 @@
 
 namespace docgate {
 
+std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event) {
+  auto content = tx.ReadContent(event.document_id, event.version);
+  if (!content) {
+    throw StorageError("document " + std::to_string(event.document_id) + " has no content for " +
+                       "version " + std::to_string(event.version));
+  }
+  return std::move(*content);
+}
+
 ConsumerRunner::ConsumerRunner(ConsumerStore& store, Clock& clock, ConsumerRunnerConfig config)
     : store_(store), clock_(clock), config_(config) {}
 

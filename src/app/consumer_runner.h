@@ -28,6 +28,10 @@ class InboxConsumer {
   virtual void OnParked(const OutboxEvent& /*event*/) {}
 };
 
+// The content of the event's version, as consumers of document.approved need it; throws
+// StorageError when the database has none (an approved version's content is never deleted).
+std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event);
+
 struct ConsumerRunnerConfig {
   int max_attempts = 5;  // failed attempts before an event is parked for a consumer
 };

@@ -1,7 +1,5 @@
 #include "app/ingestion.h"
 
-#include "core/error.h"
-
 namespace docgate {
 namespace {
 
@@ -15,12 +13,7 @@ void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
   if (event.type != EventType::kApproved) return;
   const auto doc = tx.LockDocument(event.document_id);
   if (!IsApprovedVersion(doc, event)) return;
-  const auto content = tx.ReadContent(event.document_id, event.version);
-  if (!content) {
-    throw StorageError("document " + std::to_string(event.document_id) + " has no content for " +
-                       "approved version " + std::to_string(event.version));
-  }
-  const std::vector<std::string> chunks = SplitIntoChunks(*content, chunker_);
+  const std::vector<std::string> chunks = SplitIntoChunks(ContentOf(tx, event), chunker_);
   if (embedder_ != nullptr) embedder_->Embed(event.document_id, event.version, chunks);
   tx.ReplaceChunks(event.document_id, event.version, doc->title, chunks);
   tx.SetIngestStatus(event.document_id, IngestStatus::kDone);

@@ -49,6 +49,15 @@ Int ParseInteger(std::string_view name, const std::string& text) {
   return value;
 }
 
+void ReadOnOff(const EnvLookup& env, std::string_view name, bool& out) {
+  if (auto text = Get(env, name)) {
+    if (*text != "on" && *text != "off") {
+      throw ConfigError(std::string(name) + " must be on or off, got '" + *text + "'");
+    }
+    out = *text == "on";
+  }
+}
+
 template <typename Int>
 void ReadInteger(const EnvLookup& env, std::string_view name, Int& out) {
   if (auto text = Get(env, name)) out = ParseInteger<Int>(name, *text);
@@ -179,12 +188,7 @@ Config LoadConfig(const EnvLookup& env) {
 
   ReadString(env, "DOCGATE_JWT_SECRET", config.auth.jwt_secret);
   ReadString(env, "DOCGATE_JWT_SECRET_FILE", config.auth.secret_file);
-  if (auto gate = Get(env, "DOCGATE_LOCK_GATE")) {
-    if (*gate != "on" && *gate != "off") {
-      throw ConfigError("DOCGATE_LOCK_GATE must be on or off, got '" + *gate + "'");
-    }
-    config.gate.enabled = *gate == "on";
-  }
+  ReadOnOff(env, "DOCGATE_LOCK_GATE", config.gate.enabled);
   ReadString(env, "DOCGATE_LOCK_PREFIX", config.gate.key_prefix);
   ReadString(env, "DOCGATE_REDIS_URL", config.redis.url);
   ReadString(env, "DOCGATE_REDIS_CA_FILE", config.redis.ca_file);
@@ -214,12 +218,7 @@ Config LoadConfig(const EnvLookup& env) {
   ReadString(env, "DOCGATE_MONGODB_URI", config.mongo.uri);
   ReadMillis(env, "DOCGATE_MONGODB_CONNECT_TIMEOUT_MS", config.mongo.connect_timeout);
   ReadMillis(env, "DOCGATE_MONGODB_TIMEOUT_MS", config.mongo.operation_timeout);
-  if (auto consumers = Get(env, "DOCGATE_CONSUMERS")) {
-    if (*consumers != "on" && *consumers != "off") {
-      throw ConfigError("DOCGATE_CONSUMERS must be on or off, got '" + *consumers + "'");
-    }
-    config.consumers.in_serve = *consumers == "on";
-  }
+  ReadOnOff(env, "DOCGATE_CONSUMERS", config.consumers.in_serve);
   ReadInteger(env, "DOCGATE_CONSUMER_MAX_ATTEMPTS", config.consumers.runner.max_attempts);
   ReadMillis(env, "DOCGATE_CONSUMER_RETRY_MAX_MS", config.consumers.worker.max_retry_delay);
   ReadInteger(env, "DOCGATE_CHUNK_MAX_BYTES", config.consumers.chunker.max_bytes);
