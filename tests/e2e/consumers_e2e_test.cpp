@@ -111,11 +111,12 @@ class ConsumersE2eTest : public e2e::ServerTest {
   }
 
   // Messages in the broker's parking queue, through a source of the test's own (the worker's is
-  // not thread-safe); a source that does not receive never consumes.
+  // not thread-safe), opened once; a source that does not receive never consumes.
   std::int64_t ParkedCount() {
-    AmqpEventSource probe(app_->config().amqp);
-    return probe.ParkedCount();
+    if (!probe_) probe_ = std::make_unique<AmqpEventSource>(app_->config().amqp);
+    return probe_->ParkedCount();
   }
+  std::unique_ptr<AmqpEventSource> probe_;
 
   bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds limit = 15s) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
