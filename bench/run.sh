@@ -137,8 +137,8 @@ INSERT INTO kh_document (title, status, version, author_id, current_review_id, i
                          created_at, updated_at)
   SELECT 'bench ' || i, 'pending_review', 1, 'alice', i, 'none', 1, 1
   FROM generate_series(1, $documents) i;
-INSERT INTO kh_document_content (document_id, version, content, created_at)
-  SELECT i, 1, 'paragraph' || chr(10) || chr(10) || 'paragraph', 1
+INSERT INTO kh_document_content (document_id, version, content, edited_by, created_at)
+  SELECT i, 1, 'paragraph' || chr(10) || chr(10) || 'paragraph', 'alice', 1
   FROM generate_series(1, $documents) i;
 INSERT INTO kh_document_review (document_id, document_version, status, submitted_by, submitted_at)
   SELECT i, 1, 'pending', 'alice', 1 FROM generate_series(1, $documents) i;

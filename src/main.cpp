@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -18,10 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "adapters/amqp/event_message.h"
 #include "adapters/crypto/openssl_random.h"
 #include "adapters/http/jwt_auth.h"
 #include "app/clock.h"
-#include "adapters/amqp/event_message.h"
+#include "core/redact.h"
 #include "core/time_format.h"
 #include "runtime/application.h"
 #include "runtime/config.h"
@@ -63,8 +65,8 @@ int Serve(const Config& config) {
   const sigset_t signals = BlockStopSignals();
   Application app(config);
   app.Start();
-  spdlog::info("docgate: serving http://{}:{} (database {})", config.http.address, app.port(),
-               config.database.url);
+  spdlog::info("docgate: serving http://{}:{} (database {})",
+               config.http.address, app.port(), RedactUrl(config.database.url));
   WaitForStop(signals);
   app.Stop();
   spdlog::info("docgate: stopped");
@@ -80,10 +82,11 @@ int Work(const Config& config) {
   const sigset_t signals = BlockStopSignals();
   const OpenedStore store = OpenStore(config);
   SystemClock clock;
-  ConsumerPipeline pipeline(config, *store.consumers, clock, nullptr);
+  ConsumerPipeline pipeline(config, *store.consumers, *store.documents, clock,
+                            nullptr);
   pipeline.Start();
   spdlog::info("docgate: worker consuming {} (database {})", config.amqp.queue,
-               config.database.url);
+               RedactUrl(config.database.url));
   WaitForStop(signals);
   pipeline.Stop();
   spdlog::info("docgate: stopped");
@@ -207,11 +210,20 @@ int main(int argc, char** argv) {
     }
     if (migrate->parsed()) {
       ApplyMigrations(config);
-      std::cout << "docgate: migrations applied to " << config.database.url << "\n";
+      std::cout << "docgate: migrations applied to "
+                << RedactUrl(config.database.url) << "\n";
       return 0;
     }
   } catch (const std::exception& e) {
-    std::cerr << "docgate: " << e.what() << "\n";
+    // A library's message may quote a URL whole; none of its passwords reaches
+    // the terminal.
+    std::string message = e.what();
+    for (const char *name : {"DOCGATE_DATABASE_URL", "DOCGATE_REDIS_URL",
+                             "DOCGATE_AMQP_URL", "DOCGATE_MONGODB_URI"}) {
+      if (const char *url = std::getenv(name))
+        message = RedactSecretsOf(message, url);
+    }
+    std::cerr << "docgate: " << RedactSecretsOf(message, database_url) << "\n";
     return kStartupFailure;
   }
   return kStartupFailure;

@@ -28,6 +28,7 @@ ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
   for (InboxConsumer* consumer : consumers_) {
     std::string error;
     try {
+      consumer->Prepare(event);
       auto tx = store_.BeginConsumer();
       if (tx->Claim(consumer->Name(), event.event_id, clock_.Now()) != InboxState::kNew) {
         ++counters_.skipped;

@@ -20,6 +20,11 @@ class InboxConsumer {
   virtual ~InboxConsumer() = default;
   // Stable: it keys the inbox.
   virtual std::string_view Name() const = 0;
+  // Work outside the consumers' database (a remote store), run before the
+  // transaction begins so that no database lock is held through a remote call.
+  // Runs on every delivery, before the inbox is consulted, so it must be
+  // idempotent. Throws on failure, counted like Handle's.
+  virtual void Prepare(const OutboxEvent & /*event*/) {}
   // Reacts to `event` within `tx` (already claimed; the runner commits). Ignores event types it
   // does not handle. Throws on failure; the runner rolls back and counts the attempt.
   virtual void Handle(const OutboxEvent& event, ConsumerTransaction& tx) = 0;

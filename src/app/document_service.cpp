@@ -95,7 +95,7 @@ Result<Document> DocumentService::Create(const Actor& actor, const std::string& 
   doc.updated_at = now;
   auto tx = store_.Begin();
   doc.id = tx->InsertDocument(doc);
-  tx->PutContent(doc.id, doc.version, content, now);
+  tx->PutContent(doc.id, doc.version, content, actor.id, now);
   if (on_commit) on_commit(*tx, doc, nullptr);
   tx->Commit();
   return doc;
@@ -130,7 +130,9 @@ Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
   if (auto s = docgate::Edit(*doc, title_changed || content_changed, now); !s) return s.error();
   if (title_changed) doc->title = *request.title;
   if (title_changed || content_changed) {
-    tx->PutContent(id, doc->version, content_changed ? *request.content : *current_content, now);
+    tx->PutContent(id, doc->version,
+                   content_changed ? *request.content : *current_content,
+                   actor.id, now);
   }
   tx->UpdateDocument(*doc);
   tx->Commit();
@@ -197,8 +199,12 @@ Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id
                  if (!review) return NotFound("review", id);
                  auto doc = tx.LockDocument(review->document_id);
                  if (!doc) return NotFound("document", review->document_id);
+                 const std::vector<UserId> editors =
+                     tx.ListEditors(doc->id, doc->approved_version.value_or(0),
+                                    review->document_version);
                  const TimePoint now = clock_.Now();
-                 if (auto s = decide(*doc, *review, now); !s) return s.error();
+                 if (auto s = decide(*doc, *review, editors, now); !s)
+                   return s.error();
                  tx.UpdateReview(*review);
                  tx.UpdateDocument(*doc);
                  Transition t{std::move(*doc), std::move(*review)};
@@ -215,8 +221,10 @@ Result<Transition> DocumentService::Approve(const Actor& actor, ReviewId id,
     if (auto s = ValidateComment(*comment); !s) return s.error();
   }
   return DecideReview(actor, id, EventType::kApproved, on_commit,
-                      [&](Document& doc, Review& review, TimePoint now) {
-                        return docgate::Approve(doc, review, actor, comment, now);
+                      [&](Document &doc, Review &review,
+                          const std::vector<UserId> &editors, TimePoint now) {
+                        return docgate::Approve(doc, review, actor, editors,
+                                                comment, now);
                       });
 }
 
@@ -225,8 +233,10 @@ Result<Transition> DocumentService::Reject(const Actor& actor, ReviewId id,
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   if (auto s = ValidateReason(reason); !s) return s.error();
   return DecideReview(actor, id, EventType::kRejected, on_commit,
-                      [&](Document& doc, Review& review, TimePoint now) {
-                        return docgate::Reject(doc, review, actor, reason, now);
+                      [&](Document &doc, Review &review,
+                          const std::vector<UserId> &editors, TimePoint now) {
+                        return docgate::Reject(doc, review, actor, editors,
+                                               reason, now);
                       });
 }
 

@@ -42,10 +42,18 @@ class StoreTransaction {
   // decision (status, decided_by, decided_at, comment) changes.
   virtual void UpdateDocument(const Document& doc) = 0;
   virtual void UpdateReview(const Review& review) = 0;
-  // Stores the content of one version. Versions are never rewritten: content for a version that
-  // already has some is a StorageError.
-  virtual void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+  // Stores the content of one version, written by `edited_by` (the author of
+  // version 1, the editor of every later one). Versions are never rewritten:
+  // content for a version that already has some is a StorageError.
+  virtual void PutContent(DocumentId id, std::int32_t version,
+                          const std::string &content, const UserId &edited_by,
                           TimePoint at) = 0;
+  // Who wrote the versions of `id` after `after_version` up to and including
+  // `up_to_version`, each once, in ascending order: the people four eyes keep
+  // from deciding a review of up_to_version.
+  virtual std::vector<UserId> ListEditors(DocumentId id,
+                                          std::int32_t after_version,
+                                          std::int32_t up_to_version) = 0;
   // Appends to the outbox; the event becomes visible to the relay at commit.
   virtual void AppendEvent(const OutboxEvent& event) = 0;
   // Completes the in-flight idempotency record of (caller, key) that reservation `owner` holds

@@ -1,11 +1,31 @@
 #include "app/preview_projection.h"
 
+#include "core/error.h"
+
 namespace docgate {
 
-void PreviewProjection::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
+void PreviewProjection::Prepare(const OutboxEvent &event) {
   if (event.type != EventType::kApproved) return;
-  previews_.Project(tx, PreviewRecord{event.document_id, event.version, ContentOf(tx, event),
-                                      event.occurred_at});
+  // A stale event (its version is no longer the approved one) must not publish
+  // that version.
+  const auto doc = documents_.FindDocument(event.document_id);
+  if (!doc || doc->approved_version != event.version)
+    return;
+  auto content = documents_.FindContent(event.document_id, event.version);
+  if (!content) {
+    throw StorageError("document " + std::to_string(event.document_id) +
+                       " has no content for version " +
+                       std::to_string(event.version));
+  }
+  previews_.Project(PreviewRecord{event.document_id, event.version,
+                                  std::move(*content), event.occurred_at});
+}
+
+bool DatabasePreviewStore::Project(const PreviewRecord &record) {
+  auto tx = store_.BeginConsumer();
+  const bool wrote = tx->UpsertPreview(record);
+  tx->Commit();
+  return wrote;
 }
 
 }  // namespace docgate

@@ -3,34 +3,41 @@
 #include <string_view>
 
 #include "app/consumer_runner.h"
+#include "app/document_store.h"
 #include "app/preview_store.h"
 
 namespace docgate {
 
-// On document.approved, makes the approved version's content the document's preview. A stale
-// event (for a version older than the stored preview's) changes nothing: the store's version guard.
+// On document.approved of the version that is still the document's approved
+// one, makes that version's content the document's preview. The write happens
+// in Prepare, before the consumer's transaction and outside it, so that no
+// database lock (SQLite's writer slot, a PostgreSQL row lock) is held through a
+// remote preview store's timeouts; the store's version guard makes the repeat
+// after a crash before the inbox commit, or on a redelivery, a no-op. Handle
+// has nothing left to do: the runner commits the inbox row.
 class PreviewProjection final : public InboxConsumer {
  public:
-  // `previews` must outlive the projection.
-  explicit PreviewProjection(PreviewStore& previews) : previews_(previews) {}
+   // `previews` and `documents` must outlive the projection.
+   PreviewProjection(PreviewStore &previews, DocumentStore &documents)
+       : previews_(previews), documents_(documents) {}
 
-  std::string_view Name() const override { return "preview"; }
-  void Handle(const OutboxEvent& event, ConsumerTransaction& tx) override;
+   std::string_view Name() const override { return "preview"; }
+   void Prepare(const OutboxEvent &event) override;
+   void Handle(const OutboxEvent & /*event*/,
+               ConsumerTransaction & /*tx*/) override {}
 
  private:
   PreviewStore& previews_;
+  DocumentStore &documents_;
 };
 
-// The PreviewStore in the consumers' own database (the default): it writes within the consumer's
-// transaction, so the preview and the inbox row commit together.
+// The PreviewStore in the consumers' own database (the default).
 class DatabasePreviewStore final : public PreviewStore {
  public:
   // `store` must outlive this.
   explicit DatabasePreviewStore(ConsumerStore& store) : store_(store) {}
 
-  bool Project(ConsumerTransaction& tx, const PreviewRecord& record) override {
-    return tx.UpsertPreview(record);
-  }
+  bool Project(const PreviewRecord &record) override;
   std::optional<PreviewRecord> Find(DocumentId id) override { return store_.FindPreview(id); }
   bool Ping() override { return true; }  // the database's own readiness check covers it
 

@@ -12,11 +12,12 @@ namespace docgate {
 class PreviewStore {
  public:
   virtual ~PreviewStore() = default;
-  // Writes `record` unless the stored preview of that document has a version >= record.version (a
-  // stale event never wins); true when it wrote. A store in the consumers' database writes within
-  // `tx`, so the preview and the inbox row commit together; a store elsewhere writes at once, and
-  // its version guard makes a repeat a no-op.
-  virtual bool Project(ConsumerTransaction& tx, const PreviewRecord& record) = 0;
+  // Writes `record` at once, in its own unit of work, unless the stored preview
+  // of that document has a version >= record.version (a stale event never
+  // wins); true when it wrote. Called outside any consumer transaction, so a
+  // slow or unreachable store holds no database lock; the version guard makes a
+  // repeat a no-op.
+  virtual bool Project(const PreviewRecord &record) = 0;
   virtual std::optional<PreviewRecord> Find(DocumentId id) = 0;
   // True when the backend answers (readiness).
   virtual bool Ping() = 0;

@@ -5,16 +5,34 @@
 namespace docgate {
 
 Result<Preview> ReaderService::GetPreview(DocumentId id) {
-  if (!documents_.FindDocument(id)) {
-    return MakeError(ErrorCode::kNotFound, "document " + std::to_string(id) + " not found");
-  }
-  auto preview = previews_.Find(id);
-  if (!preview) {
+  const auto doc = documents_.FindDocument(id);
+  if (!doc)
     return MakeError(ErrorCode::kNotFound,
-                     "document " + std::to_string(id) + " has no approved preview yet");
+                     "document " + std::to_string(id) + " not found");
+  if (!doc->approved_version) {
+    return MakeError(ErrorCode::kNotFound, "document " + std::to_string(id) +
+                                               " has no approved version yet");
   }
-  return Preview{preview->document_id, preview->version, std::move(preview->content),
-                 preview->approved_at};
+  std::optional<PreviewRecord> preview;
+  try {
+    preview = previews_.Find(id);
+  } catch (const StorageUnavailable &) {
+    // The database keeps every version, so an outage of the preview store costs
+    // readers nothing.
+  }
+  if (preview && preview->version >= *doc->approved_version) {
+    return Preview{preview->document_id, preview->version,
+                   std::move(preview->content), preview->approved_at};
+  }
+  // Approved, not projected yet.
+  auto content = documents_.FindContent(id, *doc->approved_version);
+  if (!content) {
+    throw StorageError("document " + std::to_string(id) +
+                       " has no content for its approved version " +
+                       std::to_string(*doc->approved_version));
+  }
+  return Preview{id, *doc->approved_version, std::move(*content),
+                 doc->approved_at.value_or(TimePoint{})};
 }
 
 Result<std::vector<SearchHit>> ReaderService::Search(const std::string& query,

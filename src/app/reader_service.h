@@ -27,8 +27,11 @@ class ReaderService {
                 ReaderConfig config = {})
       : documents_(documents), previews_(previews), chunks_(chunks), config_(config) {}
 
-  // NOT_FOUND for an unknown document, and for one whose preview does not exist yet (never
-  // approved, or the approval not projected yet).
+  // The document's last approved version, or a later one. Reads its own writes:
+  // once an approval has committed, its version is served even before the
+  // projection has run (or while the preview store cannot be reached), from the
+  // content the database keeps of every version. NOT_FOUND for an unknown
+  // document and for one never approved.
   Result<Preview> GetPreview(DocumentId id);
   // VALIDATION for a bad query (ValidateSearchQuery) or a limit outside 1..max_search_limit.
   Result<std::vector<SearchHit>> Search(const std::string& query, std::optional<int> limit);

@@ -1,5 +1,6 @@
 #include "core/lifecycle.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <string_view>
 
@@ -47,6 +48,23 @@ Status CheckPendingPair(const Document& doc, const Review& review) {
     return InvalidState("review " + std::to_string(review.id) + " was submitted for version " +
                         std::to_string(review.document_version) + ", the document is at version " +
                         std::to_string(doc.version));
+  }
+  return Ok{};
+}
+
+Status CheckFourEyes(const Document &doc, const Review &review,
+                     const Actor &actor, const std::vector<UserId> &editors) {
+  if (doc.author_id == actor.id) {
+    return MakeError(ErrorCode::kSelfReview,
+                     "you wrote document " + std::to_string(doc.id) +
+                         " and cannot decide its review");
+  }
+  if (std::find(editors.begin(), editors.end(), actor.id) != editors.end()) {
+    return MakeError(ErrorCode::kSelfReview,
+                     "you edited document " + std::to_string(doc.id) +
+                         " up to version " +
+                         std::to_string(review.document_version) +
+                         " under review and cannot decide its review");
   }
   return Ok{};
 }
@@ -139,12 +157,11 @@ Status Withdraw(Document& doc, Review& review, const Actor& actor, TimePoint now
   return Ok{};
 }
 
-Status Approve(Document& doc, Review& review, const Actor& actor,
-               const std::optional<std::string>& comment, TimePoint now) {
-  if (doc.author_id == actor.id) {
-    return MakeError(ErrorCode::kSelfReview, "you wrote document " + std::to_string(doc.id) +
-                                                 " and cannot decide its review");
-  }
+Status Approve(Document &doc, Review &review, const Actor &actor,
+               const std::vector<UserId> &editors,
+               const std::optional<std::string> &comment, TimePoint now) {
+  if (auto four_eyes = CheckFourEyes(doc, review, actor, editors); !four_eyes)
+    return four_eyes;
   if (auto pending = CheckPendingPair(doc, review); !pending) return pending;
   doc.status = DocumentStatus::kApproved;
   doc.current_review_id.reset();
@@ -156,12 +173,11 @@ Status Approve(Document& doc, Review& review, const Actor& actor,
   return Ok{};
 }
 
-Status Reject(Document& doc, Review& review, const Actor& actor, const std::string& reason,
+Status Reject(Document &doc, Review &review, const Actor &actor,
+              const std::vector<UserId> &editors, const std::string &reason,
               TimePoint now) {
-  if (doc.author_id == actor.id) {
-    return MakeError(ErrorCode::kSelfReview, "you wrote document " + std::to_string(doc.id) +
-                                                 " and cannot decide its review");
-  }
+  if (auto four_eyes = CheckFourEyes(doc, review, actor, editors); !four_eyes)
+    return four_eyes;
   if (auto pending = CheckPendingPair(doc, review); !pending) return pending;
   doc.status = DocumentStatus::kRejected;
   doc.current_review_id.reset();

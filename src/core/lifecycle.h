@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/model.h"
@@ -47,11 +48,15 @@ void AttachReview(Document& doc, ReviewId review_id);
 // Withdraw the pending review: the document goes back to draft, the review becomes withdrawn.
 Status Withdraw(Document& doc, Review& review, const Actor& actor, TimePoint now);
 
-// Decide a pending review. The document's author can never decide it (SELF_REVIEW). The review
-// must be the document's current one and bound to its current version.
-Status Approve(Document& doc, Review& review, const Actor& actor,
-               const std::optional<std::string>& comment, TimePoint now);
-Status Reject(Document& doc, Review& review, const Actor& actor, const std::string& reason,
+// Decide a pending review. Four eyes: neither the document's author nor anyone
+// in `editors` (who wrote a version since the last approved one, up to the
+// version under review) can decide it, not even an admin (SELF_REVIEW). The
+// review must be the document's current one and bound to its current version.
+Status Approve(Document &doc, Review &review, const Actor &actor,
+               const std::vector<UserId> &editors,
+               const std::optional<std::string> &comment, TimePoint now);
+Status Reject(Document &doc, Review &review, const Actor &actor,
+              const std::vector<UserId> &editors, const std::string &reason,
               TimePoint now);
 
 }  // namespace docgate

@@ -99,7 +99,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   }
   relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
   ExposeRelayMetrics(*metrics_, relay_->counters());
-  pipeline_ = std::make_unique<ConsumerPipeline>(config_, *consumer_store_, *clock_, relay_.get());
+  pipeline_ = std::make_unique<ConsumerPipeline>(
+      config_, *consumer_store_, *store_, *clock_, relay_.get());
   if (broker_ == nullptr) consumers_->Register(pipeline_->runner());
   ExposeConsumerMetrics(*metrics_, pipeline_->runner().counters(), pipeline_->reconciler());
   service_ = std::make_unique<DocumentService>(*store_, *observed_gate_, *clock_, *random_,

@@ -4,14 +4,15 @@
 
 namespace docgate {
 
-ConsumerPipeline::ConsumerPipeline(const Config& config, ConsumerStore& store, Clock& clock,
-                                   OutboxWakeup* wakeup) {
+ConsumerPipeline::ConsumerPipeline(const Config &config, ConsumerStore &store,
+                                   DocumentStore &documents, Clock &clock,
+                                   OutboxWakeup *wakeup) {
   if (config.mongo.uri.empty()) {
     previews_ = std::make_unique<DatabasePreviewStore>(store);
   } else {
     previews_ = std::make_unique<MongoPreviewStore>(config.mongo);
   }
-  projection_ = std::make_unique<PreviewProjection>(*previews_);
+  projection_ = std::make_unique<PreviewProjection>(*previews_, documents);
   ingestion_ = std::make_unique<Ingestion>(store, config.consumers.chunker);
   runner_ = std::make_unique<ConsumerRunner>(store, clock, config.consumers.runner);
   runner_->Register(*projection_);

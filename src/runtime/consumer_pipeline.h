@@ -22,25 +22,29 @@ namespace docgate {
 // Lifecycle: construct -> Start -> Stop (also run by the destructor). Not thread-safe.
 class ConsumerPipeline {
  public:
-  // `store` and `clock` must outlive the pipeline; `wakeup` (the relay of this process, if any) is
-  // told when the reconciler re-enqueued events. Throws ConfigError / StorageUnavailable when the
-  // preview store cannot be set up.
-  ConsumerPipeline(const Config& config, ConsumerStore& store, Clock& clock, OutboxWakeup* wakeup);
-  ~ConsumerPipeline();
-  ConsumerPipeline(const ConsumerPipeline&) = delete;
-  ConsumerPipeline& operator=(const ConsumerPipeline&) = delete;
+   // `store`, `documents` (the same database's DocumentStore) and `clock` must
+   // outlive the pipeline; `wakeup` (the relay of this process, if any) is told
+   // when the reconciler re-enqueued events. Throws ConfigError /
+   // StorageUnavailable when the preview store cannot be set up.
+   ConsumerPipeline(const Config &config, ConsumerStore &store,
+                    DocumentStore &documents, Clock &clock,
+                    OutboxWakeup *wakeup);
+   ~ConsumerPipeline();
+   ConsumerPipeline(const ConsumerPipeline &) = delete;
+   ConsumerPipeline &operator=(const ConsumerPipeline &) = delete;
 
-  // Starts the reconciler's thread, and with a broker the worker's thread consuming its queue.
-  // Without a broker, events reach runner() through the in-process EventSink instead.
-  void Start();
-  void Stop();
+   // Starts the reconciler's thread, and with a broker the worker's thread
+   // consuming its queue. Without a broker, events reach runner() through the
+   // in-process EventSink instead.
+   void Start();
+   void Stop();
 
-  ConsumerRunner& runner() { return *runner_; }
-  PreviewStore& previews() { return *previews_; }
-  Reconciler& reconciler() { return *reconciler_; }
-  // Null without a broker (or without a queue).
-  EventWorker* worker() { return worker_.get(); }
-  EventSource* source() { return source_.get(); }
+   ConsumerRunner &runner() { return *runner_; }
+   PreviewStore &previews() { return *previews_; }
+   Reconciler &reconciler() { return *reconciler_; }
+   // Null without a broker (or without a queue).
+   EventWorker *worker() { return worker_.get(); }
+   EventSource *source() { return source_.get(); }
 
  private:
   std::unique_ptr<PreviewStore> previews_;

@@ -432,7 +432,7 @@ TYPED_TEST_P(ConsumerStoreContract, ATransactionLocksAndReadsLikeAStoreTransacti
   const Document doc = this->AddDocument(1, IngestStatus::kPending);
   {
     auto tx = this->store().Begin();
-    tx->PutContent(doc.id, 1, "body of v1", ContractTime());
+    tx->PutContent(doc.id, 1, "body of v1", "alice", ContractTime());
     tx->Commit();
   }
   auto tx = this->consumers().BeginConsumer();

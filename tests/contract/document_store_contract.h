@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -133,8 +134,11 @@ class DocumentStoreContract : public ::testing::Test {
   void Update(const Review& review) {
     Committed([&](StoreTransaction& tx) { tx.UpdateReview(review); });
   }
-  void Put(DocumentId id, std::int32_t version, const std::string& content) {
-    Committed([&](StoreTransaction& tx) { tx.PutContent(id, version, content, ContractTime()); });
+  void Put(DocumentId id, std::int32_t version, const std::string &content,
+           const UserId &editor = "alice") {
+    Committed([&](StoreTransaction &tx) {
+      tx.PutContent(id, version, content, editor, ContractTime());
+    });
   }
   void Append(const std::vector<OutboxEvent>& events) {
     Committed([&](StoreTransaction& tx) {
@@ -227,6 +231,27 @@ TYPED_TEST_P(DocumentStoreContract, ContentRoundTripsExactBytes) {
   EXPECT_EQ(this->store().FindContent(id, 1), content);
 }
 
+TYPED_TEST_P(DocumentStoreContract, EditorsAreListedOncePerRangeOfVersions) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const DocumentId other = this->Add(ContractDocument()).id;
+  this->Put(id, 1, "v1", "alice");
+  this->Put(id, 2, "v2", "\u5f20\u4e09"); // 张三
+  this->Put(id, 3, "v3", "carol");
+  this->Put(id, 4, "v4", "\u5f20\u4e09");
+  this->Put(other, 1, "other", "mallory");
+  const auto editors = [&](std::int32_t after, std::int32_t up_to) {
+    auto tx = this->store().Begin();
+    std::vector<UserId> found = tx->ListEditors(id, after, up_to);
+    std::sort(found.begin(), found.end());
+    return found;
+  };
+  EXPECT_EQ(editors(0, 4),
+            (std::vector<UserId>{"alice", "carol", "\u5f20\u4e09"}));
+  EXPECT_EQ(editors(1, 3), (std::vector<UserId>{"carol", "\u5f20\u4e09"}));
+  EXPECT_EQ(editors(3, 3), std::vector<UserId>{});
+  EXPECT_EQ(editors(0, 1), std::vector<UserId>{"alice"});
+}
+
 TYPED_TEST_P(DocumentStoreContract, ContentIsKeptPerVersion) {
   const DocumentId id = this->Add(ContractDocument()).id;
   this->Put(id, 1, "first");
@@ -266,7 +291,7 @@ TYPED_TEST_P(DocumentStoreContract, TransactionSeesItsOwnWrites) {
   doc.id = tx->InsertDocument(doc);
   Review review = ContractReview(doc.id);
   review.id = tx->InsertReview(review);
-  tx->PutContent(doc.id, 1, "body", ContractTime());
+  tx->PutContent(doc.id, 1, "body", "alice", ContractTime());
   EXPECT_EQ(tx->LockDocument(doc.id), doc);
   EXPECT_EQ(tx->ReadDocument(doc.id), doc);
   EXPECT_EQ(tx->LockReview(review.id), review);
@@ -288,7 +313,7 @@ TYPED_TEST_P(DocumentStoreContract, CommitMakesEveryWriteVisible) {
   doc.id = tx->InsertDocument(doc);
   Review review = ContractReview(doc.id);
   review.id = tx->InsertReview(review);
-  tx->PutContent(doc.id, 1, "body", ContractTime());
+  tx->PutContent(doc.id, 1, "body", "alice", ContractTime());
   tx->AppendEvent(ContractEvent("e-1", doc.id));
   tx->Commit();
   EXPECT_EQ(this->store().FindDocument(doc.id), doc);
@@ -304,7 +329,7 @@ TYPED_TEST_P(DocumentStoreContract, DestructionWithoutCommitDiscardsInserts) {
     auto tx = this->store().Begin();
     id = tx->InsertDocument(ContractDocument());
     review_id = tx->InsertReview(ContractReview(id));
-    tx->PutContent(id, 1, "body", ContractTime());
+    tx->PutContent(id, 1, "body", "alice", ContractTime());
     tx->AppendEvent(ContractEvent("e-1", id));
   }
   EXPECT_EQ(this->store().FindDocument(id), std::nullopt);
@@ -327,7 +352,7 @@ TYPED_TEST_P(DocumentStoreContract, DestructionWithoutCommitDiscardsUpdates) {
     Review decided = review;
     decided.status = ReviewStatus::kApproved;
     tx->UpdateReview(decided);
-    tx->PutContent(doc.id, 2, "v2", ContractTime());
+    tx->PutContent(doc.id, 2, "v2", "alice", ContractTime());
   }
   EXPECT_EQ(this->store().FindDocument(doc.id), doc);
   EXPECT_EQ(this->store().FindReview(review.id), review);
@@ -443,7 +468,9 @@ TYPED_TEST_P(DocumentStoreContract, NewPendingReviewIsAllowedOnceTheLastIsDecide
 
 TYPED_TEST_P(DocumentStoreContract, ReviewOrContentOfMissingDocumentThrowsStorageError) {
   EXPECT_THROW(this->store().Begin()->InsertReview(ContractReview(12345)), StorageError);
-  EXPECT_THROW(this->store().Begin()->PutContent(12345, 1, "orphan", ContractTime()), StorageError);
+  EXPECT_THROW(this->store().Begin()->PutContent(12345, 1, "orphan", "alice",
+                                                 ContractTime()),
+               StorageError);
 }
 
 TYPED_TEST_P(DocumentStoreContract, DuplicateEventIdThrowsStorageError) {
@@ -828,36 +855,47 @@ TYPED_TEST_P(DocumentStoreContract, PruneDeletesOnlyExpiredRecordsInBoundedBatch
 }
 
 REGISTER_TYPED_TEST_SUITE_P(
-    DocumentStoreContract, DocumentRoundTripsEveryField, DocumentWithoutOptionalsRoundTrips,
-    ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
+    DocumentStoreContract, DocumentRoundTripsEveryField,
+    DocumentWithoutOptionalsRoundTrips, ReviewRoundTripsEveryField,
+    PendingReviewWithoutDecisionRoundTrips,
     InsertIgnoresGivenIdsAndAssignsAscendingOnes, ContentRoundTripsExactBytes,
-    ContentIsKeptPerVersion, ContentOfAVersionIsNeverOverwritten, MissingRowsAreNullopt,
+    ContentIsKeptPerVersion, EditorsAreListedOncePerRangeOfVersions,
+    ContentOfAVersionIsNeverOverwritten, MissingRowsAreNullopt,
     LockAndReadOfMissingIdAreNullopt, TransactionSeesItsOwnWrites,
     UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
-    DestructionWithoutCommitDiscardsInserts, DestructionWithoutCommitDiscardsUpdates,
-    TransactionIsUnusableAfterCommit, NextTransactionBeginsAfterOneEnds,
-    UpdateDocumentOverwritesMutableColumns, UpdateDocumentClearsOptionals,
-    UpdateDocumentKeepsAuthorAndCreationTime, UpdateReviewRecordsTheDecisionOnly,
-    UpdateOfMissingRowThrowsStorageError, SecondPendingReviewOfADocumentThrowsStorageError,
+    DestructionWithoutCommitDiscardsInserts,
+    DestructionWithoutCommitDiscardsUpdates, TransactionIsUnusableAfterCommit,
+    NextTransactionBeginsAfterOneEnds, UpdateDocumentOverwritesMutableColumns,
+    UpdateDocumentClearsOptionals, UpdateDocumentKeepsAuthorAndCreationTime,
+    UpdateReviewRecordsTheDecisionOnly, UpdateOfMissingRowThrowsStorageError,
+    SecondPendingReviewOfADocumentThrowsStorageError,
     ReopeningADecidedReviewBesideAPendingOneThrowsStorageError,
     NewPendingReviewIsAllowedOnceTheLastIsDecided,
-    ReviewOrContentOfMissingDocumentThrowsStorageError, DuplicateEventIdThrowsStorageError,
-    ListDocumentsIsNewestFirst, ListDocumentsFiltersByStatusAndAuthor,
-    ListDocumentsBeforeIsAnExclusiveCursor, ListDocumentsPagesWithLimitAndCursor,
-    NonPositiveLimitReturnsNothing, ListReviewsIsOldestFirstAndFiltersByStatus,
-    ListReviewsPagesWithLimitAndExclusiveAfter, ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
-    EventsRoundTripInCommitOrderWithAscendingSequences, ClaimPendingStopsAtLimit,
-    MarkDeliveredEventsAreNeverPendingAgain,
+    ReviewOrContentOfMissingDocumentThrowsStorageError,
+    DuplicateEventIdThrowsStorageError, ListDocumentsIsNewestFirst,
+    ListDocumentsFiltersByStatusAndAuthor,
+    ListDocumentsBeforeIsAnExclusiveCursor,
+    ListDocumentsPagesWithLimitAndCursor, NonPositiveLimitReturnsNothing,
+    ListReviewsIsOldestFirstAndFiltersByStatus,
+    ListReviewsPagesWithLimitAndExclusiveAfter,
+    ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
+    EventsRoundTripInCommitOrderWithAscendingSequences,
+    ClaimPendingStopsAtLimit, MarkDeliveredEventsAreNeverPendingAgain,
     ClaimPendingHandsOutOnlyEachDocumentsOldestUndeliveredEvent,
-    DeferredEventWaitsUntilDueAndHoldsItsDocumentBack, DeferWithoutDelayMakesTheEventClaimableAgain,
+    DeferredEventWaitsUntilDueAndHoldsItsDocumentBack,
+    DeferWithoutDelayMakesTheEventClaimableAgain,
     PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst,
-    BacklogCountsUndeliveredEventsAndTheOldest, MarkDeliveredIgnoresUnknownSequences,
-    PingAnswersTrue, ConcurrentIncrementsEndWithTheExactCount,
+    BacklogCountsUndeliveredEventsAndTheOldest,
+    MarkDeliveredIgnoresUnknownSequences, PingAnswersTrue,
+    ConcurrentIncrementsEndWithTheExactCount,
     ReservingAFreeKeyWinsAndTheNextReservationSeesItInFlight, KeysArePerCaller,
-    AnExpiredRecordIsReservableAgain, ConcurrentReservationsOfOneKeyHaveExactlyOneWinner,
-    CompletionInATransactionCommitsWithTheEffect, CompletionInATransactionRollsBackWithIt,
+    AnExpiredRecordIsReservableAgain,
+    ConcurrentReservationsOfOneKeyHaveExactlyOneWinner,
+    CompletionInATransactionCommitsWithTheEffect,
+    CompletionInATransactionRollsBackWithIt,
     CompletionOfAReservationTakenOverThrowsAndNothingCommits,
-    CompletionWithoutEffectStoresTheFirstResponseOnly, ReleaseFreesOnlyItsOwnInFlightRecord,
+    CompletionWithoutEffectStoresTheFirstResponseOnly,
+    ReleaseFreesOnlyItsOwnInFlightRecord,
     PruneDeletesOnlyExpiredRecordsInBoundedBatches);
 
 }  // namespace docgate

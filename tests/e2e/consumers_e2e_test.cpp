@@ -223,16 +223,22 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
   EXPECT_NE(parked[0].last_error.find("poisoned preview"), std::string::npos) << parked[0].last_error;
   EXPECT_EQ(parked[0].event.document_id, doc->id);
   WaitForIngestStatus(std::to_string(doc->id), "done");  // the other consumer is unaffected
-  ExpectProblem(Get("/api/v1/documents/" + std::to_string(doc->id) + "/preview", Bob()), 404,
-                "NOT_FOUND");
+  EXPECT_EQ(app_->pipeline().previews().Find(doc->id), std::nullopt);
+  // The approved version is served all the same, from the database.
+  const auto served =
+      Get("/api/v1/documents/" + std::to_string(doc->id) + "/preview", Bob());
+  ASSERT_EQ(served.status(), 200u) << served.body();
+  EXPECT_EQ(served.json()["content"], "A preview that cannot be written.");
 
   PoisonPreviewOf(doc->id, false);
   const ReplayReport report = ReplayParkedEvents(app_->config(), std::nullopt);
   EXPECT_EQ(report.unparked, 1);
   EXPECT_EQ(report.requeued, 1);
   EXPECT_EQ(report.from_queue, 0);
-  ASSERT_TRUE(WaitUntil([&] { return app_->reader().GetPreview(doc->id).ok(); }));
-  EXPECT_EQ(app_->reader().GetPreview(doc->id)->content, "A preview that cannot be written.");
+  ASSERT_TRUE(WaitUntil(
+      [&] { return app_->pipeline().previews().Find(doc->id).has_value(); }));
+  EXPECT_EQ(app_->pipeline().previews().Find(doc->id)->content,
+            "A preview that cannot be written.");
   EXPECT_TRUE(app_->consumer_store().ListParked(10).empty());
 }
 

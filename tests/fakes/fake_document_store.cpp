@@ -202,7 +202,8 @@ class FakeDocumentStore::Transaction final : public StoreTransaction, private Wr
     row = std::move(updated);
   }
 
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+  void PutContent(DocumentId id, std::int32_t version,
+                  const std::string &content, const UserId &edited_by,
                   TimePoint /*at*/) override {
     Data& data = Open();
     if (!data.documents.contains(id)) {
@@ -212,6 +213,20 @@ class FakeDocumentStore::Transaction final : public StoreTransaction, private Wr
       Violation("UNIQUE constraint failed: content of document " + std::to_string(id) +
                 " version " + std::to_string(version));
     }
+    data.editors[{id, version}] = edited_by;
+  }
+
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
+                                  std::int32_t up_to_version) override {
+    std::set<UserId> editors;
+    const Data &data = Open();
+    for (auto it = data.editors.upper_bound({id, after_version});
+         it != data.editors.end() && it->first.first == id &&
+         it->first.second <= up_to_version;
+         ++it) {
+      editors.insert(it->second);
+    }
+    return {editors.begin(), editors.end()};
   }
 
   void AppendEvent(const OutboxEvent& event) override {

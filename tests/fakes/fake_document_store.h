@@ -121,6 +121,8 @@ class FakeDocumentStore final : public DocumentStore,
     std::map<DocumentId, Document> documents;
     std::map<ReviewId, Review> reviews;
     std::map<std::pair<DocumentId, std::int32_t>, std::string> contents;
+    std::map<std::pair<DocumentId, std::int32_t>, UserId>
+        editors; // who wrote each version
     std::map<std::int64_t, OutboxRow> outbox;
     struct IdempotencyRow {
       IdempotencyRecord record;

@@ -23,7 +23,6 @@
 #include "adapters/mongo/mongo_driver.h"
 #include "core/error.h"
 #include "support/tcp_proxy.h"
-#include "support/untouched_consumer_transaction.h"
 
 namespace docgate {
 namespace {
@@ -105,18 +104,17 @@ class MongoPreviewStoreTest : public ::testing::Test {
   std::string database_;
   MongoConfig config_;
   std::unique_ptr<MongoPreviewStore> store_;
-  UntouchedConsumerTransaction tx_;
 };
 
 TEST_F(MongoPreviewStoreTest, ProjectThenFind) {
   EXPECT_EQ(store_->Find(7), std::nullopt);
-  EXPECT_TRUE(store_->Project(tx_, Record(7, 1)));
+  EXPECT_TRUE(store_->Project(Record(7, 1)));
   EXPECT_EQ(store_->Find(7), Record(7, 1));
   EXPECT_EQ(store_->Find(8), std::nullopt);
 }
 
 TEST_F(MongoPreviewStoreTest, StoredDocumentHasTheAgreedShape) {
-  ASSERT_TRUE(store_->Project(tx_, Record(7, 3)));
+  ASSERT_TRUE(store_->Project(Record(7, 3)));
   WithRawClient([&](mongoc_client_t* client) {
     mongoc_collection_t* collection =
         mongoc_client_get_collection(client, database_.c_str(), "kh_document_preview");
@@ -145,28 +143,28 @@ TEST_F(MongoPreviewStoreTest, StoredDocumentHasTheAgreedShape) {
 }
 
 TEST_F(MongoPreviewStoreTest, OlderVersionNeverReplacesNewer) {
-  EXPECT_TRUE(store_->Project(tx_, Record(7, 4)));
-  EXPECT_FALSE(store_->Project(tx_, Record(7, 3)));
+  EXPECT_TRUE(store_->Project(Record(7, 4)));
+  EXPECT_FALSE(store_->Project(Record(7, 3)));
   EXPECT_EQ(store_->Find(7), Record(7, 4));
 }
 
 TEST_F(MongoPreviewStoreTest, NewerVersionReplacesOlder) {
-  EXPECT_TRUE(store_->Project(tx_, Record(7, 3)));
-  EXPECT_TRUE(store_->Project(tx_, Record(7, 4)));
+  EXPECT_TRUE(store_->Project(Record(7, 3)));
+  EXPECT_TRUE(store_->Project(Record(7, 4)));
   EXPECT_EQ(store_->Find(7), Record(7, 4));
 }
 
 TEST_F(MongoPreviewStoreTest, SameVersionTwiceWritesOnce) {
-  EXPECT_TRUE(store_->Project(tx_, Record(7, 2)));
+  EXPECT_TRUE(store_->Project(Record(7, 2)));
   PreviewRecord repeat = Record(7, 2);
   repeat.content = "a redelivery must not overwrite";
-  EXPECT_FALSE(store_->Project(tx_, repeat));
+  EXPECT_FALSE(store_->Project(repeat));
   EXPECT_EQ(store_->Find(7), Record(7, 2));
 }
 
 TEST_F(MongoPreviewStoreTest, DocumentsAreIndependent) {
-  EXPECT_TRUE(store_->Project(tx_, Record(1, 5)));
-  EXPECT_TRUE(store_->Project(tx_, Record(2, 1)));
+  EXPECT_TRUE(store_->Project(Record(1, 5)));
+  EXPECT_TRUE(store_->Project(Record(2, 1)));
   EXPECT_EQ(store_->Find(1), Record(1, 5));
   EXPECT_EQ(store_->Find(2), Record(2, 1));
 }
@@ -180,10 +178,10 @@ TEST_F(MongoPreviewStoreTest, ConcurrentProjectionsKeepTheNewest) {
   std::vector<std::thread> threads;
   for (int version = 1; version <= kThreads; ++version) {
     threads.emplace_back([&, version] {
-      UntouchedConsumerTransaction tx;
       ++ready;
-      while (ready.load() < kThreads) std::this_thread::yield();
-      wrote[version] = store_->Project(tx, Record(42, version)) ? 1 : 0;
+      while (ready.load() < kThreads)
+        std::this_thread::yield();
+      wrote[version] = store_->Project(Record(42, version)) ? 1 : 0;
     });
   }
   for (std::thread& thread : threads) thread.join();
@@ -201,7 +199,7 @@ TEST_F(MongoPreviewStoreTest, UnreachableServerIsStorageUnavailableWithinTheTime
   config.operation_timeout = 200ms;
   MongoPreviewStore unreachable(config);
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(unreachable.Project(tx_, Record(7, 1)), StorageUnavailable);
+  EXPECT_THROW(unreachable.Project(Record(7, 1)), StorageUnavailable);
   EXPECT_THROW(unreachable.Find(7), StorageUnavailable);
   EXPECT_FALSE(unreachable.Ping());
   // Three calls of about 200 ms each; far below the OS's own TCP timeouts.

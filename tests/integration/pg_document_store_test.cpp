@@ -104,7 +104,7 @@ class PgDocumentStoreTest : public ::testing::Test {
     doc.updated_at = now;
     auto tx = store.Begin();
     doc.id = tx->InsertDocument(doc);
-    tx->PutContent(doc.id, doc.version, "body", now);
+    tx->PutContent(doc.id, doc.version, "body", "alice", now);
     tx->Commit();
     return doc;
   }
@@ -169,7 +169,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -178,6 +178,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[2][1].as<std::string>(), "0003_idempotency.sql");
   EXPECT_EQ(rows[3][0].as<int>(), 4);
   EXPECT_EQ(rows[3][1].as<std::string>(), "0004_consumers.sql");
+  EXPECT_EQ(rows[4][0].as<int>(), 5);
+  EXPECT_EQ(rows[4][1].as<std::string>(), "0005_version_editors.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -197,8 +199,9 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
   PgDocumentStore::Migrate(Config());
   PgDocumentStore store(Config());
   const auto again = db_.Execute(kRecorded);
-  ASSERT_EQ(again.size(), 4u);
-  for (int i = 0; i < 4; ++i) {
+  ASSERT_EQ(again.size(), recorded.size());
+  ASSERT_EQ(again.size(), 5u);
+  for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
     EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
   }
@@ -230,8 +233,9 @@ TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftyDecideAReview) {
     auto review = tx->LockReview(submitted.id);
     auto doc = tx->LockDocument(review->document_id);
     const Actor& reviewer = i % 2 == 0 ? kBob : kDave;
-    const Status outcome = i % 2 == 0 ? Approve(*doc, *review, reviewer, "fine", clock_.Now())
-                                      : Reject(*doc, *review, reviewer, "no", clock_.Now());
+    const Status outcome =
+        i % 2 == 0 ? Approve(*doc, *review, reviewer, {}, "fine", clock_.Now())
+                   : Reject(*doc, *review, reviewer, {}, "no", clock_.Now());
     if (!outcome) return false;
     tx->UpdateReview(*review);
     tx->UpdateDocument(*doc);
@@ -342,7 +346,8 @@ TEST_F(PgDocumentStoreTest, TextWithANulCharacterIsRefusedNotTruncated) {
   PgDocumentStore store(Config());
   const Document doc = AddDraft(store, clock_.Now());
   auto tx = store.Begin();
-  EXPECT_THROW(tx->PutContent(doc.id, 2, std::string("before\0after", 12), clock_.Now()),
+  EXPECT_THROW(tx->PutContent(doc.id, 2, std::string("before\0after", 12),
+                              "alice", clock_.Now()),
                StorageError);
   tx.reset();
   EXPECT_EQ(store.FindContent(doc.id, 2), std::nullopt);

@@ -122,7 +122,7 @@ class SqliteDocumentStoreTest : public ::testing::Test {
   static DocumentId AddDocument(DocumentStore& store) {
     auto tx = store.Begin();
     const DocumentId id = tx->InsertDocument(ContractDocument());
-    tx->PutContent(id, 1, "body", ContractTime());
+    tx->PutContent(id, 1, "body", "alice", ContractTime());
     tx->AppendEvent(ContractEvent("e-" + std::to_string(id), id));
     tx->Commit();
     return id;
@@ -148,10 +148,12 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
   Open();
   const auto recorded = RawDatabase(db_path_).Rows(
       "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations ORDER BY version");
-  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
-                                                             {"2", "0002_outbox_relay.sql", "1"},
-                                                             {"3", "0003_idempotency.sql", "1"},
-                                                             {"4", "0004_consumers.sql", "1"}}));
+  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{
+                          {"1", "0001_init.sql", "1"},
+                          {"2", "0002_outbox_relay.sql", "1"},
+                          {"3", "0003_idempotency.sql", "1"},
+                          {"4", "0004_consumers.sql", "1"},
+                          {"5", "0005_version_editors.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

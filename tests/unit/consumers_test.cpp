@@ -97,7 +97,7 @@ class ConsumersTest : public ::testing::Test {
   ChunkerConfig chunker_{80, 20};  // small, so that kContent makes several chunks
   RecordingEmbedder embedder_;
   DatabasePreviewStore previews_{store_};
-  PreviewProjection projection_{previews_};
+  PreviewProjection projection_{previews_, store_};
   Ingestion ingestion_{store_, chunker_, &embedder_};
   ConsumerRunner runner_{store_, clock_, ConsumerRunnerConfig{3}};
   ReaderService reader_{store_, previews_, store_};
@@ -107,13 +107,20 @@ TEST_F(ConsumersTest, AnApprovalBecomesThePreviewAndItsChunksAndIngestionIsDone)
   const OutboxEvent approved = Approve();
   ASSERT_EQ(approved.type, EventType::kApproved);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kPending);
-  EXPECT_EQ(reader_.GetPreview(approved.document_id).error().code, ErrorCode::kNotFound)
-      << "no preview before the event is consumed";
+  // The preview reads its own writes: served from the database before the
+  // projection has run.
+  EXPECT_EQ(previews_.Find(approved.document_id), std::nullopt);
+  const auto early = reader_.GetPreview(approved.document_id);
+  ASSERT_TRUE(early.ok());
+  EXPECT_EQ(early->version, 1);
+  EXPECT_EQ(early->content, kContent);
+  EXPECT_EQ(early->approved_at, approved.occurred_at);
 
   const ConsumeResult result = runner_.Run(approved);
   EXPECT_EQ(result.outcome, ConsumeOutcome::kDone);
   EXPECT_FALSE(result.parked);
 
+  ASSERT_TRUE(previews_.Find(approved.document_id).has_value());
   const auto preview = reader_.GetPreview(approved.document_id);
   ASSERT_TRUE(preview.ok());
   EXPECT_EQ(preview->version, 1);
@@ -177,14 +184,10 @@ TEST_F(ConsumersTest, AStaleApprovalNeverReplacesANewerOne) {
   // The store's guard by itself, on a second document: v4 stays when v3 comes after it, and v5
   // replaces it.
   const DocumentId other = service_.Create(kAlice, "Other", "x")->id;
-  auto tx = store_.BeginConsumer();
-  EXPECT_TRUE(previews_.Project(*tx, PreviewRecord{other, 4, "v4", clock_.Now()}));
-  EXPECT_FALSE(previews_.Project(*tx, PreviewRecord{other, 3, "v3", clock_.Now()}));
-  tx->Commit();
+  EXPECT_TRUE(previews_.Project(PreviewRecord{other, 4, "v4", clock_.Now()}));
+  EXPECT_FALSE(previews_.Project(PreviewRecord{other, 3, "v3", clock_.Now()}));
   EXPECT_EQ(previews_.Find(other)->content, "v4");
-  tx = store_.BeginConsumer();
-  EXPECT_TRUE(previews_.Project(*tx, PreviewRecord{other, 5, "v5", clock_.Now()}));
-  tx->Commit();
+  EXPECT_TRUE(previews_.Project(PreviewRecord{other, 5, "v5", clock_.Now()}));
   EXPECT_EQ(previews_.Find(other)->content, "v5");
 }
 

@@ -146,6 +146,30 @@ TEST_F(DocumentServiceTest, ApproveChecksRoleSelfReviewAndExistence) {
   EXPECT_EQ(service_.GetReview(t.review.id)->status, ReviewStatus::kPending);
 }
 
+TEST_F(DocumentServiceTest, AnAdminWhoEditedTheSubmittedVersionCannotDecideIt) {
+  const Actor admin{"erin", "Erin", false, false, true};
+  auto doc = MustCreate("Guide", "v1");
+  ASSERT_TRUE(
+      service_.Edit(admin, doc.id, EditRequest{std::nullopt, "v2 by erin", 1})
+          .ok());
+  ASSERT_TRUE(
+      service_
+          .Edit(kAlice, doc.id, EditRequest{"Guide, again", std::nullopt, 2})
+          .ok());
+  auto t = service_.Submit(admin, doc.id);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->review.document_version, 3);
+  EXPECT_EQ(service_.Approve(admin, t->review.id, std::nullopt).error().code,
+            ErrorCode::kSelfReview);
+  EXPECT_EQ(service_.Reject(admin, t->review.id, "mine").error().code,
+            ErrorCode::kSelfReview);
+  EXPECT_EQ(service_.GetReview(t->review.id)->status, ReviewStatus::kPending);
+  // Someone who changed nothing decides; once approved, the editors of later
+  // versions are counted from there.
+  ASSERT_TRUE(service_.Approve(kBob, t->review.id, std::nullopt).ok());
+  EXPECT_EQ(Events().back().type, EventType::kApproved);
+}
+
 TEST_F(DocumentServiceTest, RejectEditResubmitApproveBindsTheNewVersion) {
   auto doc = MustCreate("Guide", "v1");
   auto first = MustSubmit(doc.id);

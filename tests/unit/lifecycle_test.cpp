@@ -104,9 +104,12 @@ enum class Decision { kApprove, kReject, kWithdraw };
 
 Status Apply(Decision d, Document& doc, Review& review) {
   switch (d) {
-    case Decision::kApprove: return Approve(doc, review, Reviewer(), std::string("lgtm"), kT1);
-    case Decision::kReject: return Reject(doc, review, Reviewer(), "needs work", kT1);
-    case Decision::kWithdraw: return Withdraw(doc, review, Author(), kT1);
+  case Decision::kApprove:
+    return Approve(doc, review, Reviewer(), {}, std::string("lgtm"), kT1);
+  case Decision::kReject:
+    return Reject(doc, review, Reviewer(), {}, "needs work", kT1);
+  case Decision::kWithdraw:
+    return Withdraw(doc, review, Author(), kT1);
   }
   return Ok{};
 }
@@ -182,7 +185,7 @@ TEST(LifecycleTest, AReviewBoundToAnOlderVersionCannotBeApproved) {
   Document doc = DocIn(DocumentStatus::kPendingReview);
   doc.version = 4;
   Review review = ReviewIn(ReviewStatus::kPending);
-  const auto s = Approve(doc, review, Reviewer(), std::nullopt, kT1);
+  const auto s = Approve(doc, review, Reviewer(), {}, std::nullopt, kT1);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kInvalidState);
 }
@@ -191,13 +194,34 @@ TEST(LifecycleTest, TheAuthorCanNeverDecideTheirOwnDocumentEvenAsAdmin) {
   const Actor self_admin{"alice", "", true, true, true};
   Document doc = DocIn(DocumentStatus::kPendingReview);
   Review review = ReviewIn(ReviewStatus::kPending);
-  auto approve = Approve(doc, review, self_admin, std::nullopt, kT1);
+  auto approve = Approve(doc, review, self_admin, {}, std::nullopt, kT1);
   ASSERT_FALSE(approve.ok());
   EXPECT_EQ(approve.error().code, ErrorCode::kSelfReview);
-  auto reject = Reject(doc, review, self_admin, "no", kT1);
+  auto reject = Reject(doc, review, self_admin, {}, "no", kT1);
   ASSERT_FALSE(reject.ok());
   EXPECT_EQ(reject.error().code, ErrorCode::kSelfReview);
   EXPECT_EQ(review.status, ReviewStatus::kPending);
+}
+
+TEST(LifecycleTest, AnEditorOfTheVersionUnderReviewCannotDecideItEvenAsAdmin) {
+  const Actor editing_admin{"carol", "", false, true, true};
+  const std::vector<UserId> editors = {"alice", "carol"};
+  Document doc = DocIn(DocumentStatus::kPendingReview);
+  Review review = ReviewIn(ReviewStatus::kPending);
+  auto approve =
+      Approve(doc, review, editing_admin, editors, std::nullopt, kT1);
+  ASSERT_FALSE(approve.ok());
+  EXPECT_EQ(approve.error().code, ErrorCode::kSelfReview);
+  EXPECT_NE(approve.error().detail.find("edited"), std::string::npos)
+      << approve.error().detail;
+  auto reject = Reject(doc, review, editing_admin, editors, "no", kT1);
+  ASSERT_FALSE(reject.ok());
+  EXPECT_EQ(reject.error().code, ErrorCode::kSelfReview);
+  EXPECT_EQ(review.status, ReviewStatus::kPending);
+  EXPECT_EQ(doc.status, DocumentStatus::kPendingReview);
+  // Someone who edited nothing still decides.
+  EXPECT_TRUE(
+      Approve(doc, review, Reviewer(), editors, std::nullopt, kT1).ok());
 }
 
 TEST(LifecycleTest, RolesAndOwnership) {

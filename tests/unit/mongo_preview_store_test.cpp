@@ -13,7 +13,6 @@
 #include "adapters/mongo/mongo_uri.h"
 #include "core/error.h"
 #include "support/tcp_proxy.h"
-#include "support/untouched_consumer_transaction.h"
 
 namespace docgate {
 namespace {
@@ -136,9 +135,8 @@ TEST_F(MongoPreviewStoreWithoutServer, FindThrowsStorageUnavailableWithoutThePas
 }
 
 TEST_F(MongoPreviewStoreWithoutServer, ProjectThrowsStorageUnavailable) {
-  UntouchedConsumerTransaction tx;
   const PreviewRecord record{.document_id = 1, .version = 1, .content = "c", .approved_at = {}};
-  EXPECT_THROW(store_.Project(tx, record), StorageUnavailable);
+  EXPECT_THROW(store_.Project(record), StorageUnavailable);
   ExpectWithinBound();
 }
 

@@ -159,7 +159,7 @@ MongoPreviewStore::~MongoPreviewStore() = default;
 
 const std::string& MongoPreviewStore::database() const { return impl_->database; }
 
-bool MongoPreviewStore::Project(ConsumerTransaction& /*tx*/, const PreviewRecord& record) {
+bool MongoPreviewStore::Project(const PreviewRecord &record) {
   const DocumentId id = record.document_id;
   Bson filter;
   bson_t version_below;

@@ -11,6 +11,7 @@
 
 #include "adapters/pg/pg_errors.h"
 #include "core/error.h"
+#include "core/redact.h"
 
 namespace docgate {
 namespace {
@@ -35,7 +36,8 @@ std::map<std::string, std::string> ParseUrl(const std::string& url) {
     std::string reason = error != nullptr ? error : "out of memory";
     PQfreemem(error);
     while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
-    throw StorageUnavailable("postgres: malformed database URL: " + reason);
+    throw StorageUnavailable("postgres: malformed database URL: " +
+                             RedactSecretsOf(reason, url));
   }
   std::map<std::string, std::string> params;
   for (const PQconninfoOption* o = options; o->keyword != nullptr; ++o) {

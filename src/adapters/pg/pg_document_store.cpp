@@ -71,9 +71,13 @@ constexpr Statement kSelectContent{
     "select_content",
     "SELECT content FROM kh_document_content WHERE document_id = $1 AND version = $2"};
 constexpr Statement kInsertContent{
-    "insert_content",
-    "INSERT INTO kh_document_content (document_id, version, content, created_at)"
-    " VALUES ($1, $2, $3, $4)"};
+    "insert_content", "INSERT INTO kh_document_content (document_id, version, "
+                      "content, edited_by, created_at)"
+                      " VALUES ($1, $2, $3, $4, $5)"};
+constexpr Statement kSelectEditors{
+    "select_editors", "SELECT DISTINCT edited_by FROM kh_document_content"
+                      " WHERE document_id = $1 AND version > $2 AND version <= "
+                      "$3 ORDER BY edited_by"};
 
 constexpr Statement kInsertEvent{
     "insert_event",
@@ -265,13 +269,45 @@ constexpr Statement kSearch{
 constexpr Statement kPing{"ping", "SELECT 1"};
 
 constexpr std::array kStatements{
-    kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument, kSelectReview, kLockReview,
-    kInsertReview, kUpdateReview, kSelectDocumentReviews, kSelectContent, kInsertContent,
-    kInsertEvent, kClaimEvents, kMarkDelivered, kDeferEvents, kReleaseClaims, kPruneDelivered,
-    kBacklog, kPing, kReserveIdempotencyKey, kSelectIdempotencyKey, kCompleteIdempotencyKey,
-    kReleaseIdempotencyKey, kPruneIdempotencyKeys, kRequeueEvent, kClaimInbox, kSelectInbox,
-    kRecordFailure, kListParked, kUnpark, kFindStuckIngestions, kSetIngestStatus, kUpsertPreview,
-    kSelectPreview, kDeleteChunks, kInsertChunk, kListChunks, kSearch,
+    kSelectDocument,
+    kLockDocument,
+    kInsertDocument,
+    kUpdateDocument,
+    kSelectReview,
+    kLockReview,
+    kInsertReview,
+    kUpdateReview,
+    kSelectDocumentReviews,
+    kSelectContent,
+    kInsertContent,
+    kSelectEditors,
+    kInsertEvent,
+    kClaimEvents,
+    kMarkDelivered,
+    kDeferEvents,
+    kReleaseClaims,
+    kPruneDelivered,
+    kBacklog,
+    kPing,
+    kReserveIdempotencyKey,
+    kSelectIdempotencyKey,
+    kCompleteIdempotencyKey,
+    kReleaseIdempotencyKey,
+    kPruneIdempotencyKeys,
+    kRequeueEvent,
+    kClaimInbox,
+    kSelectInbox,
+    kRecordFailure,
+    kListParked,
+    kUnpark,
+    kFindStuckIngestions,
+    kSetIngestStatus,
+    kUpsertPreview,
+    kSelectPreview,
+    kDeleteChunks,
+    kInsertChunk,
+    kListChunks,
+    kSearch,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is planned with its actual
@@ -590,10 +626,21 @@ class PgTransaction final : public StoreTransaction {
     });
   }
 
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+  void PutContent(DocumentId id, std::int32_t version,
+                  const std::string &content, const UserId &edited_by,
                   TimePoint at) override {
-    work_.Run("put content of document", id, [&](pqxx::work& w) {
-      w.exec_prepared(kInsertContent.name, id, version, Checked(content), Millis(at));
+    work_.Run("put content of document", id, [&](pqxx::work &w) {
+      w.exec_prepared(kInsertContent.name, id, version, Checked(content),
+                      Checked(edited_by), Millis(at));
+    });
+  }
+
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
+                                  std::int32_t up_to_version) override {
+    return work_.Run("list editors of document", id, [&](pqxx::work &w) {
+      return All<UserId>(w.exec_prepared(kSelectEditors.name, id, after_version,
+                                         up_to_version),
+                         ToText);
     });
   }
 

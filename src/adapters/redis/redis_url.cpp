@@ -2,33 +2,18 @@
 
 #include <charconv>
 
+#include "core/percent_encoding.h"
+
 namespace docgate {
 namespace {
 
-std::string PercentDecoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      int value = 0;
-      const auto [end, ec] = std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16);
-      if (ec == std::errc{} && end == text.data() + i + 3) {
-        out.push_back(static_cast<char>(value));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
-}
-
-template <typename Int>
-bool ParseNumber(std::string_view text, Int& value) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+template <typename Int> bool ParseNumber(std::string_view text, Int &value) {
+  const auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
 }
 
-}  // namespace
+} // namespace
 
 RedisEndpoint ParseRedisUrl(std::string_view url) {
   RedisEndpoint endpoint;
@@ -46,7 +31,8 @@ RedisEndpoint ParseRedisUrl(std::string_view url) {
   if (slash != std::string_view::npos) {
     std::string_view path = rest.substr(slash + 1);
     if (!path.empty() && (!ParseNumber(path, endpoint.db) || endpoint.db < 0)) {
-      throw std::invalid_argument("the path must be a database number, e.g. /0");
+      throw std::invalid_argument(
+          "the path must be a database number, e.g. /0");
     }
   }
   if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
@@ -54,7 +40,8 @@ RedisEndpoint ParseRedisUrl(std::string_view url) {
     authority = authority.substr(at + 1);
     const auto colon = userinfo.find(':');
     if (colon == std::string_view::npos) {
-      // redis://secret@host is the password alone, as redis-cli and redis-py read it.
+      // redis://secret@host is the password alone, as redis-cli and redis-py
+      // read it.
       endpoint.password = PercentDecoded(userinfo);
     } else {
       endpoint.user = PercentDecoded(userinfo.substr(0, colon));
@@ -64,19 +51,23 @@ RedisEndpoint ParseRedisUrl(std::string_view url) {
   std::string_view port;
   if (authority.starts_with('[')) {
     const auto close = authority.find(']');
-    if (close == std::string_view::npos) throw std::invalid_argument("unclosed [ in the host");
+    if (close == std::string_view::npos)
+      throw std::invalid_argument("unclosed [ in the host");
     endpoint.host = std::string(authority.substr(1, close - 1));
     const std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
-      if (after.front() != ':') throw std::invalid_argument("junk after the IPv6 host");
+      if (after.front() != ':')
+        throw std::invalid_argument("junk after the IPv6 host");
       port = after.substr(1);
     }
   } else {
     const auto colon = authority.rfind(':');
     endpoint.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+    if (colon != std::string_view::npos)
+      port = authority.substr(colon + 1);
   }
-  if (endpoint.host.empty()) throw std::invalid_argument("no host");
+  if (endpoint.host.empty())
+    throw std::invalid_argument("no host");
   if (!port.empty() || authority.ends_with(':')) {
     int number = 0;
     if (!ParseNumber(port, number) || number < 1 || number > 65535) {
@@ -87,4 +78,4 @@ RedisEndpoint ParseRedisUrl(std::string_view url) {
   return endpoint;
 }
 
-}  // namespace docgate
+} // namespace docgate

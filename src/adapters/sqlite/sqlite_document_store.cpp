@@ -77,8 +77,14 @@ constexpr std::string_view kUpdateDocument =
 constexpr std::string_view kSelectContent =
     "SELECT content FROM kh_document_content WHERE document_id = ?1 AND version = ?2";
 constexpr std::string_view kInsertContent =
-    "INSERT INTO kh_document_content (document_id, version, content, created_at)"
-    " VALUES (?1, ?2, ?3, ?4)";
+    "INSERT INTO kh_document_content (document_id, version, content, "
+    "edited_by, created_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
+constexpr std::string_view kSelectEditors =
+    "SELECT DISTINCT edited_by FROM kh_document_content"
+    " WHERE document_id = ?1 AND version > ?2 AND version <= ?3 AND edited_by "
+    "IS NOT NULL"
+    " ORDER BY edited_by";
 
 constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
 // Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
@@ -545,9 +551,24 @@ class SqliteStoreTransaction final : public StoreTransaction {
     ExpectOneRowChanged(Open(), "review", review.id);
   }
 
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+  void PutContent(DocumentId id, std::int32_t version,
+                  const std::string &content, const UserId &edited_by,
                   TimePoint at) override {
-    Open().Prepare(kInsertContent).Bind(1, id).Bind(2, version).Bind(3, content).Bind(4, at).Run();
+    Open()
+        .Prepare(kInsertContent)
+        .Bind(1, id)
+        .Bind(2, version)
+        .Bind(3, content)
+        .Bind(4, edited_by)
+        .Bind(5, at)
+        .Run();
+  }
+
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
+                                  std::int32_t up_to_version) override {
+    auto stmt = Open().Prepare(kSelectEditors);
+    stmt.Bind(1, id).Bind(2, after_version).Bind(3, up_to_version);
+    return AllRows(stmt, &TextFromRow);
   }
 
   void AppendEvent(const OutboxEvent& event) override {

@@ -1,0 +1,81 @@
+#include "core/redact.h"
+
+#include <vector>
+
+#include "core/percent_encoding.h"
+
+namespace docgate {
+namespace {
+
+struct Span {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+// Where the secrets of `url` are: the userinfo's password and every password=
+// query value.
+std::vector<Span> SecretSpans(std::string_view url) {
+  std::vector<Span> spans;
+  const std::size_t scheme_end = url.find("://");
+  const std::size_t authority =
+      scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  // The userinfo ends at the last '@' before the path: a password may itself
+  // hold '@' or '/' when written unescaped, which libpq and others tolerate.
+  const std::size_t query = url.find('?', authority);
+  const std::string_view head = url.substr(0, query);
+  const std::size_t at = head.rfind('@');
+  if (at != std::string_view::npos && at > authority) {
+    const std::size_t colon = head.find(':', authority);
+    if (colon != std::string_view::npos && colon < at)
+      spans.push_back({colon + 1, at});
+  }
+  if (query != std::string_view::npos) {
+    std::size_t from = query + 1;
+    while (from <= url.size()) {
+      std::size_t end = url.find('&', from);
+      if (end == std::string_view::npos)
+        end = url.size();
+      constexpr std::string_view kKey = "password=";
+      if (url.substr(from, kKey.size()) == kKey)
+        spans.push_back({from + kKey.size(), end});
+      from = end + 1;
+    }
+  }
+  return spans;
+}
+
+void ReplaceAll(std::string &text, const std::string &secret) {
+  if (secret.empty())
+    return;
+  for (std::size_t at = text.find(secret); at != std::string::npos;
+       at = text.find(secret, at + kRedacted.size())) {
+    text.replace(at, secret.size(), kRedacted);
+  }
+}
+
+} // namespace
+
+std::string RedactUrl(std::string_view url) {
+  std::string out;
+  std::size_t copied = 0;
+  for (const Span &span : SecretSpans(url)) {
+    out.append(url.substr(copied, span.begin - copied));
+    out.append(kRedacted);
+    copied = span.end;
+  }
+  out.append(url.substr(copied));
+  return out;
+}
+
+std::string RedactSecretsOf(std::string_view text, std::string_view url) {
+  std::string out(text);
+  for (const Span &span : SecretSpans(url)) {
+    const std::string_view secret =
+        url.substr(span.begin, span.end - span.begin);
+    ReplaceAll(out, std::string(secret));
+    ReplaceAll(out, PercentDecoded(secret));
+  }
+  return out;
+}
+
+} // namespace docgate
