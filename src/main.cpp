@@ -117,6 +117,7 @@ int Replay(const Config& config, const std::string& event_id) {
 
 int PrintToken(const Config& config, const std::string& subject, const std::string& roles,
                const std::string& name, long ttl_seconds) {
+  if (auto problem = SubjectProblem(subject)) throw ConfigError("--sub: " + *problem);
   TokenClaims claims;
   claims.subject = subject;
   std::stringstream list(roles);

@@ -327,6 +327,108 @@ TEST_P(ApiTest, MalformedQueriesAre400) {
   }
 }
 
+// API.md v1.1 "Limits": bytes a store cannot keep are refused as input, on every backend.
+TEST_P(ApiTest, BadBytesInQueriesPathsAndHeadersAre400NeverA500) {
+  for (const char* value :
+       {"%00", "a%00b", "%FF", "%C0%AF", "%E0%80%AF", "%ED%A0%80", "%F4%90%80%80", "%E5%BC"}) {
+    ExpectProblem(Get(std::string("/api/v1/documents?author_id=") + value, Alice()), 400,
+                  "VALIDATION");
+    ExpectProblem(Get(std::string("/api/v1/search?q=") + value, Alice()), 400, "VALIDATION");
+    ExpectProblem(Get(std::string("/api/v1/documents/") + value, Alice()), 400, "VALIDATION");
+    ExpectProblem(Post(std::string("/api/v1/reviews/") + value + "/approve", Bob()), 400,
+                  "VALIDATION");
+    ExpectProblem(Get(std::string("/api/v1/") + value, Alice()), 400, "VALIDATION");
+  }
+  ExpectProblem(Get("/api/v1/documents?author_id=" + std::string(256, 'a'), Alice()), 400,
+                "VALIDATION");
+  EXPECT_EQ(Get("/api/v1/documents?author_id=" + std::string(255, 'a'), Alice()).json()["items"],
+            json::array());
+
+  Headers bad_key = Alice();
+  bad_key.emplace_back("Idempotency-Key", "key-\xff\xfe");
+  ExpectProblem(Post("/api/v1/documents", bad_key, R"({"title": "t", "content": "c"})"), 400,
+                "VALIDATION");
+  const std::string id = Create(Alice());
+  Headers bad_tag = Alice();
+  bad_tag.emplace_back("If-Match", "\"\xed\xa0\x80\"");
+  ExpectProblem(Call(http::verb::put, "/api/v1/documents/" + id, bad_tag, R"({"title": "t"})"), 400,
+                "VALIDATION");
+  {
+    HttpClient client(port_);
+    ExpectProblem(client.Raw("POST /api/v1/documents HTTP/1.1\r\nHost: x\r\nIdempotency-Key: " +
+                             std::string("a\0b", 3) + "\r\nContent-Length: 2\r\n\r\n{}"),
+                  400, "VALIDATION");
+  }
+  ExpectProblem(
+      Post("/api/v1/documents", Alice(), R"({"title": "t", "content": "nul \u0000 inside"})"), 400,
+      "VALIDATION");
+  ExpectProblem(Post("/api/v1/documents", Alice(), R"({"title": "a\u0000b", "content": "c"})"), 400,
+                "VALIDATION");
+  EXPECT_EQ(Get("/healthz", {}).status(), 200u);
+}
+
+TEST_P(ApiTest, PathIdsWithLeadingZerosAre400NotAliases) {
+  const std::string id = Create(Alice());
+  EXPECT_EQ(Get("/api/v1/documents/" + id, Alice()).status(), 200u);
+  ExpectProblem(Get("/api/v1/documents/0" + id, Alice()), 400, "VALIDATION");
+  ExpectProblem(Get("/api/v1/documents/00" + id + "/content", Alice()), 400, "VALIDATION");
+  ExpectProblem(Post("/api/v1/documents/0" + id + "/submit", Alice()), 400, "VALIDATION");
+  const std::string review = Submit(id, Alice());
+  ExpectProblem(Get("/api/v1/reviews/0" + review, Bob()), 400, "VALIDATION");
+  ExpectProblem(Get("/api/v1/documents?after=0" + id, Alice()), 400, "VALIDATION");
+}
+
+TEST_P(ApiTest, BodiesNestedDeeperThan64LevelsAre400) {
+  const auto nested = [](std::size_t levels) {
+    return std::string(levels, '[') + std::string(levels, ']');
+  };
+  // The document itself is one level: 63 more inside it make 64.
+  EXPECT_EQ(Post("/api/v1/documents", Alice(),
+                 R"({"title": "t", "content": "c", "x": )" + nested(63) + "}")
+                .status(),
+            201u);
+  ExpectProblem(Post("/api/v1/documents", Alice(),
+                     R"({"title": "t", "content": "c", "x": )" + nested(64) + "}"),
+                400, "VALIDATION");
+  ExpectProblem(Post("/api/v1/documents", Alice(), nested(100000)), 400, "VALIDATION");
+  ExpectProblem(Post("/api/v1/documents", Alice(), std::string(100000, '[')), 400, "VALIDATION");
+  EXPECT_EQ(Get("/healthz", {}).status(), 200u);
+}
+
+TEST_P(ApiTest, SubjectIsAtMost255BytesAndChineseIdsWork) {
+  const std::string longest(255, 'a');
+  EXPECT_EQ(Post("/api/v1/documents", As(longest, {"author"}), R"({"title": "t", "content": "c"})")
+                .status(),
+            201u);
+  const auto mine = Get("/api/v1/documents?author_id=" + longest, Alice());
+  ASSERT_EQ(mine.status(), 200u) << mine.body();
+  EXPECT_EQ(mine.json()["items"].size(), 1u);
+  ExpectProblem(Get("/api/v1/documents", As(longest + "a", {"author"})), 401, "UNAUTHENTICATED");
+  ExpectProblem(
+      Post("/api/v1/documents", As(longest + "a", {"author"}), R"({"title": "t", "content": "c"})"),
+      401, "UNAUTHENTICATED");
+  for (const std::string bad : {"alice\n", "\x1b[31m", "bob\r\nroot"}) {
+    ExpectProblem(Get("/api/v1/documents", As(bad, {"author"})), 401, "UNAUTHENTICATED");
+  }
+
+  const Headers zhang = As("张三", {"author"});
+  const auto created =
+      Post("/api/v1/documents", zhang, json{{"title", "入职指南"}, {"content", "欢迎"}}.dump());
+  ASSERT_EQ(created.status(), 201u) << created.body();
+  EXPECT_EQ(created.json()["author_id"], "张三");
+  const auto listed = Get("/api/v1/documents?author_id=%E5%BC%A0%E4%B8%89", Alice());
+  ASSERT_EQ(listed.status(), 200u) << listed.body();
+  ASSERT_EQ(listed.json()["items"].size(), 1u);
+  EXPECT_EQ(listed.json()["items"][0]["title"], "入职指南");
+  Headers keyed = zhang;
+  keyed.emplace_back("Idempotency-Key", "zhang-1");
+  const std::string id = created.json()["id"];
+  EXPECT_EQ(Post("/api/v1/documents/" + id + "/submit", keyed).status(), 200u);
+  const auto replayed = Post("/api/v1/documents/" + id + "/submit", keyed);
+  EXPECT_EQ(replayed.status(), 200u);
+  EXPECT_EQ(replayed.header("Idempotent-Replayed"), "true");
+}
+
 TEST_P(ApiTest, BadTokensAre401WithWwwAuthenticate) {
   const std::string target = "/api/v1/documents";
   ExpectProblem(Get(target, {}), 401, "UNAUTHENTICATED");

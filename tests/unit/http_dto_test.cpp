@@ -38,10 +38,55 @@ TEST(HttpDto, ParsesOnlyPositiveDecimalInt64Ids) {
   EXPECT_EQ(ParsePositiveId("1"), 1);
   EXPECT_EQ(ParsePositiveId("42"), 42);
   EXPECT_EQ(ParsePositiveId("9223372036854775807"), INT64_MAX);
-  for (const char* bad : {"", "abc", "-1", "0", "+1", " 1", "1 ", "1.0", "1e3", "0x10",
-                          "99999999999999999999", "9223372036854775808", "12abc"}) {
+  for (const char* bad :
+       {"", "abc", "-1", "0", "+1", " 1", "1 ", "1.0", "1e3", "0x10", "99999999999999999999",
+        "9223372036854775808", "12abc", "017", "0017", "00", "09223372036854775807"}) {
     EXPECT_FALSE(ParsePositiveId(bad)) << bad;
   }
+}
+
+// n arrays, one inside the other: "[[...]]".
+std::string Nested(std::size_t n) { return std::string(n, '[') + std::string(n, ']'); }
+
+TEST(HttpDto, JsonBodiesNestAtMost64Levels) {
+  auto ok = ParseJsonBody(Nested(64));
+  ASSERT_TRUE(ok) << ok.error().detail;
+  EXPECT_TRUE(ok->is_array());
+  auto object = ParseJsonBody(R"({"title": "t", "content": "c", "x": )" + Nested(63) + "}");
+  ASSERT_TRUE(object) << object.error().detail;
+  EXPECT_EQ((*object)["title"], "t");
+
+  for (const std::string& deep : {Nested(65), R"({"title": "t", "x": )" + Nested(64) + "}",
+                                  std::string(65, '[') + "1" + std::string(65, ']')}) {
+    auto refused = ParseJsonBody(deep);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::kValidation);
+    EXPECT_EQ(refused.error().detail,
+              "request body nests arrays and objects deeper than 64 levels");
+  }
+  std::string objects;
+  for (int i = 0; i < 65; ++i) objects += R"({"a":)";
+  objects += "1" + std::string(65, '}');
+  EXPECT_FALSE(ParseJsonBody(objects));
+}
+
+TEST(HttpDto, HugelyNestedBodiesAreRefusedWithoutExhaustingTheStack) {
+  const auto closed = ParseJsonBody(Nested(1'000'000));
+  ASSERT_FALSE(closed);
+  EXPECT_EQ(closed.error().code, ErrorCode::kValidation);
+  const auto open = ParseJsonBody(std::string(1'000'000, '['));
+  ASSERT_FALSE(open);
+  EXPECT_EQ(open.error().code, ErrorCode::kValidation);
+}
+
+TEST(HttpDto, JsonBodiesAreValidJson) {
+  for (const std::string bad :
+       {"", "{", "not json", "{\"title\": \"\xff\"}", R"({"title": "\ud800"})", "{} {}"}) {
+    const auto refused = ParseJsonBody(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().detail, "request body is not valid JSON");
+  }
+  EXPECT_EQ((*ParseJsonBody(R"({"title": "张三"})"))["title"], "张三");
 }
 
 TEST(HttpDto, ParsesStrictVersionTags) {
@@ -178,6 +223,34 @@ TEST(Router, ParsesQueryStrings) {
   EXPECT_FALSE(ParseQuery("status=a&status=b", {"status"}));
   EXPECT_FALSE(ParseQuery("status=%zz", {"status"}));
   EXPECT_FALSE(ParseQuery("status=%4", {"status"}));
+}
+
+TEST(Router, QueryValuesAreUtf8WithoutNul) {
+  for (const char* bad :
+       {"author_id=%00", "author_id=a%00b", "author_id=%FF", "author_id=%C0%AF",
+        "author_id=%E0%80%AF", "author_id=%ED%A0%80", "author_id=%E5%BC", "author_id=\xff"}) {
+    const auto query = ParseQuery(bad, {"author_id"});
+    ASSERT_FALSE(query) << bad;
+    EXPECT_EQ(query.error().code, ErrorCode::kValidation);
+    EXPECT_EQ(query.error().detail,
+              "query parameter 'author_id' is not valid UTF-8 or holds U+0000");
+  }
+  const auto chinese = ParseQuery("author_id=%E5%BC%A0%E4%B8%89", {"author_id"});
+  ASSERT_TRUE(chinese);
+  EXPECT_EQ(chinese->at("author_id"), "张三");
+  EXPECT_EQ(ParseQuery("author_id=张三", {"author_id"})->at("author_id"), "张三");
+}
+
+TEST(Router, PathsAreUtf8WithoutNul) {
+  for (const char* good : {"/", "/api/v1/documents/17", "/api/v1/%E5%BC%A0", "/a+b", "/张三"}) {
+    EXPECT_TRUE(CheckPath(good)) << good;
+  }
+  for (const char* bad : {"/api/v1/documents/%00", "/api/v1/documents/%FF", "/%C0%AF", "/%ED%A0%80",
+                          "/\xff", "/%zz", "/%4"}) {
+    const auto checked = CheckPath(bad);
+    ASSERT_FALSE(checked) << bad;
+    EXPECT_EQ(checked.error().code, ErrorCode::kValidation);
+  }
   EXPECT_EQ(TargetPath("/a/b?x=1"), "/a/b");
   EXPECT_EQ(TargetQuery("/a/b?x=1"), "x=1");
 }

@@ -20,15 +20,20 @@ using nlohmann::json;
 constexpr char kSecret[] = "unit-test-secret-0123456789abcdef";
 
 // A token built by hand, so that tests control every byte: header, claims and signature.
-std::string Craft(const json& header, const json& claims, const EVP_MD* md = EVP_sha256(),
-                  const std::string& secret = kSecret) {
-  const std::string input = e2e::SigningInput(header.dump(), claims.dump());
+std::string CraftText(const json& header, const std::string& claims,
+                      const EVP_MD* md = EVP_sha256(), const std::string& secret = kSecret) {
+  const std::string input = e2e::SigningInput(header.dump(), claims);
   if (md == nullptr) return input + ".";
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   HMAC(md, secret.data(), static_cast<int>(secret.size()),
        reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &length);
   return input + "." + e2e::Base64Url(std::string(reinterpret_cast<char*>(mac), length));
+}
+
+std::string Craft(const json& header, const json& claims, const EVP_MD* md = EVP_sha256(),
+                  const std::string& secret = kSecret) {
+  return CraftText(header, claims.dump(), md, secret);
 }
 
 class JwtAuthTest : public ::testing::Test {
@@ -143,6 +148,49 @@ TEST_F(JwtAuthTest, RejectsBadlyTypedClaims) {
       {{"sub", "alice"}, {"nbf", "later"}},
   };
   for (const auto& claims : bad) ExpectRejected(Craft({{"alg", "HS256"}}, claims));
+}
+
+TEST_F(JwtAuthTest, SubjectIsAtMost255BytesOfPrintableUtf8) {
+  const std::string longest(kMaxSubjectBytes, 'a');
+  const auto actor = Check(Craft({{"alg", "HS256"}}, {{"sub", longest}}));
+  ASSERT_TRUE(actor) << actor.error().detail;
+  EXPECT_EQ(actor->id, longest);
+  // 85 three-byte characters are 255 bytes; one more is 258.
+  std::string chinese;
+  for (int i = 0; i < 85; ++i) chinese += "张";
+  EXPECT_TRUE(Check(Craft({{"alg", "HS256"}}, {{"sub", chinese}})));
+  ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", chinese + "张"}}));
+  ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", longest + "a"}}));
+  ExpectRejected(SignHs256Token(kSecret, TokenClaims{longest + "a", {}, {}, {}}, clock_.Now()));
+
+  for (const std::string& bad :
+       {std::string("ali\nce"), std::string("a\0b", 3), std::string("\x1b[2J"),
+        std::string("bob\r"), std::string("\x7f"), std::string("\xc2\x85")}) {
+    ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", bad}}));
+  }
+  // Invalid UTF-8 (a lone 0xFF, a surrogate) in the claims: libjwt passes the bytes through.
+  ExpectRejected(CraftText({{"alg", "HS256"}}, "{\"sub\":\"\xff\"}"));
+  ExpectRejected(CraftText({{"alg", "HS256"}}, "{\"sub\":\"\xed\xa0\x80\"}"));
+  ExpectRejected(CraftText({{"alg", "HS256"}}, R"({"sub":"\ud800"})"));
+
+  const auto zhang = Check(Craft({{"alg", "HS256"}}, {{"sub", "张三"}, {"name", "张三 (审核)"}}));
+  ASSERT_TRUE(zhang) << zhang.error().detail;
+  EXPECT_EQ(zhang->id, "张三");
+}
+
+TEST_F(JwtAuthTest, NameHasNoControlCharacters) {
+  ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", "alice"}, {"name", "Alice\nAdmin"}}));
+  ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", "alice"}, {"name", std::string("A\0", 2)}}));
+  EXPECT_TRUE(Check(Craft({{"alg", "HS256"}}, {{"sub", "alice"}, {"name", nullptr}})));
+}
+
+TEST_F(JwtAuthTest, SubjectProblemExplainsTheLimit) {
+  EXPECT_FALSE(SubjectProblem("alice"));
+  EXPECT_FALSE(SubjectProblem("张三"));
+  EXPECT_EQ(SubjectProblem(std::string(256, 'a')),
+            "token `sub` must be at most 255 bytes, got 256");
+  EXPECT_EQ(SubjectProblem(""), "token `sub` must be a non-empty string");
+  EXPECT_EQ(SubjectProblem("a\tb"), "token `sub` must be UTF-8 without control characters");
 }
 
 TEST_F(JwtAuthTest, EmptySecretIsRefused) {

@@ -33,11 +33,33 @@ json Items(const std::vector<T>& items) {
 }  // namespace
 
 std::optional<std::int64_t> ParsePositiveId(std::string_view text) {
-  if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
+  if (text.empty() || text.front() < '1' || text.front() > '9') return std::nullopt;
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc{} || end != text.data() + text.size() || value <= 0) return std::nullopt;
   return value;
+}
+
+Result<json> ParseJsonBody(std::string_view body) {
+  bool too_deep = false;
+  // `depth` is that of the container a value goes into: a top-level array starts at depth 0.
+  const auto bounded = [&too_deep](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::array_start || event == json::parse_event_t::object_start) &&
+        depth >= kMaxJsonDepth) {
+      too_deep = true;
+      return false;  // discarded: nothing below it is kept
+    }
+    return true;
+  };
+  json parsed = json::parse(body, bounded, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    return MakeError(ErrorCode::kValidation, "request body is not valid JSON");
+  }
+  if (too_deep) {
+    return MakeError(ErrorCode::kValidation, "request body nests arrays and objects deeper than " +
+                                                 std::to_string(kMaxJsonDepth) + " levels");
+  }
+  return parsed;
 }
 
 std::optional<std::int32_t> ParseVersionTag(std::string_view text) {

@@ -13,18 +13,27 @@
 
 #include "app/consumer_store.h"
 #include "app/document_service.h"
+#include "core/error.h"
 #include "core/model.h"
 #include "core/time_format.h"
 
 namespace docgate {
 
-// A positive int64 written in decimal digits only ("42"); nullopt for "", "abc", "-1", "0", "+1",
-// " 1", "1.0" and anything that overflows int64.
+// A positive int64 written in canonical decimal ("42"); nullopt for "", "abc", "-1", "0", "+1",
+// " 1", "1.0", a leading zero ("017", which would alias "17") and anything that overflows int64.
 std::optional<std::int64_t> ParsePositiveId(std::string_view text);
 // A strict entity tag naming a version: "\"3\"" -> 3; nullopt when malformed or not a positive int32.
 std::optional<std::int32_t> ParseVersionTag(std::string_view text);
 // The ETag of a version: 3 -> "\"3\"".
 std::string VersionTag(std::int32_t version);
+
+// The deepest nesting of arrays and objects a request body may have ("[[1]]" is 2 levels).
+inline constexpr int kMaxJsonDepth = 64;
+
+// A request body as JSON. VALIDATION when it is not JSON (invalid UTF-8 in a string included) or
+// nests deeper than kMaxJsonDepth. The parser is iterative and drops what lies too deep, so no
+// body can exhaust the stack or build a deep tree.
+Result<nlohmann::json> ParseJsonBody(std::string_view body);
 
 nlohmann::json ToJson(const Document& doc);
 nlohmann::json ToJson(const Review& review);

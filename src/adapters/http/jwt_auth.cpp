@@ -9,6 +9,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/utf8.h"
+
 namespace docgate {
 namespace {
 
@@ -65,12 +67,17 @@ Result<Actor> ActorFromClaims(const json& claims, TimePoint now) {
   }
   Actor actor;
   const auto sub = claims.find("sub");
-  if (sub == claims.end() || !sub->is_string() || sub->get_ref<const std::string&>().empty()) {
+  if (sub == claims.end() || !sub->is_string()) {
     return Unauthenticated("token `sub` must be a non-empty string");
+  }
+  if (auto problem = SubjectProblem(sub->get_ref<const std::string&>())) {
+    return Unauthenticated(std::move(*problem));
   }
   actor.id = sub->get<std::string>();
   if (const auto name = claims.find("name"); name != claims.end() && !name->is_null()) {
-    if (!name->is_string()) return Unauthenticated("token `name` must be a string");
+    if (!name->is_string() || !IsPrintableText(name->get_ref<const std::string&>())) {
+      return Unauthenticated("token `name` must be a string without control characters");
+    }
     actor.name = name->get<std::string>();
   }
   if (const auto roles = claims.find("roles"); roles != claims.end()) {
@@ -87,6 +94,16 @@ Result<Actor> ActorFromClaims(const json& claims, TimePoint now) {
 }
 
 }  // namespace
+
+std::optional<std::string> SubjectProblem(std::string_view sub) {
+  if (sub.empty()) return "token `sub` must be a non-empty string";
+  if (sub.size() > kMaxSubjectBytes) {
+    return "token `sub` must be at most " + std::to_string(kMaxSubjectBytes) + " bytes, got " +
+           std::to_string(sub.size());
+  }
+  if (!IsPrintableText(sub)) return "token `sub` must be UTF-8 without control characters";
+  return std::nullopt;
+}
 
 std::string SignHs256Token(std::string_view secret, const TokenClaims& claims,
                            TimePoint issued_at) {

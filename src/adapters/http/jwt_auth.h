@@ -1,9 +1,11 @@
 #pragma once
 
-// Bearer tokens: HS256 JWTs (libjwt). Claims: `sub` (required, non-empty string), `roles` (array of
-// strings; `author`, `reviewer`, `admin` are recognised, others ignored), `name` (optional string),
-// `exp` / `nbf` (NumericDate, enforced when present against the injected Clock).
+// Bearer tokens: HS256 JWTs (libjwt). Claims: `sub` (required; see SubjectProblem), `roles` (array
+// of strings; `author`, `reviewer`, `admin` are recognised, others ignored), `name` (optional
+// string without control characters), `exp` / `nbf` (NumericDate, enforced when present against the
+// injected Clock).
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +16,14 @@
 #include "core/model.h"
 
 namespace docgate {
+
+// The longest `sub` accepted, in bytes of UTF-8: a caller id is stored and indexed (documents'
+// authors, reviews, idempotency keys), and 255 bytes stay well inside every index's entry limit.
+inline constexpr std::size_t kMaxSubjectBytes = 255;
+
+// Why `sub` cannot identify a caller, or nullopt when it can: 1..kMaxSubjectBytes bytes of valid
+// UTF-8 without control characters (so it is stored as it is and logs on one line).
+std::optional<std::string> SubjectProblem(std::string_view sub);
 
 struct TokenClaims {
   std::string subject;
@@ -34,7 +44,8 @@ class JwtVerifier {
 
   // From an `Authorization` header value ("Bearer <token>"; the scheme is case-insensitive).
   // UNAUTHENTICATED when absent, malformed, not HS256 (`alg: none` included), badly signed,
-  // expired or missing a valid `sub`.
+  // expired, or whose `sub` or `name` is not acceptable (SubjectProblem; a `name` with control
+  // characters).
   Result<Actor> Authenticate(std::string_view authorization) const;
   Result<Actor> Verify(const std::string& token) const;
 

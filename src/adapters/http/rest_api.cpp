@@ -10,6 +10,7 @@
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/idempotency_codec.h"
 #include "adapters/http/openapi.h"
+#include "core/utf8.h"
 
 namespace docgate {
 namespace {
@@ -56,7 +57,8 @@ Result<std::int64_t> PathId(const RouteContext& ctx, std::string_view what) {
   const auto raw = ctx.params.Get("id");
   const auto id = ParsePositiveId(raw);
   if (!id) {
-    return Invalid(std::string(what) + " id must be a positive 64-bit decimal integer, got '" +
+    return Invalid(std::string(what) +
+                   " id must be a positive 64-bit decimal integer without leading zeros, got '" +
                    std::string(raw) + "'");
   }
   return *id;
@@ -69,9 +71,9 @@ bool IsBlank(std::string_view text) {
 // The body as a JSON object; an empty body is {} when `optional`.
 Result<json> ObjectBody(const HttpRequest& request, bool optional) {
   if (optional && IsBlank(request.body())) return json::object();
-  json body = json::parse(request.body(), nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return Invalid("request body is not valid JSON");
-  if (!body.is_object()) return Invalid("request body must be a JSON object");
+  auto body = ParseJsonBody(request.body());
+  if (!body) return body.error();
+  if (!body->is_object()) return Invalid("request body must be a JSON object");
   return body;
 }
 
@@ -140,7 +142,7 @@ void AbandonQuietly(IdempotencyService& idempotency, const IdempotentRequest& re
     idempotency.Abandon(request, owner);
   } catch (const std::exception& e) {
     spdlog::warn("could not release Idempotency-Key '{}' of {} (it expires with its lease): {}",
-                 request.key, request.caller, e.what());
+                 EscapeForLog(request.key), EscapeForLog(request.caller), e.what());
   }
 }
 
@@ -236,6 +238,7 @@ HttpResponse RestApi::Handle(const HttpRequest& request) const {
 HttpResponse RestApi::Handle(const HttpRequest& request, RequestTrace& trace) const {
   try {
     const auto path = TargetPath(View(request.target()));
+    if (auto checked = CheckPath(path); !checked) return ProblemResponse(checked.error());
     const auto match = router_.Find(request.method(), path);
     if (!match.pattern.empty()) trace.route = match.pattern;
     switch (match.kind) {
@@ -249,11 +252,11 @@ HttpResponse RestApi::Handle(const HttpRequest& request, RequestTrace& trace) co
     return ProblemResponse(MakeError(ErrorCode::kNotFound, "no route for " + std::string(path)));
   } catch (const StorageUnavailable& e) {
     spdlog::warn("{} {}: database unavailable: {}", View(request.method_string()),
-                 TargetPath(View(request.target())), e.what());
+                 EscapeForLog(TargetPath(View(request.target()))), e.what());
     return ProblemResponse(Error{ErrorCode::kUnavailable, "the database is unavailable", 1});
   } catch (const std::exception& e) {
     spdlog::error("{} {}: unhandled error: {}", View(request.method_string()),
-                  TargetPath(View(request.target())), e.what());
+                  EscapeForLog(TargetPath(View(request.target()))), e.what());
     return InternalError();
   }
 }
@@ -338,7 +341,7 @@ HttpResponse RestApi::RunIdempotent(const RouteContext& ctx, const Actor& actor,
   }
   if (!idempotency_.CompleteWithoutEffect(request, decision.owner, EncodeResponse(answer))) {
     spdlog::warn("Idempotency-Key '{}' of {}: the reservation ran out before the answer was stored",
-                 request.key, request.caller);
+                 EscapeForLog(request.key), EscapeForLog(request.caller));
   }
   return answer;
 }
@@ -397,7 +400,11 @@ Result<HttpResponse> RestApi::ListDocuments(const RouteContext& ctx, const Actor
     }
   }
   if (const auto it = query->find("author_id"); it != query->end()) {
-    if (it->second.empty()) return Invalid("author_id must not be empty");
+    // An author id is a token's `sub`: anything longer names nobody.
+    if (it->second.empty() || it->second.size() > kMaxSubjectBytes) {
+      return Invalid("author_id must be 1.." + std::to_string(kMaxSubjectBytes) + " bytes, got " +
+                     std::to_string(it->second.size()));
+    }
     request.author_id = it->second;
   }
   auto paging = PagingParams(*query);

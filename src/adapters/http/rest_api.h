@@ -42,8 +42,9 @@ class RestApi {
   RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
           const JwtVerifier& verifier, HealthChecks health);
 
-  // Never throws. Notes in `trace` the matched route's template ("unmatched" for a 404) and, once
-  // a token is verified, its subject as the caller.
+  // Never throws. A path that is not valid UTF-8 without U+0000 (CheckPath) is 400 before any
+  // route is tried. Notes in `trace` the matched route's template ("unmatched" for a 404) and,
+  // once a token is verified, its subject as the caller.
   HttpResponse Handle(const HttpRequest& request, RequestTrace& trace) const;
   HttpResponse Handle(const HttpRequest& request) const;
 

@@ -5,6 +5,8 @@
 
 #include <boost/beast/http/verb.hpp>
 
+#include "core/utf8.h"
+
 namespace docgate {
 namespace {
 
@@ -91,11 +93,24 @@ Result<QueryParams> ParseQuery(std::string_view query,
     if (std::find(allowed.begin(), allowed.end(), *name) == allowed.end()) {
       return MakeError(ErrorCode::kValidation, "unknown query parameter '" + *name + "'");
     }
+    if (!IsStorableText(*value)) {
+      return MakeError(ErrorCode::kValidation,
+                       "query parameter '" + *name + "' is not valid UTF-8 or holds U+0000");
+    }
     if (!params.emplace(*name, std::move(*value)).second) {
       return MakeError(ErrorCode::kValidation, "query parameter '" + *name + "' given twice");
     }
   }
   return params;
+}
+
+Status CheckPath(std::string_view path) {
+  const auto decoded = PercentDecode(path);
+  if (!decoded) return MakeError(ErrorCode::kValidation, "malformed percent-encoding in the path");
+  if (!IsStorableText(*decoded)) {
+    return MakeError(ErrorCode::kValidation, "the path is not valid UTF-8 or holds U+0000");
+  }
+  return Ok{};
 }
 
 void Router::Add(HttpVerb verb, std::string_view pattern, RouteHandler handler) {

@@ -32,8 +32,13 @@ std::string_view TargetPath(std::string_view target);
 std::string_view TargetQuery(std::string_view target);
 
 // Parses a query string ("a=1&b=x%20y"; '+' is a space). VALIDATION for malformed escapes, a
-// name outside `allowed`, or a name given twice.
+// name outside `allowed`, a name given twice, or a value that decodes to invalid UTF-8 or holds
+// U+0000 (IsStorableText): every value is text a store can keep.
 Result<QueryParams> ParseQuery(std::string_view query, const std::vector<std::string_view>& allowed);
+
+// VALIDATION when `path` (without the query string) has a malformed escape or decodes to invalid
+// UTF-8 or U+0000. Path segments are matched raw (not decoded), so "%31" is no alias of "1".
+Status CheckPath(std::string_view path);
 
 struct RouteContext {
   const HttpRequest& request;
