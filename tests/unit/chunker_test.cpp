@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <random>
 #include <set>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/utf8.h"
+#include "unit/chunker_reference.h"
 
 namespace docgate {
 namespace {
@@ -326,6 +328,117 @@ TEST(Chunker, NoWordIsLostFromGeneratedTexts) {
     }
     EXPECT_EQ(SplitIntoChunks(text, config), chunks);
   }
+}
+
+// Pieces of text that the rules treat differently: letters of 1 to 4 bytes, whitespace and line
+// endings, spaced and CJK terminators, every closer, and bytes that are not UTF-8 (a lone
+// continuation byte, a truncated sequence).
+const std::string kTokens[] = {
+    "a",      "bc",     "Word",   "é",      "中",   "😀",    " ",        "  ",      "\t",
+    "\n",     "\r\n",   "\n\n",   "\r",     ".",    "!",    "?",        "\u2026",  "\u3002",
+    "\uFF01", "\uFF1F", "\"",     "'",      ")",    "]",    "}",        "\u201D",  "\u2019",
+    "\u00BB", "\u300D", "\u300F", "\uFF09", "3.14", "\x80", "\xE2\x80", "\xF0\x9F"};
+
+// A random mix of kTokens: `bias` tokens (when given) are drawn half of the time, so that some
+// texts are long runs of closers, terminators or one word.
+std::string RandomMix(std::mt19937& random, std::size_t tokens, bool valid_utf8,
+                      const std::vector<std::string>& bias = {}) {
+  std::string text;
+  while (tokens-- > 0) {
+    const std::string& token = !bias.empty() && random() % 2 == 0
+                                   ? bias[random() % bias.size()]
+                                   : kTokens[random() % std::size(kTokens)];
+    if (valid_utf8 && !IsValidUtf8(token)) continue;
+    text += token;
+  }
+  return text;
+}
+
+std::vector<std::string> RandomBias(std::mt19937& random) {
+  std::vector<std::string> bias;
+  for (auto n = random() % 4; n > 0; --n) bias.push_back(kTokens[random() % std::size(kTokens)]);
+  return bias;
+}
+
+ChunkerConfig RandomConfig(std::mt19937& random) {
+  const std::size_t max_bytes = kMinChunkBytes + random() % 48;
+  return Config(max_bytes, random() % 3 == 0 ? max_bytes - 1 : random() % max_bytes);
+}
+
+TEST(Chunker, GivesTheChunksOfTheRuleByRuleReferenceOnRandomMixes) {
+  std::mt19937 random(12);
+  for (int round = 0; round < 20000; ++round) {
+    const std::string text =
+        RandomMix(random, random() % 120, random() % 4 != 0, RandomBias(random));
+    const ChunkerConfig config = RandomConfig(random);
+    ASSERT_EQ(SplitIntoChunks(text, config),
+              chunker_reference::ReferenceSplitIntoChunks(text, config))
+        << "round " << round << " max " << config.max_bytes << " overlap " << config.overlap_bytes
+        << " text: " << text;
+  }
+}
+
+std::string Repeated(std::string_view unit, std::size_t bytes) {
+  std::string text;
+  text.reserve(bytes + unit.size());
+  while (text.size() < bytes) text += unit;
+  return text;
+}
+
+// Issue 12: the chunker used to re-scan a run of closers at every candidate cut, so that 16 KiB of
+// ")" took seconds and 64 KiB hours. A megabyte of each input that defeats a cut rule is chunked
+// here, with the same pieces as if each were ordinary long text.
+TEST(Chunker, MegabyteParagraphsThatDefeatEveryCutRuleAreChunked) {
+  constexpr std::size_t kMegabyte = 1 << 20;
+  std::mt19937 random(4096);
+  const std::string no_spaces = RandomMix(random, kMegabyte / 2, true, {"中", "。", ")", "x."});
+  const std::string inputs[] = {
+      Repeated(")", kMegabyte),
+      Repeated("\"", kMegabyte),
+      Repeated("\u201D", kMegabyte),
+      Repeated("\u3002", kMegabyte),
+      Repeated("\u3002\u300D", kMegabyte),
+      "." + Repeated(")", kMegabyte) + " end.",
+      Repeated("x", kMegabyte),
+      Repeated("中", kMegabyte),
+      Repeated("x.", kMegabyte),
+      "a" + Repeated(" ", kMegabyte) + "b",
+      no_spaces.substr(0, no_spaces.find_last_not_of(' ') + 1),
+  };
+  const ChunkerConfig config{};
+  for (const std::string& text : inputs) {
+    SCOPED_TRACE(text.substr(0, 12));
+    const Chunks chunks = SplitIntoChunks(text, config);
+    ExpectWellFormed(chunks, config);
+    std::size_t total = 0;
+    for (const std::string& chunk : chunks) total += chunk.size();
+    // Everything but whitespace is in some chunk; pieces move on by at least max - overlap - 3.
+    EXPECT_GE(total + std::count(text.begin(), text.end(), ' '), text.size());
+    EXPECT_LE(chunks.size(), text.size() / (config.max_bytes - config.overlap_bytes - 3) + 2);
+  }
+  // A run of one closer is one long word: every piece but the last is max_bytes of it, and each
+  // repeats overlap_bytes of the previous one.
+  const Chunks closers = SplitIntoChunks(Repeated(")", kMegabyte), config);
+  const std::size_t advance = config.max_bytes - config.overlap_bytes;
+  ASSERT_EQ(closers.size(), 1 + (kMegabyte - config.max_bytes + advance - 1) / advance);
+  EXPECT_EQ(std::count(closers.begin(), closers.end(), std::string(config.max_bytes, ')')),
+            closers.size() - 1);
+  EXPECT_EQ(closers.back(),
+            std::string(config.overlap_bytes + (kMegabyte - config.max_bytes) % advance, ')'));
+}
+
+// The bounded split gives SplitIntoChunks's chunks, or gives up at the first chunk beyond its
+// limit (so a megabyte-long word with a limit of 10 costs 11 chunks).
+TEST(Chunker, UpToMaxChunksGivesTheChunksOrNothingWhenThereAreMore) {
+  const std::string text = "alpha beta gamma delta epsilon zeta\n\none more";
+  const Chunks all = SplitIntoChunks(text, Config(20, 0));
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(SplitIntoChunksUpTo(text, Config(20, 0), 3), all);
+  EXPECT_EQ(SplitIntoChunksUpTo(text, Config(20, 0), 2), std::nullopt);
+  EXPECT_EQ(SplitIntoChunksUpTo(text, Config(20, 0), 0), std::nullopt);
+  EXPECT_EQ(SplitIntoChunksUpTo("", Config(20, 0), 0), Chunks{});
+  EXPECT_EQ(SplitIntoChunksUpTo(Repeated("x", 1 << 20), ChunkerConfig{}, 10), std::nullopt);
+  EXPECT_THROW(SplitIntoChunksUpTo(text, Config(8, 0), 3), std::invalid_argument);
 }
 
 }  // namespace
