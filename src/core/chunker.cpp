@@ -312,7 +312,9 @@ bool AppendPieces(std::string_view paragraph, const ChunkerConfig& config, std::
     }
     // Only text that is not UTF-8 can leave no code point boundary in reach: cut at the byte.
     end = next.value_or(std::min(start + config.max_bytes, paragraph.size()));
-    chunks.emplace_back(Trimmed(paragraph.substr(start, end - start)));
+    // A piece inside a run of whitespace longer than max_bytes - overlap_bytes has no text.
+    const std::string_view piece = Trimmed(paragraph.substr(start, end - start));
+    if (!piece.empty()) chunks.emplace_back(piece);
   }
   return chunks.size() <= max_chunks;
 }

@@ -70,19 +70,43 @@ std::size_t RepeatedBytes(const std::string& previous, const std::string& next, 
   return 0;
 }
 
-// The pieces of one paragraph cover `text` in order: each is found in it no later than where the
-// previous ones ended, and together they reach its end.
+// The pieces of one paragraph cover `text` in order: each is found in it after the previous one
+// and no later than where the previous ones ended (but for whitespace between them), and together
+// they reach its end. A piece that occurs several times may be at any of its places.
 void ExpectCoversInOrder(const std::string& text, const Chunks& pieces) {
-  std::size_t covered = 0;
-  std::size_t previous_at = 0;
+  constexpr std::size_t kNowhere = std::string::npos;
+  constexpr const char* kSpaces = " \t\n\r\f\v";
+  // covered[at]: the furthest end of the text that pieces 0..k cover with piece k at `at`.
+  std::vector<std::size_t> covered(text.size() + 1, kNowhere);
   for (std::size_t k = 0; k < pieces.size(); ++k) {
-    const std::size_t at = text.find(pieces[k], k == 0 ? 0 : previous_at + 1);
-    ASSERT_NE(at, std::string::npos) << "piece " << k << " is not in the text";
-    EXPECT_LE(at, covered) << "text lost before piece " << k;
-    covered = std::max(covered, at + pieces[k].size());
-    previous_at = at;
+    std::vector<std::size_t> next(text.size() + 1, kNowhere);
+    std::size_t furthest_before = k == 0 ? 0 : kNowhere;  // over the places before `at`
+    std::size_t scanned = 0;
+    bool placed = false;
+    for (std::size_t at = text.find(pieces[k]); at != std::string::npos;
+         at = text.find(pieces[k], at + 1)) {
+      for (; k > 0 && scanned < at; ++scanned) {
+        if (covered[scanned] != kNowhere &&
+            (furthest_before == kNowhere || covered[scanned] > furthest_before)) {
+          furthest_before = covered[scanned];
+        }
+      }
+      if (furthest_before == kNowhere ||
+          (at > furthest_before && text.find_first_not_of(kSpaces, furthest_before) < at)) {
+        continue;
+      }
+      next[at] = std::max(furthest_before, at + pieces[k].size());
+      placed = true;
+    }
+    ASSERT_TRUE(placed) << "piece " << k << " is not in the text after the previous ones, or text "
+                        << "is lost before it: " << pieces[k];
+    covered = std::move(next);
   }
-  EXPECT_EQ(covered, text.size());
+  EXPECT_EQ(*std::max_element(covered.begin(), covered.end(),
+                              [](std::size_t a, std::size_t b) {
+                                return (a == kNowhere ? 0 : a + 1) < (b == kNowhere ? 0 : b + 1);
+                              }),
+            text.size());
 }
 
 TEST(ChunkerConfig, DefaultsAreValid) {
@@ -285,6 +309,14 @@ TEST(Chunker, RunOfFiveThousandBytesWithoutSpacesIsCutAtCodePoints) {
   }
 }
 
+TEST(Chunker, PiecesOfOnlyWhitespaceAreNoChunks) {
+  // The piece after "ne" ends inside the spaces: none of them ends a word, and the word after
+  // them is longer than max_bytes.
+  const std::string text = "One" + std::string(30, ' ') + "abcdefghijklmnopqrst";
+  EXPECT_THAT(SplitIntoChunks(text, Config(16, 4)),
+              ElementsAre("One", "ne", "abcdefgh", "efghijklmnopqrst"));
+}
+
 TEST(Chunker, IsDeterministic) {
   const std::string text = MultiByteText() + "\r\n\r\n" + MultiByteText();
   const ChunkerConfig config = Config(50, 20);
@@ -371,10 +403,33 @@ TEST(Chunker, GivesTheChunksOfTheRuleByRuleReferenceOnRandomMixes) {
     const std::string text =
         RandomMix(random, random() % 120, random() % 4 != 0, RandomBias(random));
     const ChunkerConfig config = RandomConfig(random);
-    ASSERT_EQ(SplitIntoChunks(text, config),
-              chunker_reference::ReferenceSplitIntoChunks(text, config))
+    Chunks expected = chunker_reference::ReferenceSplitIntoChunks(text, config);
+    std::erase(expected, "");  // the reference made pieces of only whitespace into empty chunks
+    ASSERT_EQ(SplitIntoChunks(text, config), expected)
         << "round " << round << " max " << config.max_bytes << " overlap " << config.overlap_bytes
         << " text: " << text;
+  }
+}
+
+TEST(Chunker, PiecesOfRandomParagraphsAreWellFormedAndCoverThemInOrder) {
+  std::mt19937 random(1212);
+  for (int round = 0; round < 5000; ++round) {
+    std::string paragraph = RandomMix(random, 1 + random() % 400, true, RandomBias(random));
+    std::replace_if(paragraph.begin(), paragraph.end(), IsAsciiSpace, ' ');
+    const std::string trimmed = WhitespaceTokens(paragraph).empty() ? "" : [&] {
+      const auto first = paragraph.find_first_not_of(' ');
+      return paragraph.substr(first, paragraph.find_last_not_of(' ') + 1 - first);
+    }();
+    const ChunkerConfig config = RandomConfig(random);
+    SCOPED_TRACE("round " + std::to_string(round) + " max " + std::to_string(config.max_bytes) +
+                 " overlap " + std::to_string(config.overlap_bytes) + " text: " + paragraph);
+    const Chunks pieces = SplitIntoChunks(paragraph, config);
+    ExpectWellFormed(pieces, config);
+    if (trimmed.empty()) {
+      EXPECT_THAT(pieces, IsEmpty());
+    } else {
+      ExpectCoversInOrder(trimmed, pieces);
+    }
   }
 }
 
