@@ -27,6 +27,7 @@ ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
   ConsumeResult result;
   for (InboxConsumer* consumer : consumers_) {
     std::string error;
+    int max_attempts = config_.max_attempts;
     try {
       consumer->Prepare(event);
       auto tx = store_.BeginConsumer();
@@ -41,12 +42,15 @@ ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
     } catch (const StorageUnavailable&) {
       // Not the consumer's fault and not worth an attempt: the caller retries the delivery.
       throw;
+    } catch (const PermanentConsumerError& e) {
+      error = e.what();
+      max_attempts = 1;
     } catch (const std::exception& e) {
       error = e.what();
     }
     // A consumer's failure is counted against it alone; the other consumers still run.
     const ConsumerFailure failure =
-        store_.RecordFailure(consumer->Name(), event, error, config_.max_attempts, clock_.Now());
+        store_.RecordFailure(consumer->Name(), event, error, max_attempts, clock_.Now());
     ++counters_.failed;
     result.error = std::string(consumer->Name()) + ": " + error;
     if (failure.parked) {

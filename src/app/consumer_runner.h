@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,14 @@
 #include "app/events.h"
 
 namespace docgate {
+
+// Thrown by InboxConsumer::Handle when the event can never succeed, however often it is tried
+// (its document is beyond what the consumer may do in one attempt): the runner parks it at once,
+// so that it does not hold the consumer's transaction again on every retry.
+class PermanentConsumerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // A built-in reaction to events (preview projection, ingestion) that runs behind the inbox: the
 // runner claims (consumer, event_id) in a ConsumerTransaction and hands that transaction over, so
@@ -26,7 +35,8 @@ class InboxConsumer {
   // idempotent. Throws on failure, counted like Handle's.
   virtual void Prepare(const OutboxEvent & /*event*/) {}
   // Reacts to `event` within `tx` (already claimed; the runner commits). Ignores event types it
-  // does not handle. Throws on failure; the runner rolls back and counts the attempt.
+  // does not handle. Throws on failure; the runner rolls back and counts the attempt, and parks
+  // the event at once when it is a PermanentConsumerError.
   virtual void Handle(const OutboxEvent& event, ConsumerTransaction& tx) = 0;
   // Told once when `event` has just been parked for this consumer (to record the failure where
   // users see it). Throws like Handle; a failure here is logged, the event stays parked.
@@ -75,8 +85,9 @@ class ConsumerRunner final : public EventConsumer {
   // `consumer` must outlive the runner.
   void Register(InboxConsumer& consumer);
   // A consumer that throws has the attempt counted (ConsumerStore::RecordFailure) and is parked at
-  // max_attempts; StorageUnavailable, from the inbox or a consumer's backend, is not the event's
-  // fault: it propagates uncounted and the caller delivers the event again later.
+  // max_attempts, or at its first attempt when it throws PermanentConsumerError;
+  // StorageUnavailable, from the inbox or a consumer's backend, is not the event's fault: it
+  // propagates uncounted and the caller delivers the event again later.
   ConsumeResult Run(const OutboxEvent& event);
 
   std::string_view Name() const override { return "consumers"; }

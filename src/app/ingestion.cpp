@@ -1,5 +1,7 @@
 #include "app/ingestion.h"
 
+#include <string>
+
 namespace docgate {
 namespace {
 
@@ -13,9 +15,14 @@ void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
   if (event.type != EventType::kApproved) return;
   const auto doc = tx.LockDocument(event.document_id);
   if (!IsApprovedVersion(doc, event)) return;
-  const std::vector<std::string> chunks = SplitIntoChunks(ContentOf(tx, event), chunker_);
-  if (embedder_ != nullptr) embedder_->Embed(event.document_id, event.version, chunks);
-  tx.ReplaceChunks(event.document_id, event.version, doc->title, chunks);
+  const auto chunks = SplitIntoChunksUpTo(ContentOf(tx, event), chunker_, kMaxChunksPerDocument);
+  if (!chunks) {
+    throw PermanentConsumerError("the content makes more than " +
+                                 std::to_string(kMaxChunksPerDocument) + " chunks of at most " +
+                                 std::to_string(chunker_.max_bytes) + " bytes");
+  }
+  if (embedder_ != nullptr) embedder_->Embed(event.document_id, event.version, *chunks);
+  tx.ReplaceChunks(event.document_id, event.version, doc->title, *chunks);
   tx.SetIngestStatus(event.document_id, IngestStatus::kDone);
 }
 

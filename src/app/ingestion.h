@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,10 +23,17 @@ class ChunkEmbedder {
                      const std::vector<std::string>& chunks) = 0;
 };
 
+// The most chunks one document may have: indexing more would hold the consumer's transaction (the
+// SQLite writer slot, or a PostgreSQL row lock and the relay's thread) for too long. Chunking
+// stops at the first chunk beyond it, so one event's work is bounded whatever its content.
+inline constexpr std::size_t kMaxChunksPerDocument = 10000;
+
 // On document.approved: splits the approved content into chunks, replaces the document's chunks
 // (indexed for full-text search) and sets ingest_status to done, all in the inbox's transaction.
 // An event for a version that is no longer the approved one changes nothing (a newer approval is
-// or will be ingested). When the event is parked, ingest_status becomes failed.
+// or will be ingested). Content that makes more than kMaxChunksPerDocument chunks throws
+// PermanentConsumerError: the event is parked at its first attempt. When the event is parked,
+// ingest_status becomes failed.
 class Ingestion final : public InboxConsumer {
  public:
   // `store` (for OnParked) and `embedder` (optional) must outlive this.

@@ -45,7 +45,18 @@ std::optional<std::string> ValidateChunkerConfig(const ChunkerConfig& config);
 //   piece cut a word that it could have kept whole, and never leaves it without new text. So a
 //   word of at most max_bytes is never cut, and every piece ends further into the paragraph than
 //   the previous one.
+// Linear on every input: its time is proportional to the content's size plus the chunks' total
+// size (a piece's overlap is copied again), whatever the text holds (runs of closers or full
+// stops, one long word, no whitespace at all, any script, bytes that are not UTF-8).
 // Throws std::invalid_argument (with ValidateChunkerConfig's message) when `config` is invalid.
 std::vector<std::string> SplitIntoChunks(std::string_view content, const ChunkerConfig& config);
+
+// SplitIntoChunks's chunks when there are at most `max_chunks` of them, else nullopt. It gives up
+// at chunk max_chunks + 1, so its time is bounded by the content's size plus max_chunks + 1
+// chunks of at most max_bytes each, however many chunks the whole content would make.
+// Throws like SplitIntoChunks.
+std::optional<std::vector<std::string>> SplitIntoChunksUpTo(std::string_view content,
+                                                            const ChunkerConfig& config,
+                                                            std::size_t max_chunks);
 
 }  // namespace docgate

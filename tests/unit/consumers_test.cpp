@@ -247,6 +247,62 @@ TEST_F(ConsumersTest, ParkedIngestionMarksTheVersionFailed) {
   EXPECT_TRUE(store_.ListChunks(second.document_id).empty()) << "nothing of a failed attempt stays";
 }
 
+TEST_F(ConsumersTest, APermanentFailureIsParkedAtItsFirstAttempt) {
+  const OutboxEvent approved = Approve();
+  class Refusing final : public InboxConsumer {
+   public:
+    std::string_view Name() const override { return "refusing"; }
+    void Handle(const OutboxEvent&, ConsumerTransaction&) override {
+      ++calls;
+      throw PermanentConsumerError("refusing: never possible");
+    }
+    void OnParked(const OutboxEvent& event) override { parked.push_back(event.event_id); }
+    int calls = 0;
+    std::vector<std::string> parked;
+  } refusing;
+  runner_.Register(refusing);  // the runner parks other failures at the third attempt
+
+  const ConsumeResult result = runner_.Run(approved);
+  EXPECT_EQ(result.outcome, ConsumeOutcome::kDone);
+  EXPECT_TRUE(result.parked);
+  EXPECT_EQ(result.error, "refusing: refusing: never possible");
+  EXPECT_EQ(refusing.parked, std::vector<std::string>{approved.event_id});
+  EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(refusing.calls, 1) << "a parked event is not retried";
+  EXPECT_EQ(runner_.counters().failed, 1u);
+  EXPECT_EQ(runner_.counters().parked, 1u);
+  const auto parked = store_.ListParked(10);
+  ASSERT_EQ(parked.size(), 1u);
+  EXPECT_EQ(parked[0].consumer, "refusing");
+  EXPECT_EQ(parked[0].attempts, 1);
+  EXPECT_EQ(parked[0].last_error, "refusing: never possible");
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone)
+      << "the other consumers ran";
+}
+
+// Issue 12: a megabyte paragraph of closers took the chunker hours while the consumer held its
+// transaction. It is chunked in linear time now, and as it makes more than kMaxChunksPerDocument
+// chunks of 80 bytes, the chunking stops there and the event is parked at once.
+TEST_F(ConsumersTest, ContentOfTooManyChunksIsParkedAtOnceAndIngestionFails) {
+  const std::string content(1 << 20, ')');
+  ASSERT_GT(content.size() / (chunker_.max_bytes - chunker_.overlap_bytes), kMaxChunksPerDocument);
+  const OutboxEvent approved = Approve(content);
+
+  const ConsumeResult result = runner_.Run(approved);
+  EXPECT_EQ(result.outcome, ConsumeOutcome::kDone);
+  EXPECT_TRUE(result.parked);
+  EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kFailed);
+  EXPECT_TRUE(store_.ListChunks(approved.document_id).empty());
+  EXPECT_TRUE(embedder_.calls.empty());
+  const auto parked = store_.ListParked(10);
+  ASSERT_EQ(parked.size(), 1u);
+  EXPECT_EQ(parked[0].consumer, "ingestion");
+  EXPECT_EQ(parked[0].attempts, 1);
+  EXPECT_EQ(parked[0].last_error, "the content makes more than 10000 chunks of at most 80 bytes");
+  EXPECT_EQ(reader_.GetPreview(approved.document_id)->content, content)
+      << "the preview projection is not held up";
+}
+
 TEST_F(ConsumersTest, AnUnavailableDatabaseIsNotCountedAsAnAttempt) {
   const OutboxEvent approved = Approve();
   store_.SetUnavailable(true);
