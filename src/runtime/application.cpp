@@ -63,6 +63,7 @@ OpenedStore OpenStore(const Config& config) {
 
 Application::Application(Config config, Clock* clock) : config_(std::move(config)) {
   ValidateConfig(config_);
+  ReserveOpenFiles(config_);
   if (clock == nullptr) {
     system_clock_ = std::make_unique<SystemClock>();
     clock = system_clock_.get();
@@ -135,6 +136,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
         return api->Handle(request, trace);
       },
       *random_, std::vector<RequestObserver*>{request_log_.get(), http_metrics_.get()});
+  ExposeHttpServerMetrics(*metrics_, [server = server_.get()] { return server->stats(); });
 }
 
 void Application::AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink) {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -175,6 +176,9 @@ Config LoadConfig(const EnvLookup& env) {
   ReadInteger(env, "DOCGATE_HTTP_IO_THREADS", config.http.io_threads);
   ReadMillis(env, "DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);
   ReadInteger(env, "DOCGATE_HTTP_BODY_LIMIT", config.http.body_limit);
+  ReadInteger(env, "DOCGATE_HTTP_MAX_CONNECTIONS", config.http.max_connections);
+  ReadInteger(env, "DOCGATE_HTTP_QUEUE_LIMIT", config.http.queue_limit);
+  ReadMillis(env, "DOCGATE_HTTP_QUEUE_TIMEOUT_MS", config.http.queue_timeout);
   ReadMillis(env, "DOCGATE_SHUTDOWN_GRACE_MS", config.http.shutdown_grace);
 
   ReadString(env, "DOCGATE_DATABASE_URL", config.database.url);
@@ -330,6 +334,10 @@ void ValidateConfig(const Config& config) {
   RequirePositive("DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);
   RequireRange<std::size_t>("DOCGATE_HTTP_BODY_LIMIT", config.http.body_limit, 1,
                             std::size_t{1} << 30);
+  RequireRange<std::size_t>("DOCGATE_HTTP_MAX_CONNECTIONS", config.http.max_connections, 1,
+                            1000000);
+  RequireRange<std::size_t>("DOCGATE_HTTP_QUEUE_LIMIT", config.http.queue_limit, 1, 1000000);
+  RequirePositive("DOCGATE_HTTP_QUEUE_TIMEOUT_MS", config.http.queue_timeout);
   RequireRange<std::int64_t>("DOCGATE_SHUTDOWN_GRACE_MS", config.http.shutdown_grace.count(), 0,
                              std::numeric_limits<std::int64_t>::max());
   RequirePositive("the submit lock TTL", config.gate.submit_ttl);
@@ -369,6 +377,42 @@ void ValidateConfig(const Config& config) {
     throw ConfigError("DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got '" +
                       config.log.level + "'");
   }
+}
+
+std::size_t OpenFilesNeeded(const Config& config) {
+  // SQLite holds up to three files per connection (database, WAL, shared memory); the margin
+  // covers the broker, MongoDB, the listener, epoll, logs and the worker threads' descriptors.
+  constexpr std::size_t kMargin = 128;
+  return config.http.max_connections + kSpareConnections +
+         3 * static_cast<std::size_t>(config.database.pool_size) +
+         static_cast<std::size_t>(config.redis.pool_size) + kMargin;
+}
+
+void ReserveOpenFiles(const Config& config) {
+  const std::size_t needed = OpenFilesNeeded(config);
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    throw ConfigError(std::string("cannot read the open-file limit: ") + std::strerror(errno));
+  }
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return;
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed) {
+    throw ConfigError(
+        "DOCGATE_HTTP_MAX_CONNECTIONS=" + std::to_string(config.http.max_connections) + " needs " +
+        std::to_string(needed) +
+        " open files with the database, Redis and broker connections, but the "
+        "process may open only " +
+        std::to_string(limit.rlim_max) +
+        " (ulimit -Hn); lower DOCGATE_HTTP_MAX_CONNECTIONS or raise the limit");
+  }
+  const rlim_t soft = limit.rlim_cur;
+  limit.rlim_cur = needed;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    throw ConfigError("cannot raise the open-file limit from " + std::to_string(soft) + " to " +
+                      std::to_string(needed) +
+                      " for DOCGATE_HTTP_MAX_CONNECTIONS: " + std::strerror(errno));
+  }
+  spdlog::info("raised the open-file limit from {} to {} for {} HTTP connections", soft, needed,
+               config.http.max_connections);
 }
 
 std::optional<std::string> SqlitePath(std::string_view database_url) {

@@ -71,6 +71,7 @@ struct LogConfig {
 struct Config {
   // DOCGATE_LISTEN (host:port), DOCGATE_HTTP_IO_THREADS, DOCGATE_HTTP_WORKERS (default: the
   // database pool size), DOCGATE_HTTP_READ_TIMEOUT_MS, DOCGATE_HTTP_BODY_LIMIT (bytes),
+  // DOCGATE_HTTP_MAX_CONNECTIONS, DOCGATE_HTTP_QUEUE_LIMIT, DOCGATE_HTTP_QUEUE_TIMEOUT_MS,
   // DOCGATE_SHUTDOWN_GRACE_MS.
   HttpConfig http;
   DatabaseConfig database;
@@ -120,6 +121,16 @@ Config LoadConfig(const EnvLookup& env);
 // MongoDB URI must parse, and every number is in range.
 // Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
+
+// The open files a serving docgate may need: its HTTP connections (spare ones included), its
+// database and Redis pools, and a margin for the rest.
+std::size_t OpenFilesNeeded(const Config& config);
+
+// Makes sure the process may open OpenFilesNeeded files, so that a full load of HTTP clients
+// never starves the database, Redis or broker connections: raises the soft RLIMIT_NOFILE up to the
+// hard one when it is lower. Throws ConfigError, naming DOCGATE_HTTP_MAX_CONNECTIONS, when the hard
+// limit is too low.
+void ReserveOpenFiles(const Config& config);
 
 // True for postgresql:// and postgres:// URLs.
 bool IsPostgresUrl(std::string_view database_url);

@@ -21,7 +21,15 @@ HttpMetrics::HttpMetrics(MetricsRegistry& registry)
           "Time from a request's header to its response being ready, by method and route template.",
           {"method", "route"}, LatencyBuckets())),
       replays_(registry.AddCounter("docgate_idempotent_replays_total",
-                                   "Responses replayed for a repeated Idempotency-Key.")) {}
+                                   "Responses replayed for a repeated Idempotency-Key.")),
+      shed_(registry.AddCounterFamily("docgate_http_requests_shed_total",
+                                      "Requests answered 503 to shed load instead of handled, by "
+                                      "reason: connections, queue_full, queue_timeout.",
+                                      {"reason"})) {
+  for (const auto reason : {kShedConnections, kShedQueueFull, kShedQueueTimeout}) {
+    shed_.WithLabels({reason});
+  }
+}
 
 void HttpMetrics::OnRequest(const CompletedRequest& request) noexcept {
   const std::string status = std::to_string(request.response.result_int());
@@ -31,6 +39,24 @@ void HttpMetrics::OnRequest(const CompletedRequest& request) noexcept {
       .Observe(std::chrono::duration<double>(request.duration).count());
   const auto replayed = request.response.find("Idempotent-Replayed");
   if (replayed != request.response.end() && replayed->value() == "true") replays_.Increment();
+  if (!request.trace.shed.empty()) shed_.WithLabels({request.trace.shed}).Increment();
+}
+
+void ExposeHttpServerMetrics(MetricsRegistry& registry, std::function<HttpServerStats()> stats) {
+  auto read = std::make_shared<std::function<HttpServerStats()>>(std::move(stats));
+  registry.AddGaugeCallback(
+      "docgate_http_connections", "Open HTTP connections, spare ones included.",
+      [read] { return std::optional<double>(static_cast<double>((*read)().connections)); });
+  registry.AddGaugeCallback("docgate_http_busy_workers", "HTTP workers running a request.", [read] {
+    return std::optional<double>(static_cast<double>((*read)().busy_workers));
+  });
+  registry.AddGaugeCallback(
+      "docgate_http_queued_requests", "HTTP requests waiting for a worker.",
+      [read] { return std::optional<double>(static_cast<double>((*read)().queued)); });
+  registry.AddCounterCallback(
+      "docgate_http_connections_refused_total",
+      "Connections closed as soon as accepted: past the connection limit and its spare ones.",
+      [read] { return (*read)().refused_connections; });
 }
 
 void ExposePoolMetrics(MetricsRegistry& registry, std::function<PoolStats()> stats) {

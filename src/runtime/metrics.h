@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "adapters/http/http_server.h"
 #include "adapters/http/request_trace.h"
 #include "adapters/prometheus/metrics_registry.h"
 #include "app/clock.h"
@@ -21,6 +22,8 @@ namespace docgate {
 // Per answered request (an HttpServer observer):
 //   docgate_http_requests_total{method,route,status}
 //   docgate_http_request_duration_seconds{method,route}   histogram, LatencyBuckets()
+//   docgate_http_requests_shed_total{reason}             503s the server answered instead of
+//       handling the request (RequestTrace::shed: connections, queue_full, queue_timeout)
 //   docgate_idempotent_replays_total                     responses carrying
 //       `Idempotent-Replayed: true` (shared/API.md "Idempotency"): a replay is counted here, where
 //       every response passes, and nowhere else
@@ -35,7 +38,12 @@ class HttpMetrics final : public RequestObserver {
   CounterFamily& requests_;
   HistogramFamily& durations_;
   Counter& replays_;
+  CounterFamily& shed_;
 };
+
+// docgate_http_connections, docgate_http_busy_workers, docgate_http_queued_requests and
+// docgate_http_connections_refused_total, from `stats` (HttpServer::stats) at every scrape.
+void ExposeHttpServerMetrics(MetricsRegistry& registry, std::function<HttpServerStats()> stats);
 
 // docgate_db_pool_connections_in_use, docgate_db_pool_waiting and docgate_db_pool_connections_max,
 // from `stats` at every scrape. `stats` must be cheap and not throw.

@@ -77,6 +77,16 @@ class ObservabilityTest : public e2e::ServerTest {
     return app_->relay().counters().delivered.load() == count;
   }
 
+  // Waits (bounded) until a scrape shows `value` for the unlabelled metric `name`.
+  bool ScrapeUntil(const std::string& name, double value) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (Scrape()[name] != value) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
+  }
+
   // Restarts docgate with the request log at info and captures it.
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> CaptureRequestLog(Config config) {
     config.log.level = "info";
@@ -104,6 +114,7 @@ class ObservabilityTest : public e2e::ServerTest {
 class MetricsTest : public ObservabilityTest {};
 class RequestLogTest : public ObservabilityTest {};
 class DegradedGateMetricsTest : public ObservabilityTest {};
+class LoadSheddingTest : public ObservabilityTest {};
 
 // 3 creates, 2 submits, 1 submit refused LOCK_BUSY, 1 approve, 1 reject of the decided review
 // (409 INVALID_STATE), 1 request without a token (401), 1 unknown path (404), 1 wrong method (405),
@@ -353,8 +364,50 @@ TEST_P(DegradedGateMetricsTest, ARedisOutageIsCountedAsBackendErrorsAndDegradedP
   EXPECT_EQ(Only(samples, expected_state), expected_state);
 }
 
+// One worker, a queue of one: a create held on SQLite's write lock, a second one queued behind it,
+// and the third is shed, while the probes (their own lane) and /metrics still answer.
+TEST_P(LoadSheddingTest, ASaturatedApiSheds503WhileTheProbesAnswerAndTheSheddingIsCounted) {
+  Config config = MakeConfig();
+  config.http.worker_threads = 1;
+  config.http.queue_limit = 1;
+  config.http.queue_timeout = 10min;
+  config.database.busy_timeout = 10min;
+  StartApp(config);
+  const e2e::Headers alice = Alice();
+  const std::string body = R"({"title": "t", "content": "c"})";
+  std::vector<e2e::HttpReply> held(2);
+  std::vector<std::jthread> clients;  // joined after the writer below lets them finish
+  {
+    auto writer = app_->store().Begin();  // holds SQLite's single writer slot
+    // The first create runs (and waits for the write lock), then the second one waits for it.
+    const char* gauges[] = {"docgate_http_busy_workers", "docgate_http_queued_requests"};
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      clients.emplace_back([&, i] { held[i] = Post("/api/v1/documents", alice, body); });
+      ASSERT_TRUE(ScrapeUntil(gauges[i], 1)) << gauges[i];
+    }
+
+    const auto shed = Post("/api/v1/documents", alice, body);
+    ExpectProblem(shed, 503, "UNAVAILABLE");
+    EXPECT_EQ(shed.header(http::field::retry_after), "1");
+    EXPECT_EQ(Get("/healthz", {}).status(), 200u);
+    EXPECT_EQ(Get("/readyz", {}).status(), 200u);
+    const Samples samples = Scrape();
+    EXPECT_EQ(SeriesOf(samples, "docgate_http_requests_shed_total").size(), 3u);
+    for (const auto& [reason, count] : std::map<std::string, double>{
+             {"connections", 0}, {"queue_full", 1}, {"queue_timeout", 0}}) {
+      EXPECT_EQ(samples.at("docgate_http_requests_shed_total{reason=\"" + reason + "\"}"), count);
+    }
+    EXPECT_EQ(samples.at("docgate_http_connections_refused_total"), 0);
+    EXPECT_GE(samples.at("docgate_http_connections"), 3);  // the two held and the scrape's
+  }
+  for (auto& client : clients) client.join();
+  for (const auto& reply : held) EXPECT_EQ(reply.status(), 201u) << reply.body();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MetricsTest, e2e::GatedBackends(), e2e::BackendName);
 INSTANTIATE_TEST_SUITE_P(Backends, RequestLogTest, ::testing::Values(e2e::kSqlite),
+                         e2e::BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, LoadSheddingTest, ::testing::Values(e2e::kSqlite),
                          e2e::BackendName);
 INSTANTIATE_TEST_SUITE_P(Backends, DegradedGateMetricsTest,
                          ::testing::Values(e2e::kPostgresWithRedis), e2e::BackendName);

@@ -1,6 +1,7 @@
 #include "runtime/config.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +119,39 @@ TEST(Config, MalformedNumbersNameTheVariable) {
   EXPECT_NE(ValidationError({{"DOCGATE_HTTP_READ_TIMEOUT_MS", "0"}}).find("READ_TIMEOUT"),
             std::string::npos);
   EXPECT_NE(ValidationError({{"DOCGATE_LOG_LEVEL", "loud"}}).find("DOCGATE_LOG_LEVEL"),
+            std::string::npos);
+}
+
+TEST(Config, HttpLimitsHaveDefaultsAndNameTheirVariable) {
+  const Config defaults = Load({});
+  EXPECT_EQ(defaults.http.max_connections, 1024u);
+  EXPECT_EQ(defaults.http.queue_limit, 128u);
+  EXPECT_EQ(defaults.http.queue_timeout, 5s);
+  const Config config = Load({{"DOCGATE_HTTP_MAX_CONNECTIONS", "64"},
+                              {"DOCGATE_HTTP_QUEUE_LIMIT", "8"},
+                              {"DOCGATE_HTTP_QUEUE_TIMEOUT_MS", "250"}});
+  EXPECT_EQ(config.http.max_connections, 64u);
+  EXPECT_EQ(config.http.queue_limit, 8u);
+  EXPECT_EQ(config.http.queue_timeout, 250ms);
+  EXPECT_NO_THROW(ValidateConfig(config));
+  for (const char* name : {"DOCGATE_HTTP_MAX_CONNECTIONS", "DOCGATE_HTTP_QUEUE_LIMIT",
+                           "DOCGATE_HTTP_QUEUE_TIMEOUT_MS"}) {
+    EXPECT_NE(ErrorOf([&] { Load({{name, "12abc"}}); }).find(name), std::string::npos) << name;
+    EXPECT_NE(ValidationError({{name, "0"}}).find(name), std::string::npos) << name;
+  }
+}
+
+TEST(Config, ConnectionsBeyondTheOpenFileLimitNameTheSetting) {
+  rlimit limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &limit), 0);
+  if (limit.rlim_max == RLIM_INFINITY) GTEST_SKIP() << "no hard open-file limit to exceed";
+  Config config;
+  if (OpenFilesNeeded(config) <= limit.rlim_max) {
+    EXPECT_NO_THROW(ReserveOpenFiles(config));
+  }
+  config.http.max_connections = limit.rlim_max;
+  EXPECT_GT(OpenFilesNeeded(config), limit.rlim_max);
+  EXPECT_NE(ErrorOf([&] { ReserveOpenFiles(config); }).find("DOCGATE_HTTP_MAX_CONNECTIONS"),
             std::string::npos);
 }
 

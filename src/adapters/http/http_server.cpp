@@ -11,7 +11,6 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
@@ -27,11 +26,14 @@
 #include <array>
 #include <condition_variable>
 #include <exception>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -50,6 +52,9 @@ constexpr auto kDrainTimeout = 2s;
 constexpr std::size_t kMaxDrainBytes = 16 * 1024 * 1024;
 constexpr auto kForcedStopWait = 5s;
 constexpr char kRequestIdHeader[] = "X-Request-Id";
+// A spare connection is there to be told "come back later" (or to answer a probe): it gets less
+// time to send its request than a served one.
+constexpr auto kSpareReadTimeout = 5s;
 
 std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
 
@@ -62,6 +67,87 @@ struct Connection {
   explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
   beast::tcp_stream stream;
   bool idle = false;  // waiting for the next request; guarded by HttpServer::Impl::mutex
+  bool spare = false;  // accepted past max_connections: one request, then closed
+};
+
+// Threads running jobs from a bounded FIFO; a job can be withdrawn until a thread takes it.
+class WorkLane {
+ public:
+  using Job = std::function<void()>;
+  using Ticket = std::uint64_t;
+
+  // At most `limit` jobs wait while all `threads` are busy.
+  WorkLane(int threads, std::size_t limit)
+      : capacity_(static_cast<std::size_t>(std::max(1, threads)) + limit) {
+    for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Work(); });
+  }
+  ~WorkLane() { Join(); }
+  WorkLane(const WorkLane&) = delete;
+  WorkLane& operator=(const WorkLane&) = delete;
+
+  // The job's ticket; nullopt when the queue is full or the lane joined.
+  std::optional<Ticket> TryPost(Job job) {
+    Ticket ticket = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_ || waiting_.size() + running_ >= capacity_) return std::nullopt;
+      ticket = next_ticket_++;
+      waiting_.emplace(ticket, std::move(job));
+    }
+    ready_.notify_one();
+    return ticket;
+  }
+
+  // Takes a job out of the queue; false when a thread has already taken it (it runs or ran).
+  bool Withdraw(Ticket ticket) {
+    std::lock_guard lock(mutex_);
+    return waiting_.erase(ticket) == 1;
+  }
+
+  // Jobs running and jobs waiting.
+  std::pair<std::size_t, std::size_t> Load() {
+    std::lock_guard lock(mutex_);
+    return {running_, waiting_.size()};
+  }
+
+  // Runs the jobs still waiting, then joins the threads. Not from one of them.
+  void Join() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+    for (auto& thread : threads_) {
+      if (thread.joinable()) thread.join();
+    }
+  }
+
+ private:
+  void Work() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return closed_ || !waiting_.empty(); });
+        if (waiting_.empty()) return;
+        job = std::move(waiting_.begin()->second);
+        waiting_.erase(waiting_.begin());
+        ++running_;
+      }
+      job();
+      std::lock_guard lock(mutex_);
+      --running_;
+    }
+  }
+
+  const std::size_t capacity_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::map<Ticket, Job> waiting_;  // oldest first
+  std::size_t running_ = 0;
+  Ticket next_ticket_ = 0;
+  bool closed_ = false;
+  std::vector<std::thread> threads_;
 };
 
 // The answer to a request the parser refused, or nullopt when the connection just went away.
@@ -75,6 +161,11 @@ std::optional<HttpResponse> TransportProblem(const beast::error_code& ec, const 
     return ProblemResponse(MakeError(ErrorCode::kValidation,
                                      "request header exceeds " +
                                          std::to_string(config.header_limit) + " bytes"));
+  }
+  if (ec == http::error::buffer_overflow) {
+    return ProblemResponse(
+        MakeError(ErrorCode::kValidation, "a chunk-size line, chunk extension or trailer exceeds " +
+                                              std::to_string(kReadAhead) + " bytes"));
   }
   if (ec == http::error::end_of_stream || ec == http::error::partial_message) return std::nullopt;
   if (ec.category() == http::make_error_code(http::error::bad_method).category()) {
@@ -93,13 +184,17 @@ struct HttpServer::Impl {
         random(r),
         observers(std::move(o)),
         acceptor(asio::make_strand(ioc)),
-        pool(static_cast<std::size_t>(std::max(1, config.worker_threads))) {}
+        workers(config.worker_threads, config.queue_limit),
+        operational(kOperationalWorkers, kOperationalQueueLimit) {}
 
   asio::awaitable<void> Accept();
   asio::awaitable<void> Serve(std::shared_ptr<Connection> conn);
   asio::awaitable<void> LingeringClose(Connection& conn);
-  // Runs the handler on the worker pool and resumes the caller on its own executor.
-  asio::awaitable<HttpResponse> Dispatch(const HttpRequest& request, RequestTrace& trace);
+  // Runs the handler on `lane` and resumes the caller on its own executor; a 503 (Shed) instead
+  // when the lane's queue is full or the request waits in it past queue_timeout.
+  asio::awaitable<HttpResponse> Dispatch(WorkLane& lane, const HttpRequest& request,
+                                         RequestTrace& trace);
+  bool IsOperational(const HttpRequest& request) const;
   HttpResponse Invoke(const HttpRequest& request, RequestTrace& trace);
   // The client's X-Request-Id when acceptable, else a new one. `fields` may be those of a header
   // the parser refused part way: a field is there only once its line was read whole.
@@ -117,7 +212,8 @@ struct HttpServer::Impl {
   asio::io_context ioc;
   asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
   tcp::acceptor acceptor;
-  asio::thread_pool pool;
+  WorkLane workers;
+  WorkLane operational;
   std::vector<std::thread> threads;
 
   std::mutex mutex;
@@ -127,7 +223,30 @@ struct HttpServer::Impl {
   bool started = false;
   bool stopping = false;
   std::uint16_t bound_port = 0;
+  std::uint64_t refused_connections = 0;
 };
+
+namespace {
+
+// The 503 of a request the server does not take on, for `reason`.
+HttpResponse Shed(std::string_view reason, RequestTrace& trace) {
+  trace.shed = reason;
+  Error error = MakeError(ErrorCode::kUnavailable,
+                          reason == kShedConnections ? "the server is at its connection limit"
+                          : reason == kShedQueueFull ? "every worker is busy and the queue is full"
+                                                     : "the request waited too long for a worker");
+  error.retry_after_seconds = kShedRetryAfterSeconds;
+  return ProblemResponse(error);
+}
+
+}  // namespace
+
+bool HttpServer::Impl::IsOperational(const HttpRequest& request) const {
+  if (request.method() != http::verb::get && request.method() != http::verb::head) return false;
+  const std::string_view path = PathOf(request.target());
+  return std::find(config.operational_paths.begin(), config.operational_paths.end(), path) !=
+         config.operational_paths.end();
+}
 
 bool HttpServer::Impl::Stopping() {
   std::lock_guard lock(mutex);
@@ -159,6 +278,11 @@ asio::awaitable<void> HttpServer::Impl::Accept() {
     {
       std::lock_guard lock(mutex);
       if (stopping) continue;  // closed by its destructor
+      if (connections.size() >= config.max_connections + kSpareConnections) {
+        ++refused_connections;
+        continue;
+      }
+      conn->spare = connections.size() >= config.max_connections;
       connections.insert(conn);
     }
     asio::co_spawn(conn->stream.get_executor(), Serve(conn), asio::detached);
@@ -172,7 +296,11 @@ asio::awaitable<void> HttpServer::Impl::Accept() {
 
 asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) {
   beast::tcp_stream& stream = conn->stream;
-  beast::flat_buffer buffer;
+  // Bounded: the parser limits the header and the body, but not a chunk-size line or a trailer.
+  beast::flat_buffer buffer(config.header_limit + kReadAhead);
+  const auto read_timeout =
+      conn->spare ? std::min<std::chrono::milliseconds>(config.read_timeout, kSpareReadTimeout)
+                  : config.read_timeout;
   for (;;) {
     {
       std::lock_guard lock(mutex);
@@ -182,7 +310,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
     http::request_parser<http::string_body> parser;
     parser.body_limit(config.body_limit);
     parser.header_limit(static_cast<std::uint32_t>(config.header_limit));
-    stream.expires_after(config.read_timeout);
+    stream.expires_after(read_timeout);
     beast::error_code ec;
     co_await http::async_read_header(stream, buffer, parser,
                                      asio::redirect_error(asio::use_awaitable, ec));
@@ -219,14 +347,21 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
     stream.expires_never();
     RequestTrace trace;
     trace.request_id = RequestIdOf(request.base());
-    HttpResponse response = co_await Dispatch(request, trace);
-    const bool keep_alive = config.keep_alive && request.keep_alive() && !Stopping();
+    const bool operational_request = IsOperational(request);
+    HttpResponse response;
+    if (conn->spare && !operational_request) {
+      response = Shed(kShedConnections, trace);
+    } else {
+      response = co_await Dispatch(operational_request ? operational : workers, request, trace);
+    }
+    const bool keep_alive =
+        config.keep_alive && !conn->spare && request.keep_alive() && !Stopping();
     response.version(request.version());
     response.keep_alive(keep_alive);
     response.prepare_payload();
     if (request.method() == http::verb::head) response.body().clear();
     Answered(request.method(), trace, response, started_at);
-    stream.expires_after(config.read_timeout);
+    stream.expires_after(read_timeout);
     co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
     if (ec || !keep_alive) break;
   }
@@ -276,18 +411,42 @@ HttpResponse HttpServer::Impl::Invoke(const HttpRequest& request, RequestTrace& 
   }
 }
 
-asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(const HttpRequest& request,
+asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(WorkLane& lane, const HttpRequest& request,
                                                          RequestTrace& trace) {
   // `request` and `trace` live in the suspended caller's frame until the completion resumes it.
+  // The completion runs once, on the caller's strand: from the worker that ran the job, or from
+  // the queue timer when it withdrew the job before any worker took it.
   return asio::async_initiate<const asio::use_awaitable_t<>&, void(HttpResponse)>(
-      [this, &request, &trace](auto completion) {
-        asio::post(pool, [this, &request, &trace, completion = std::move(completion)]() mutable {
+      [this, &lane, &request, &trace](auto completion) {
+        using Completion = decltype(completion);
+        struct Pending {
+          Pending(Completion c, asio::steady_timer t)
+              : completion(std::move(c)), timer(std::move(t)) {}
+          Completion completion;
+          asio::steady_timer timer;
+          WorkLane::Ticket ticket = 0;
+        };
+        auto executor = asio::get_associated_executor(completion);
+        auto pending = std::make_shared<Pending>(
+            std::move(completion), asio::steady_timer(executor, config.queue_timeout));
+        const auto ticket = lane.TryPost([this, &request, &trace, pending] {
           HttpResponse response = Invoke(request, trace);
-          auto executor = asio::get_associated_executor(completion);
-          asio::dispatch(executor, [completion = std::move(completion),
-                                    response = std::move(response)]() mutable {
-            std::move(completion)(std::move(response));
+          asio::dispatch(pending->timer.get_executor(),
+                         [pending, response = std::move(response)]() mutable {
+                           pending->timer.cancel();
+                           std::move(pending->completion)(std::move(response));
+                         });
+        });
+        if (!ticket) {
+          asio::post(executor, [pending, &trace] {
+            std::move(pending->completion)(Shed(kShedQueueFull, trace));
           });
+          return;
+        }
+        pending->ticket = *ticket;
+        pending->timer.async_wait([pending, &lane, &trace](const beast::error_code& ec) {
+          if (ec || !lane.Withdraw(pending->ticket)) return;
+          std::move(pending->completion)(Shed(kShedQueueTimeout, trace));
         });
       },
       asio::use_awaitable);
@@ -333,6 +492,17 @@ std::uint16_t HttpServer::port() const {
   return impl_->bound_port;
 }
 
+HttpServerStats HttpServer::stats() const {
+  HttpServerStats stats;
+  {
+    std::lock_guard lock(impl_->mutex);
+    stats.connections = impl_->connections.size();
+    stats.refused_connections = impl_->refused_connections;
+  }
+  std::tie(stats.busy_workers, stats.queued) = impl_->workers.Load();
+  return stats;
+}
+
 void HttpServer::Stop() {
   Impl& s = *impl_;
   std::vector<std::shared_ptr<Connection>> idle;
@@ -373,7 +543,8 @@ void HttpServer::Stop() {
   if (!drained) s.ioc.stop();
   for (auto& thread : s.threads) thread.join();
   s.threads.clear();
-  s.pool.join();
+  s.workers.Join();
+  s.operational.Join();
   spdlog::info("http: stopped");
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "adapters/http/http_message.h"
@@ -25,8 +26,40 @@ struct HttpConfig {
   bool keep_alive = true;
   std::size_t body_limit = 1024 * 1024;  // larger bodies get 413 PAYLOAD_TOO_LARGE
   std::size_t header_limit = 16 * 1024;  // larger request headers get 400 VALIDATION
+  // Connections served at once. Beyond them, kSpareConnections more are accepted to answer one
+  // request each and close: an operational path is served, anything else gets 503 UNAVAILABLE;
+  // a connection beyond those is closed as soon as it is accepted.
+  std::size_t max_connections = 1024;
+  // Requests waiting for a worker; one that finds the queue full is answered 503 UNAVAILABLE.
+  std::size_t queue_limit = 128;
+  // A request still waiting for a worker after this long is answered 503 UNAVAILABLE.
+  std::chrono::milliseconds queue_timeout{5000};
+  // GET and HEAD on these paths run on a lane of their own (kOperationalWorkers threads, queue
+  // of kOperationalQueueLimit), so they answer while the workers and their queue are saturated.
+  std::vector<std::string> operational_paths = {"/healthz", "/readyz", "/metrics"};
   // Stop() waits this long for in-flight requests before closing their connections.
   std::chrono::milliseconds shutdown_grace{30000};
+};
+
+// Connections accepted past max_connections to answer 503 (or an operational request) and close.
+inline constexpr std::size_t kSpareConnections = 32;
+inline constexpr int kOperationalWorkers = 2;
+inline constexpr std::size_t kOperationalQueueLimit = 32;
+// A connection's read buffer holds at most this much more than header_limit: a chunk-size line,
+// chunk extension or trailer longer than that is refused (400 VALIDATION), not buffered on.
+inline constexpr std::size_t kReadAhead = 64 * 1024;
+// The Retry-After of every 503 the server sheds load with, and its reasons (RequestTrace::shed).
+inline constexpr int kShedRetryAfterSeconds = 1;
+inline constexpr std::string_view kShedConnections = "connections";
+inline constexpr std::string_view kShedQueueFull = "queue_full";
+inline constexpr std::string_view kShedQueueTimeout = "queue_timeout";
+
+// What the server holds right now, for the metrics. Refused connections only grow.
+struct HttpServerStats {
+  std::size_t connections = 0;   // open, spare ones included
+  std::size_t busy_workers = 0;  // of worker_threads, those running a request
+  std::size_t queued = 0;        // requests waiting for one of them (operational lane excluded)
+  std::uint64_t refused_connections = 0;  // closed at accept: beyond the spare connections
 };
 
 // Called on a worker thread for each complete request; returns the response to send, and fills
@@ -38,6 +71,12 @@ using RequestHandler = std::function<HttpResponse(const HttpRequest&, RequestTra
 // handler runs on a bounded pool of `worker_threads`, so that blocking handlers never stall I/O.
 // Keep-alive, per-connection read timeouts, a body limit (413) and a header limit (400) are
 // enforced here; the response's Connection and Content-Length are set here.
+//
+// What a client can hold is bounded: each connection's read buffer (header_limit + kReadAhead),
+// the open connections (max_connections + kSpareConnections), the requests waiting for a worker
+// (queue_limit) and how long they wait (queue_timeout). Past a bound the server sheds load with
+// 503 UNAVAILABLE, `Retry-After: kShedRetryAfterSeconds`, and RequestTrace::shed set to
+// its kShed* reason; it never queues without bound.
 //
 // Every request gets an id (RequestTrace::request_id: the client's acceptable X-Request-Id, else
 // `random`'s Token128), echoed in the response's X-Request-Id, errors and the 413/400 answered
@@ -58,6 +97,8 @@ class HttpServer {
   void Start();
   // The bound port (useful with port 0); 0 before Start.
   std::uint16_t port() const;
+  // Thread-safe; cheap enough for every scrape.
+  HttpServerStats stats() const;
   // Graceful: stops accepting, closes idle keep-alive connections, lets in-flight requests finish
   // and write their response (with `Connection: close`), waits up to shutdown_grace for them, then
   // returns with every thread joined. Idempotent; safe to call from any thread but the server's own.

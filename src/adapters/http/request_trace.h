@@ -28,6 +28,9 @@ struct RequestTrace {
   std::string route = "unmatched";
   // The authenticated caller (the token's `sub`); empty when the request was not authenticated.
   std::string caller;
+  // Set by the server when it answered 503 to shed load instead of handling the request:
+  // "connections", "queue_full" or "queue_timeout". Empty otherwise.
+  std::string_view shed = {};
 };
 
 // True for 1..128 characters of [A-Za-z0-9._-].
