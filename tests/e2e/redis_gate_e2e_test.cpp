@@ -79,6 +79,32 @@ TEST_P(RedisGateTest, ARedisOutageDegradesWithoutErrorsAndHealsByItself) {
   EXPECT_EQ(Post("/api/v1/reviews/" + review + "/approve", Bob()).status(), 200u);
 }
 
+// Readiness tells the truth with no traffic at all: nobody but the probe asks anything while
+// Redis goes away and comes back.
+TEST_P(RedisGateTest, AnIdleInstanceReportsRedisGoneAndBackWithinSeconds) {
+  TcpProxy proxy(PortOfUrl(RedisUrl()));
+  StartBehind(proxy);
+  const auto lock_state_becomes = [&](const std::string& wanted) {
+    const auto deadline = std::chrono::steady_clock::now() + 15s;
+    std::string state;
+    while (std::chrono::steady_clock::now() < deadline) {
+      state = Get("/readyz", {}).json()["checks"]["lock"];
+      if (state == wanted) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    ADD_FAILURE() << "lock stayed " << state << ", expected " << wanted;
+    return false;
+  };
+  ASSERT_TRUE(lock_state_becomes("ok"));
+  proxy.Stop();
+  ASSERT_TRUE(lock_state_becomes("degraded"));
+  const auto ready = Get("/readyz", {});
+  EXPECT_EQ(ready.status(), 200u) << "a degraded gate never makes /readyz 503";
+  EXPECT_EQ(ready.json()["status"], "degraded");
+  proxy.Start();
+  EXPECT_TRUE(lock_state_becomes("ok"));
+}
+
 // 8 clients race on one document and then on its review, round after round, before, during and
 // after a Redis outage: every round has exactly one winner per race, the losers are 409s, and no
 // response is a 5xx; /readyz says degraded during the outage and ok again after it.

@@ -341,3 +341,49 @@ TEST_F(SqliteDocumentStoreTest, AnExpiredClaimIsTakenOverByAnotherInstance) {
 
 }  // namespace
 }  // namespace docgate
+
+namespace docgate {
+namespace {
+
+// A file system of its own, small enough to fill: a tmpfs mounted for the test (needs root, as
+// make test runs in CI; elsewhere the test is skipped with the reason).
+class SmallFileSystem {
+ public:
+  explicit SmallFileSystem(const fs::path& at) : at_(at) {
+    const std::string command = "mount -t tmpfs -o size=16m tmpfs '" + at.string() + "' 2>&1";
+    mounted_ = std::system(command.c_str()) == 0;
+  }
+  ~SmallFileSystem() {
+    if (mounted_) std::system(("umount -l '" + at_.string() + "'").c_str());
+  }
+  bool mounted() const { return mounted_; }
+
+ private:
+  fs::path at_;
+  bool mounted_ = false;
+};
+
+TEST(SqliteReadinessTest, AFullDiskIsNotReadyAndReadyAgainOnceSpaceIsFreed) {
+  TempDir dir;
+  SmallFileSystem disk(dir.path());
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?): disk-full readiness untested";
+  SqliteDocumentStore store(SqliteConfig{.path = dir.path() / "docgate.db"});
+  ASSERT_TRUE(store.Ping());
+
+  // Fill the file system to the last byte.
+  const fs::path filler = dir.path() / "filler";
+  {
+    std::ofstream out(filler, std::ios::binary);
+    const std::string block(64 * 1024, 'x');
+    while (out.write(block.data(), static_cast<std::streamsize>(block.size()))) {
+    }
+  }
+  EXPECT_LT(fs::space(dir.path()).available, kMinFreeDiskBytes);
+  EXPECT_FALSE(store.Ping());
+
+  fs::remove(filler);
+  EXPECT_TRUE(store.Ping());
+}
+
+}  // namespace
+}  // namespace docgate

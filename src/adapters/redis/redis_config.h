@@ -28,6 +28,9 @@ struct RedisConfig {
   // its holder works, but never beyond lease_max_hold after it was acquired, so a stuck holder
   // cannot keep a key forever: the key then expires at acquisition + lease_max_hold at the latest.
   std::chrono::milliseconds lease_max_hold{60000};
+  // An idle gate PINGs Redis when it has heard nothing from it for this long, so that readiness
+  // reports an outage (and the return) within a few seconds even with no traffic.
+  std::chrono::milliseconds probe_interval{1000};
 };
 
 }  // namespace docgate

@@ -100,8 +100,9 @@ RedisLockGate::RedisLockGate(RedisConfig config, RandomSource& random, std::stri
     const RedisReply pong = connection->Command({"PING"});
     if (pong.IsError()) throw RedisError("PING: " + pong.text);
     idle_.push_back(std::move(connection));
+    last_answer_ = SteadyClock::now().time_since_epoch().count();
     spdlog::info("lock gate: Redis at {}", Where(endpoint_));
-  } catch (const RedisError& e) {
+  } catch (const std::exception& e) {  // RedisError, or anything the connection's setup threw
     ++failures_;
     breaker_.Failed(CircuitBreaker::Clock::now());
     spdlog::warn("lock gate: Redis at {} is unreachable ({}); starting degraded, requests go "
@@ -167,19 +168,23 @@ ReleaseOutcome RedisLockGate::Release(const std::string& key, const std::string&
   }
 }
 
-std::string RedisLockGate::State() {
-  // While degraded, readiness itself probes (as often as the breaker allows), so an idle instance
-  // reports the gate back as soon as Redis is, without waiting for a request.
-  if (!breaker_.closed() && breaker_.Allow(CircuitBreaker::Clock::now())) {
-    try {
-      const RedisReply pong = Execute({"PING"});
-      if (pong.IsError()) throw RedisError("PING: " + pong.text);
-      RecordSuccess();
-    } catch (const RedisError& e) {
-      RecordFailure("probe", e.what());
-    }
+std::string RedisLockGate::State() const { return breaker_.closed() ? "ok" : "degraded"; }
+
+void RedisLockGate::ProbeIfIdle() {
+  const auto now = SteadyClock::now();
+  if (breaker_.closed()) {
+    const SteadyClock::time_point last{SteadyClock::duration(last_answer_.load())};
+    if (now - last < config_.probe_interval) return;
+  } else if (!breaker_.Allow(now)) {
+    return;
   }
-  return breaker_.closed() ? "ok" : "degraded";
+  try {
+    const RedisReply pong = Execute({"PING"});
+    if (pong.IsError()) throw RedisError("PING: " + pong.text);
+    RecordSuccess();
+  } catch (const RedisError& e) {
+    RecordFailure("probe", e.what());
+  }
 }
 
 RedisReply RedisLockGate::RunScript(const Script& script, const std::string& key,
@@ -206,11 +211,21 @@ RedisReply RedisLockGate::Execute(const std::vector<std::string_view>& args) {
       idle_.pop_back();
     }
   }
-  if (!connection) {
-    connection = std::make_unique<RedisConnection>(endpoint_, tls_.get(), config_.connect_timeout,
-                                                   config_.command_timeout);
+  RedisReply reply;
+  try {
+    if (!connection) {
+      connection = std::make_unique<RedisConnection>(endpoint_, tls_.get(),
+                                                     config_.connect_timeout,
+                                                     config_.command_timeout);
+    }
+    reply = connection->Command(args);
+  } catch (const RedisError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Whatever else the connection's setup or I/O throws (the TLS or resolver layers, memory) is
+    // a backend failure like any other: it opens the breaker instead of escaping the gate.
+    throw RedisError(std::string("unexpected failure: ") + e.what());
   }
-  RedisReply reply = connection->Command(args);
   std::lock_guard lock(pool_mutex_);
   if (idle_.size() < static_cast<std::size_t>(config_.pool_size)) idle_.push_back(std::move(connection));
   return reply;
@@ -231,6 +246,7 @@ void RedisLockGate::RecordFailure(std::string_view what, std::string_view why) {
 }
 
 void RedisLockGate::RecordSuccess() {
+  last_answer_ = SteadyClock::now().time_since_epoch().count();
   if (breaker_.Succeeded()) spdlog::info("lock gate: Redis answers again; the gate is back");
 }
 
@@ -338,6 +354,7 @@ void RedisLockGate::RenewLoop() {
       spdlog::warn("lock gate: {} is no longer ours (expired or taken); its renewal stops",
                    id.first);
     }
+    ProbeIfIdle();
     lock.lock();
   }
 }

@@ -60,10 +60,10 @@ class RedisLockGate final : public LockGate {
   Acquisition Acquire(const std::string& key, std::chrono::milliseconds ttl) override;
   ReleaseOutcome Release(const std::string& key, const std::string& token) override;
 
-  // For /readyz: "ok" while the breaker is closed, "degraded" while Redis is being kept out. While
-  // degraded it PINGs Redis itself when the breaker allows a probe, so the state heals without
-  // traffic.
-  std::string State();
+  // For /readyz: "ok" while the breaker is closed, "degraded" while Redis is being kept out. No
+  // I/O: the renewer's thread PINGs an idle Redis every config.probe_interval (and a degraded one
+  // whenever the breaker allows a probe), so the state follows Redis without traffic.
+  std::string State() const;
   // Diagnostics and tests: backend failures so far; EVALSHA calls answered NOSCRIPT and re-sent
   // as EVAL; leases found gone or owned by another token (by the renewer or at release; one
   // lease counts once).
@@ -83,6 +83,9 @@ class RedisLockGate final : public LockGate {
   RedisReply Execute(const std::vector<std::string_view>& args);
   void RecordFailure(std::string_view what, std::string_view why);
   void RecordSuccess();
+  // PINGs Redis when nothing was heard from it for probe_interval, or when the open breaker
+  // allows a probe. Runs on the renewer's thread.
+  void ProbeIfIdle();
 
   // The renewer. A lease is (prefixed key, token); `lost` ones are kept, unrenewed, until their
   // release (or their max hold) only so that a lease is counted lost once.
@@ -112,6 +115,8 @@ class RedisLockGate final : public LockGate {
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<RedisConnection>> idle_;
   std::atomic<std::uint64_t> failures_{0};
+  // When Redis last answered (steady clock ticks).
+  std::atomic<std::chrono::steady_clock::rep> last_answer_{0};
   std::atomic<std::uint64_t> script_reloads_{0};
   std::atomic<std::uint64_t> lost_leases_{0};
   const Script renew_;

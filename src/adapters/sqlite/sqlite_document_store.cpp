@@ -687,7 +687,9 @@ std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
 }  // namespace
 
 SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
-    : instance_token_(NewInstanceToken()), claim_ttl_(config.outbox_claim_ttl) {
+    : instance_token_(NewInstanceToken()),
+      directory_(std::filesystem::absolute(config.path).parent_path()),
+      claim_ttl_(config.outbox_claim_ttl) {
   try {
     pool_ = OpenPool(config);
   } catch (const std::runtime_error& e) {
@@ -751,10 +753,14 @@ bool SqliteDocumentStore::Ping() {
   try {
     auto lease = pool_->Acquire();
     auto stmt = lease->Prepare(kPing);
-    return stmt.Step() && stmt.Int64(0) == 1;
+    if (!stmt.Step() || stmt.Int64(0) != 1) return false;
   } catch (const std::runtime_error&) {
     return false;  // readiness reports the failure instead of propagating it
   }
+  // A full disk answers reads and fails every write: not ready for what docgate is for.
+  std::error_code error;
+  const auto space = std::filesystem::space(directory_, error);
+  return !error && space.available >= kMinFreeDiskBytes;
 }
 
 std::vector<OutboxEvent> SqliteDocumentStore::ClaimPending(int limit) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +16,9 @@
 namespace docgate {
 
 class SqliteConnectionPool;
+
+// Below this much free space on the database's file system, the store reports itself not ready.
+inline constexpr std::uintmax_t kMinFreeDiskBytes = 4 * 1024 * 1024;
 
 struct SqliteConfig {
   std::string path = "./data/docgate.db";        // file; its directory is created if missing
@@ -74,6 +78,8 @@ class SqliteDocumentStore final : public DocumentStore,
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
   std::vector<Review> ListReviews(const ReviewQuery& query) override;
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
+  // True when a query answers and the database's file system has at least kMinFreeDiskBytes free:
+  // a full disk still serves reads but fails every write.
   bool Ping() override;
 
   // Claims, deferrals and releases take the writer slot and BEGIN IMMEDIATE, which serialises
@@ -118,6 +124,7 @@ class SqliteDocumentStore final : public DocumentStore,
 
  private:
   std::string instance_token_;  // claimed_by of this instance's outbox claims
+  std::filesystem::path directory_;  // where the database file lives, for the free-space check
   std::chrono::milliseconds claim_ttl_;
   std::unique_ptr<SqliteConnectionPool> pool_;
 };
