@@ -159,11 +159,21 @@ class OutboxStore {
  public:
   virtual ~OutboxStore() = default;
   // Up to `limit` head events in ascending sequence whose retry time has come, claimed for this
-  // caller: until the claim expires (the store's claim TTL) or they are marked delivered or
-  // deferred, no other OutboxStore instance on the same database returns them (nor, being heads,
-  // any later event of their documents), so several docgate processes can relay from one database.
-  // The same instance gets its own unexpired claims back (a retry after a failed delivery).
+  // caller: until the claim expires (the store's claim TTL after the claim or its last renewal) or
+  // they are marked delivered or deferred, no other OutboxStore instance on the same database
+  // returns them (nor, being heads, any later event of their documents), so several docgate
+  // processes can relay from one database. The same instance gets its own unexpired claims back (a
+  // retry after a failed delivery).
   virtual std::vector<OutboxEvent> ClaimPending(int limit) = 0;
+  // Extends every claim this instance holds on an undelivered row to the claim TTL from now, on the
+  // same clock as ClaimPending, and returns how many rows that is. A claim is this instance's
+  // until the row is delivered, deferred or released, or until another instance claims it after
+  // it ran out; a claim that ran out and was not taken is renewed too, as nobody else can have
+  // delivered the row meanwhile. A count below the rows the caller is delivering therefore means
+  // another instance took some of them over (and may be delivering them too). A relay calls this
+  // while a slow batch is in flight, so that its claims can be short and a killed instance's rows
+  // are taken over soon.
+  virtual int RenewClaims() = 0;
   // Marks the given events delivered; they are never returned by ClaimPending again.
   virtual void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) = 0;
   // Puts events back for a later attempt after a delivery that did not succeed (unroutable,

@@ -145,6 +145,14 @@ void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters
       "Delivered outbox events deleted after the retention.", counters.pruned);
   add("docgate_relay_errors_total",
       "Relay rounds that failed because the sink or the store was unreachable.", counters.errors);
+  add("docgate_relay_claim_renewals_total",
+      "Renewals of the outbox claims of a batch the sink was still delivering.", counters.renewals);
+  add("docgate_relay_claim_renewal_errors_total",
+      "Claim renewals that failed because the store was unreachable.", counters.renewal_errors);
+  add("docgate_relay_claims_lost_total",
+      "Events of a batch in flight that another instance claimed after this one's claims ran out; "
+      "they may be delivered twice.",
+      counters.claims_lost);
 }
 
 }  // namespace docgate

@@ -58,8 +58,10 @@ void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& 
 // From the relay's counters: docgate_relay_events_published_total (delivered: acked by the broker,
 // or handled by the in-process consumers), docgate_relay_events_returned_total (unroutable),
 // docgate_relay_events_nacked_total (refused by the broker), docgate_relay_events_failed_total (a
-// consumer failed), docgate_relay_events_pruned_total and docgate_relay_errors_total (rounds that
-// failed: sink or store unreachable). `counters` must outlive the registry's scrapes.
+// consumer failed), docgate_relay_events_pruned_total, docgate_relay_errors_total (rounds that
+// failed: sink or store unreachable), docgate_relay_claim_renewals_total,
+// docgate_relay_claim_renewal_errors_total and docgate_relay_claims_lost_total (events of a batch
+// in flight another instance took over). `counters` must outlive the registry's scrapes.
 void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters);
 
 // The consumers (ConsumerRunner's counters, per consumer and event) and the reconciler's re-enqueued

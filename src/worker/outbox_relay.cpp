@@ -27,7 +27,13 @@ const char* Reason(DeliveryOutcome outcome) {
 }  // namespace
 
 OutboxRelay::OutboxRelay(OutboxStore& outbox, EventSink& sink, Clock& clock, RelayConfig config)
-    : outbox_(outbox), sink_(sink), clock_(clock), config_(config) {}
+    : outbox_(outbox),
+      sink_(sink),
+      clock_(clock),
+      config_(config),
+      renewer_([this](std::stop_token stop) { RenewWhileInFlight(stop); }) {}
+
+OutboxRelay::~OutboxRelay() = default;
 
 void OutboxRelay::Wake() {
   {
@@ -42,7 +48,7 @@ int OutboxRelay::RunOnce() {
   for (;;) {
     const auto batch = outbox_.ClaimPending(config_.batch_size);
     if (batch.empty()) return delivered;
-    const auto outcomes = sink_.Deliver(batch);
+    const auto outcomes = DeliverRenewingClaims(batch);
     if (outcomes.size() != batch.size()) {
       throw std::logic_error("event sink answered " + std::to_string(outcomes.size()) +
                              " outcomes for " + std::to_string(batch.size()) + " events");
@@ -75,6 +81,68 @@ int OutboxRelay::RunOnce() {
     // A delivered head may have made its document's next event claimable: go on until a round
     // delivers nothing (everything deferred means nothing more is due now).
     if (done.empty()) return delivered;
+  }
+}
+
+std::vector<DeliveryOutcome> OutboxRelay::DeliverRenewingClaims(
+    const std::vector<OutboxEvent>& batch) {
+  {
+    std::lock_guard lock(renew_mutex_);
+    in_flight_ = batch.size();
+    ++batches_;
+  }
+  renew_wake_.notify_one();
+  // Landed however Deliver ends: a batch that threw is claimed again by the next round, or its
+  // claims run out.
+  struct Landing {
+    OutboxRelay& relay;
+    ~Landing() {
+      {
+        std::lock_guard lock(relay.renew_mutex_);
+        relay.in_flight_ = 0;
+      }
+      relay.renew_wake_.notify_one();
+    }
+  } landing{*this};
+  return sink_.Deliver(batch);
+}
+
+void OutboxRelay::RenewWhileInFlight(std::stop_token stop) {
+  const auto interval = std::max(config_.claim_ttl / 3, std::chrono::milliseconds(1));
+  std::unique_lock lock(renew_mutex_);
+  while (renew_wake_.wait(lock, stop, [this] { return in_flight_ > 0; })) {
+    const std::uint64_t batch = batches_;
+    const auto landed = [&] { return in_flight_ == 0 || batches_ != batch; };
+    // Most batches land long before their first renewal is due, and cost no statement.
+    while (!renew_wake_.wait_for(lock, stop, interval, landed) && !stop.stop_requested()) {
+      const std::size_t held = in_flight_;
+      lock.unlock();
+      const std::size_t still_held = Renew(held);
+      lock.lock();
+      if (!landed()) in_flight_ = still_held;
+    }
+  }
+}
+
+std::size_t OutboxRelay::Renew(std::size_t held) {
+  try {
+    const auto renewed = static_cast<std::size_t>(std::max(outbox_.RenewClaims(), 0));
+    ++counters_.renewals;
+    if (renewed >= held) return held;
+    counters_.claims_lost += held - renewed;
+    spdlog::warn(
+        "outbox relay: another instance took over {} of the {} event(s) being delivered after "
+        "this instance's claims ran out; they may be delivered twice, with the same event_id",
+        held - renewed, held);
+    return renewed;
+  } catch (const std::exception& e) {
+    ++counters_.renewal_errors;
+    spdlog::warn(
+        "outbox relay: could not renew the claims of the {} event(s) being delivered: {}; unless "
+        "a renewal gets through within {} ms of the last one, another instance may deliver them "
+        "too",
+        held, e.what(), config_.claim_ttl.count());
+    return held;
   }
 }
 

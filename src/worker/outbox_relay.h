@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <mutex>
 #include <stop_token>
+#include <thread>
+#include <vector>
 
 #include "app/clock.h"
 #include "app/document_store.h"
@@ -32,10 +34,12 @@ struct RelayConfig {
   std::chrono::hours retention{24 * 7};
   int prune_batch = 1000;
   std::chrono::milliseconds prune_interval{60000};
-  // How long a claim on outbox rows holds (DOCGATE_OUTBOX_CLAIM_TTL_MS): the rows a killed
-  // instance had claimed wait this long before another instance takes them over. Applied by the
-  // store; must outlast one batch's delivery (connect + confirm timeouts).
-  std::chrono::milliseconds claim_ttl{30000};
+  // How long a claim on outbox rows holds (DOCGATE_OUTBOX_CLAIM_TTL_MS), applied by the store.
+  // While the sink has a batch, the relay renews its claims every claim_ttl / 3, so a live relay
+  // keeps its batch however long the broker takes to confirm, and the rows a killed instance had
+  // claimed are taken over by another instance (or a restarted one) at most claim_ttl after its
+  // last renewal.
+  std::chrono::milliseconds claim_ttl{3000};
 };
 
 // What the relay has done since it started; read from any thread.
@@ -46,6 +50,11 @@ struct RelayCounters {
   std::atomic<std::uint64_t> failed{0};    // a consumer failed
   std::atomic<std::uint64_t> errors{0};    // rounds that threw: sink or store unreachable
   std::atomic<std::uint64_t> pruned{0};
+  std::atomic<std::uint64_t> renewals{0};        // claim renewals while a batch was in flight
+  std::atomic<std::uint64_t> renewal_errors{0};  // renewals that threw: store unreachable
+  // Events of a batch in flight that another instance claimed after this one's claim ran out
+  // (renewals failed for a whole claim TTL): they may be delivered twice, with one event_id.
+  std::atomic<std::uint64_t> claims_lost{0};
 };
 
 // Moves the outbox to an EventSink. Each round claims a batch of head events (per document the
@@ -56,10 +65,20 @@ struct RelayCounters {
 // document, events leave in transition order, because a document's next event is claimable only
 // after the one before it was delivered.
 //
+// Claims are short leases: while the sink holds a batch longer than claim_ttl / 3, a thread of the
+// relay renews them (OutboxStore::RenewClaims) every claim_ttl / 3, so no other instance takes a
+// batch a live relay is delivering. A renewal that throws is logged, counted and retried at the
+// next tick; if none gets through for a whole claim TTL, another instance may claim the batch and
+// deliver it too (consumers dedupe by event_id), which the next successful renewal reports as
+// claims_lost. The sink has by then published every event of the batch (only the confirms are
+// awaited), so there is nothing left to hold back; the relay then marks delivered what the sink
+// confirmed and defers only rows it still claims.
+//
 // Wake() may be called from any thread; RunOnce/Run from one thread at a time.
 class OutboxRelay final : public OutboxWakeup {
  public:
   OutboxRelay(OutboxStore& outbox, EventSink& sink, Clock& clock, RelayConfig config = {});
+  ~OutboxRelay() override;
 
   void Wake() override;
 
@@ -85,6 +104,13 @@ class OutboxRelay final : public OutboxWakeup {
   void WaitForWake(std::stop_token& stop, std::chrono::milliseconds timeout);
   // Waits `duration` or until a stop request; Wake() does not end it.
   void Sleep(std::stop_token& stop, std::chrono::milliseconds duration);
+  // sink_.Deliver, with the batch's claims renewed while it runs.
+  std::vector<DeliveryOutcome> DeliverRenewingClaims(const std::vector<OutboxEvent>& batch);
+  // The renewing thread: idle until a batch is in flight, then renews every claim_ttl / 3 until
+  // the batch lands.
+  void RenewWhileInFlight(std::stop_token stop);
+  // One renewal of `held` claims; returns how many the store still found this instance's.
+  std::size_t Renew(std::size_t held);
 
   OutboxStore& outbox_;
   EventSink& sink_;
@@ -94,6 +120,11 @@ class OutboxRelay final : public OutboxWakeup {
   std::mutex mutex_;
   std::condition_variable_any wake_;
   bool woken_ = false;
+  std::mutex renew_mutex_;
+  std::condition_variable_any renew_wake_;
+  std::size_t in_flight_ = 0;  // events of the batch the sink holds; 0: none (renew_mutex_)
+  std::uint64_t batches_ = 0;  // batches handed to the sink so far (renew_mutex_)
+  std::jthread renewer_;       // last: started after, and joined before, everything it uses
 };
 
 }  // namespace docgate

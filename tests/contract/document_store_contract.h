@@ -6,7 +6,13 @@
 // Instantiate it with a factory type F:
 //   struct F {
 //     F();                        // an isolated, empty database of its own (temp dir, schema)
-//     std::unique_ptr<S> Make();  // S derives from DocumentStore, OutboxStore, IdempotencyStore
+//     std::unique_ptr<S> Make();  // S derives from DocumentStore, OutboxStore, IdempotencyStore;
+//                                 // its outbox claims last kContractClaimTtl
+//     // A second OutboxStore on the same database, as another docgate process opens it: claims of
+//     // its own, the same claim TTL. Called after Make(), destroyed before its store.
+//     std::unique_ptr<OutboxStore> AnotherInstance();
+//     // Makes every outbox claim `by` older, as if that much time had passed on the claim clock.
+//     void AgeClaims(std::chrono::milliseconds by);
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<F>);
 // One F lives for one test; the store it made is destroyed before it.
@@ -56,6 +62,10 @@ namespace docgate {
       << " doc=" << e.document_id << " review=" << e.review_id << " v" << e.version
       << " actor=" << e.actor_id << " at=" << e.occurred_at.time_since_epoch().count() << "}";
 }
+
+// How long the contract's stores claim outbox rows: long enough that the real time a test takes
+// does not count, so that only AgeClaims moves claims towards their end.
+inline constexpr std::chrono::milliseconds kContractClaimTtl{60'000};
 
 // 2026-12-22T...: milliseconds that are not a whole second, so truncation would show.
 inline TimePoint ContractTime(std::int64_t offset_ms = 0) {
@@ -156,8 +166,11 @@ class DocumentStoreContract : public ::testing::Test {
     return ids;
   }
   std::vector<std::string> PendingEventIds(int limit) {
+    return EventIds(store_->ClaimPending(limit));
+  }
+  static std::vector<std::string> EventIds(const std::vector<OutboxEvent>& events) {
     std::vector<std::string> ids;
-    for (const OutboxEvent& event : store_->ClaimPending(limit)) ids.push_back(event.event_id);
+    for (const OutboxEvent& event : events) ids.push_back(event.event_id);
     return ids;
   }
 
@@ -682,6 +695,63 @@ TYPED_TEST_P(DocumentStoreContract, MarkDeliveredIgnoresUnknownSequences) {
   EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-1"});
 }
 
+TYPED_TEST_P(DocumentStoreContract, AnotherInstanceNeverGetsClaimedRowsUntilTheirClaimRunsOut) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
+  const auto other = this->factory_.AnotherInstance();
+  ASSERT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
+  EXPECT_EQ(this->EventIds(other->ClaimPending(10)), std::vector<std::string>{"e-3"});
+  this->factory_.AgeClaims(kContractClaimTtl - std::chrono::seconds(1));
+  EXPECT_EQ(this->EventIds(other->ClaimPending(10)), std::vector<std::string>{"e-3"})
+      << "its own claim comes back, the others' stay theirs";
+  this->factory_.AgeClaims(std::chrono::seconds(2));
+  EXPECT_EQ(this->EventIds(other->ClaimPending(10)),
+            (std::vector<std::string>{"e-1", "e-2", "e-3"}));
+  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
+}
+
+TYPED_TEST_P(DocumentStoreContract, RenewedClaimsOutlastTheirFirstTtlWhileRenewed) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
+  const auto other = this->factory_.AnotherInstance();
+  EXPECT_EQ(this->outbox().RenewClaims(), 0) << "nothing claimed yet";
+  ASSERT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
+  for (int half_ttls = 1; half_ttls <= 3; ++half_ttls) {
+    this->factory_.AgeClaims(kContractClaimTtl / 2);
+    EXPECT_EQ(this->outbox().RenewClaims(), 2);
+    EXPECT_EQ(this->EventIds(other->ClaimPending(10)), std::vector<std::string>{"e-3"})
+        << "after " << half_ttls << " half claim TTLs";
+  }
+  this->factory_.AgeClaims(kContractClaimTtl + std::chrono::seconds(1));  // renewals stopped
+  EXPECT_EQ(this->EventIds(other->ClaimPending(10)),
+            (std::vector<std::string>{"e-1", "e-2", "e-3"}));
+  EXPECT_EQ(this->outbox().RenewClaims(), 0) << "taken over: no longer this instance's";
+  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
+}
+
+TYPED_TEST_P(DocumentStoreContract, AClaimThatRanOutUntakenIsRenewed) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2)});
+  const auto other = this->factory_.AnotherInstance();
+  ASSERT_EQ(this->outbox().ClaimPending(10).size(), 2u);
+  this->factory_.AgeClaims(kContractClaimTtl + std::chrono::seconds(1));
+  EXPECT_EQ(this->outbox().RenewClaims(), 2);
+  EXPECT_TRUE(other->ClaimPending(10).empty());
+}
+
+TYPED_TEST_P(DocumentStoreContract, RenewalCountsOnlyUndeliveredRowsThisInstanceStillClaims) {
+  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3),
+                ContractEvent("e-4", 4)});
+  const std::vector<OutboxEvent> claimed = this->outbox().ClaimPending(10);
+  ASSERT_EQ(claimed.size(), 4u);
+  this->outbox().MarkDelivered({claimed[0].sequence}, ContractTime(90));
+  this->outbox().Defer({claimed[1].sequence}, std::chrono::hours(1), std::chrono::hours(2),
+                       "unroutable");
+  EXPECT_EQ(this->outbox().RenewClaims(), 2);
+  this->outbox().ReleaseClaims();
+  EXPECT_EQ(this->outbox().RenewClaims(), 0);
+  const auto other = this->factory_.AnotherInstance();
+  EXPECT_EQ(this->EventIds(other->ClaimPending(10)), (std::vector<std::string>{"e-3", "e-4"}))
+      << "released: claimable by anyone at once";
+}
+
 TYPED_TEST_P(DocumentStoreContract, PingAnswersTrue) { EXPECT_TRUE(this->store().Ping()); }
 
 // Writers serialize: read-modify-write increments under Begin/LockDocument lose no update.
@@ -885,8 +955,10 @@ REGISTER_TYPED_TEST_SUITE_P(
     DeferredEventWaitsUntilDueAndHoldsItsDocumentBack,
     DeferWithoutDelayMakesTheEventClaimableAgain,
     PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst,
-    BacklogCountsUndeliveredEventsAndTheOldest,
-    MarkDeliveredIgnoresUnknownSequences, PingAnswersTrue,
+    BacklogCountsUndeliveredEventsAndTheOldest, MarkDeliveredIgnoresUnknownSequences,
+    AnotherInstanceNeverGetsClaimedRowsUntilTheirClaimRunsOut,
+    RenewedClaimsOutlastTheirFirstTtlWhileRenewed, AClaimThatRanOutUntakenIsRenewed,
+    RenewalCountsOnlyUndeliveredRowsThisInstanceStillClaims, PingAnswersTrue,
     ConcurrentIncrementsEndWithTheExactCount,
     ReservingAFreeKeyWinsAndTheNextReservationSeesItInFlight, KeysArePerCaller,
     AnExpiredRecordIsReservableAgain,

@@ -1,7 +1,7 @@
 #pragma once
 
-// The docgate binary (DOCGATE_BINARY) as a child process, for the tests that kill it, and the
-// small helpers those tests share.
+// The docgate binary (DOCGATE_BINARY, or a path given) as a child process, for the tests and
+// benchmarks that kill it, and the small helpers they share.
 
 #include <signal.h>
 #include <spawn.h>
@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -42,16 +43,21 @@ inline std::string UniquePrefix() {
 // `docgate <command>` with this process's environment plus `env`. Killed (SIGKILL) when destroyed.
 class DocgateProcess {
  public:
+#ifdef DOCGATE_BINARY
   explicit DocgateProcess(const std::map<std::string, std::string>& env,
-                          const std::string& command = "serve") {
+                          const std::string& command = "serve")
+      : DocgateProcess(DOCGATE_BINARY, env, command) {}
+#endif
+  // `binary` is the docgate executable to start.
+  DocgateProcess(std::string binary, const std::map<std::string, std::string>& env,
+                 std::string command = "serve") {
     std::vector<std::string> entries;
     for (char** e = environ; *e != nullptr; ++e) entries.emplace_back(*e);
     for (const auto& [name, value] : env) entries.push_back(name + "=" + value);
     std::vector<char*> envp;
     for (auto& entry : entries) envp.push_back(entry.data());
     envp.push_back(nullptr);
-    std::string binary = DOCGATE_BINARY, subcommand = command;
-    char* argv[] = {binary.data(), subcommand.data(), nullptr};
+    char* argv[] = {binary.data(), command.data(), nullptr};
     if (::posix_spawn(&pid_, binary.c_str(), nullptr, nullptr, argv, envp.data()) != 0) {
       throw std::runtime_error("cannot start " + binary);
     }
@@ -86,6 +92,16 @@ inline std::uint16_t FreePort() {
   const std::uint16_t port = static_cast<std::uint16_t>(PortOf(fd));
   ::close(fd);
   return port;
+}
+
+// Polls `done` every 20 ms until it holds (true) or `limit` ran out (false).
+inline bool Within(std::chrono::milliseconds limit, const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 // True once GET /readyz on `port` answers 200, within `limit`.

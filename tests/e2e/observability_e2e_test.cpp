@@ -182,6 +182,7 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
       {"docgate_relay_events_nacked_total", 0},
       {"docgate_relay_events_failed_total", 0},
       {"docgate_relay_errors_total", 0},
+      {"docgate_relay_claims_lost_total", 0},
       {"docgate_outbox_backlog_events", 0},
       {"docgate_outbox_oldest_pending_age_seconds", 0},
       {"docgate_idempotent_replays_total", 1},

@@ -330,7 +330,15 @@ class FakeDocumentStore::ConsumerTx final : public ConsumerTransaction, private 
 };
 
 FakeDocumentStore::FakeDocumentStore(std::chrono::milliseconds lock_timeout)
-    : lock_timeout_(lock_timeout) {}
+    : lock_timeout_(lock_timeout),
+      system_clock_(std::make_unique<SystemClock>()),
+      claim_clock_(*system_clock_),
+      claim_ttl_(std::chrono::seconds(3)) {}
+
+FakeDocumentStore::FakeDocumentStore(Clock& claim_clock, std::chrono::milliseconds claim_ttl)
+    : lock_timeout_(std::chrono::seconds(5)), claim_clock_(claim_clock), claim_ttl_(claim_ttl) {}
+
+FakeDocumentStore::~FakeDocumentStore() = default;
 
 void FakeDocumentStore::FailNextBegin() {
   std::lock_guard lock(mutex_);
@@ -456,16 +464,42 @@ bool FakeDocumentStore::Ping() {
 }
 
 std::vector<OutboxEvent> FakeDocumentStore::ClaimPending(int limit) {
-  std::lock_guard lock(mutex_);
+  return ClaimPendingFor(token_, limit);
+}
+
+void FakeDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
+                              std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
+                              std::string_view reason) {
+  DeferFor(token_, sequences, delay, max_delay, reason);
+}
+
+void FakeDocumentStore::ReleaseClaims() { ReleaseClaimsOf(token_); }
+
+int FakeDocumentStore::RenewClaims() { return RenewClaimsOf(token_); }
+
+std::vector<OutboxEvent> FakeDocumentStore::ClaimPendingFor(const std::string& token, int limit) {
+  std::unique_lock lock(mutex_);
   ThrowIfUnavailable();
+  // As on SQLite, an idle poll does not wait for the writer slot.
+  if (std::ranges::all_of(
+          data_.outbox, [](const auto& entry) { return entry.second.delivered_at.has_value(); })) {
+    return {};
+  }
+  AwaitWriterSlot(lock);
   const auto now = std::chrono::system_clock::now();
+  const TimePoint claim_now = claim_clock_.Now();
   std::vector<OutboxEvent> events;
   std::set<DocumentId> behind_a_head;  // documents whose oldest undelivered event was passed
-  for (const auto& [sequence, row] : data_.outbox) {
+  for (auto& [sequence, row] : data_.outbox) {
     if (static_cast<int>(events.size()) >= limit) break;
     if (row.delivered_at) continue;
     const bool is_head = behind_a_head.insert(row.event.document_id).second;
-    if (is_head && row.next_attempt_at <= now) events.push_back(row.event);
+    const bool claimable =
+        !row.claimed_until || *row.claimed_until < claim_now || row.claimed_by == token;
+    if (!is_head || row.next_attempt_at > now || !claimable) continue;
+    row.claimed_by = token;
+    row.claimed_until = claim_now + claim_ttl_;
+    events.push_back(row.event);
   }
   return events;
 }
@@ -478,13 +512,17 @@ void FakeDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences
   AwaitWriterSlot(lock);
   for (const std::int64_t sequence : sequences) {
     const auto found = data_.outbox.find(sequence);
-    if (found != data_.outbox.end() && !found->second.delivered_at) found->second.delivered_at = at;
+    if (found == data_.outbox.end() || found->second.delivered_at) continue;
+    found->second.delivered_at = at;
+    found->second.claimed_by.clear();
+    found->second.claimed_until.reset();
   }
 }
 
-void FakeDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
-                              std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
-                              std::string_view reason) {
+void FakeDocumentStore::DeferFor(const std::string& token,
+                                 const std::vector<std::int64_t>& sequences,
+                                 std::chrono::milliseconds delay,
+                                 std::chrono::milliseconds max_delay, std::string_view reason) {
   if (sequences.empty()) return;
   std::unique_lock lock(mutex_);
   ThrowIfUnavailable();
@@ -492,12 +530,90 @@ void FakeDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
   const auto now = std::chrono::system_clock::now();
   for (const std::int64_t sequence : sequences) {
     const auto found = data_.outbox.find(sequence);
-    if (found == data_.outbox.end() || found->second.delivered_at) continue;
+    if (found == data_.outbox.end() || found->second.delivered_at ||
+        found->second.claimed_by != token) {
+      continue;
+    }
     Data::OutboxRow& row = found->second;
     row.next_attempt_at = now + std::min(max_delay, delay * (std::int64_t{1} << std::min(row.attempts, 30)));
     ++row.attempts;
     row.last_error = reason;
+    row.claimed_by.clear();
+    row.claimed_until.reset();
   }
+}
+
+void FakeDocumentStore::ReleaseClaimsOf(const std::string& token) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  for (auto& [sequence, row] : data_.outbox) {
+    if (row.delivered_at || row.claimed_by != token) continue;
+    row.claimed_by.clear();
+    row.claimed_until.reset();
+  }
+}
+
+int FakeDocumentStore::RenewClaimsOf(const std::string& token) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  const TimePoint until = claim_clock_.Now() + claim_ttl_;
+  int renewed = 0;
+  for (auto& [sequence, row] : data_.outbox) {
+    if (row.delivered_at || row.claimed_by != token) continue;
+    row.claimed_until = until;
+    ++renewed;
+  }
+  return renewed;
+}
+
+std::unique_ptr<FakeDocumentStore::Instance> FakeDocumentStore::AnotherInstance() {
+  std::lock_guard lock(mutex_);
+  return std::make_unique<Instance>(*this, "fake-instance-" + std::to_string(++instances_));
+}
+
+void FakeDocumentStore::Instance::ThrowIfCutOff() const {
+  if (cut_off_) throw StorageUnavailable("fake store instance " + token_ + ": set unavailable");
+}
+
+std::vector<OutboxEvent> FakeDocumentStore::Instance::ClaimPending(int limit) {
+  ThrowIfCutOff();
+  return store_.ClaimPendingFor(token_, limit);
+}
+
+void FakeDocumentStore::Instance::MarkDelivered(const std::vector<std::int64_t>& sequences,
+                                                TimePoint at) {
+  ThrowIfCutOff();
+  store_.MarkDelivered(sequences, at);
+}
+
+void FakeDocumentStore::Instance::Defer(const std::vector<std::int64_t>& sequences,
+                                        std::chrono::milliseconds delay,
+                                        std::chrono::milliseconds max_delay,
+                                        std::string_view reason) {
+  ThrowIfCutOff();
+  store_.DeferFor(token_, sequences, delay, max_delay, reason);
+}
+
+void FakeDocumentStore::Instance::ReleaseClaims() {
+  ThrowIfCutOff();
+  store_.ReleaseClaimsOf(token_);
+}
+
+int FakeDocumentStore::Instance::RenewClaims() {
+  ThrowIfCutOff();
+  return store_.RenewClaimsOf(token_);
+}
+
+int FakeDocumentStore::Instance::PruneDelivered(TimePoint cutoff, int limit) {
+  ThrowIfCutOff();
+  return store_.PruneDelivered(cutoff, limit);
+}
+
+OutboxBacklog FakeDocumentStore::Instance::Backlog() {
+  ThrowIfCutOff();
+  return store_.Backlog();
 }
 
 int FakeDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
@@ -678,6 +794,8 @@ void FakeDocumentStore::Requeue(const OutboxEvent& event) {
     row.attempts = 0;
     row.next_attempt_at = {};
     row.last_error.clear();
+    row.claimed_by.clear();
+    row.claimed_until.reset();
     return;
   }
   Data::OutboxRow row;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/clock.h"
 #include "app/consumer_store.h"
 #include "app/document_store.h"
 
@@ -39,6 +41,10 @@ namespace docgate {
 // words before the first match, at most about 240 bytes, plain text. There are no stop words, as
 // on SQLite.
 //
+// Outbox claims are the databases': a claim lasts `claim_ttl` on `claim_clock` (the databases use
+// their own clocks; a test moves this one by hand), and AnotherInstance() is a second relay's
+// OutboxStore on the same data with claims of its own. Retry times stay on the system clock.
+//
 // Faults are injected through the interface: FailNextBegin/FailNextCommit throw
 // StorageUnavailable once (BeginConsumer and the consumer transaction's Commit included);
 // SetUnavailable(true) makes every call throw it (Ping answers false) until SetUnavailable(false).
@@ -48,7 +54,13 @@ class FakeDocumentStore final : public DocumentStore,
                                 public IdempotencyStore,
                                 public ConsumerStore {
  public:
+  class Instance;
+
+  // Claims on the system clock.
   explicit FakeDocumentStore(std::chrono::milliseconds lock_timeout = std::chrono::seconds(5));
+  // `claim_clock` must outlive the store.
+  FakeDocumentStore(Clock& claim_clock, std::chrono::milliseconds claim_ttl);
+  ~FakeDocumentStore() override;
 
   void FailNextBegin();
   void FailNextCommit();
@@ -63,13 +75,14 @@ class FakeDocumentStore final : public DocumentStore,
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
   bool Ping() override;
 
-  // One instance is one relay, so there are no foreign claims to skip; retry times are on the
-  // system clock, like the databases' own clocks.
+  // Like the databases': each waits for the writer slot; only rows this instance still claims are
+  // deferred; an event already delivered keeps its first delivery time.
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
   void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
              std::chrono::milliseconds max_delay, std::string_view reason) override;
-  void ReleaseClaims() override {}
+  void ReleaseClaims() override;
+  int RenewClaims() override;
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
 
@@ -104,6 +117,10 @@ class FakeDocumentStore final : public DocumentStore,
   // Every event ever appended and not pruned, delivered or not, in sequence order (for tests).
   std::vector<OutboxEvent> AllEvents();
 
+  // Another relay's OutboxStore on this store's data, as a second process on the same database.
+  // Must not outlive this store.
+  std::unique_ptr<Instance> AnotherInstance();
+
  private:
   class Write;
   class Transaction;
@@ -117,6 +134,8 @@ class FakeDocumentStore final : public DocumentStore,
       int attempts = 0;
       std::chrono::system_clock::time_point next_attempt_at{};
       std::string last_error;
+      std::string claimed_by;                  // an instance's token; empty: unclaimed
+      std::optional<TimePoint> claimed_until;  // on the claim clock
     };
     std::map<DocumentId, Document> documents;
     std::map<ReviewId, Review> reviews;
@@ -150,6 +169,15 @@ class FakeDocumentStore final : public DocumentStore,
     std::int64_t last_sequence = 0;
   };
 
+  // The OutboxStore calls on behalf of the instance whose claims carry `token`; `cut_off` is that
+  // instance's own outage switch (SetUnavailable of an Instance).
+  std::vector<OutboxEvent> ClaimPendingFor(const std::string& token, int limit);
+  void DeferFor(const std::string& token, const std::vector<std::int64_t>& sequences,
+                std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
+                std::string_view reason);
+  void ReleaseClaimsOf(const std::string& token);
+  int RenewClaimsOf(const std::string& token);
+
   // Require mutex_ held through `lock`.
   void ThrowIfUnavailable() const;
   void AwaitWriterSlot(std::unique_lock<std::mutex>& lock);
@@ -169,6 +197,11 @@ class FakeDocumentStore final : public DocumentStore,
                          TimePoint expires_at);
 
   const std::chrono::milliseconds lock_timeout_;
+  std::unique_ptr<Clock> system_clock_;  // the claim clock unless one was given
+  Clock& claim_clock_;
+  const std::chrono::milliseconds claim_ttl_;
+  const std::string token_ = "fake-instance-0";
+  int instances_ = 0;  // guarded by mutex_
   std::mutex mutex_;
   std::condition_variable writer_done_;
   bool writer_active_ = false;
@@ -176,6 +209,32 @@ class FakeDocumentStore final : public DocumentStore,
   bool fail_next_commit_ = false;
   bool unavailable_ = false;
   Data data_;
+};
+
+// A second relay's view of a FakeDocumentStore (AnotherInstance): the outbox with claims of its
+// own. SetUnavailable(true) cuts this instance alone off (every call throws StorageUnavailable), as
+// a killed or partitioned process, while the store and its other instances go on. Thread-safe.
+class FakeDocumentStore::Instance final : public OutboxStore {
+ public:
+  Instance(FakeDocumentStore& store, std::string token) : store_(store), token_(std::move(token)) {}
+
+  void SetUnavailable(bool unavailable) { cut_off_ = unavailable; }
+
+  std::vector<OutboxEvent> ClaimPending(int limit) override;
+  void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
+  void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
+             std::chrono::milliseconds max_delay, std::string_view reason) override;
+  void ReleaseClaims() override;
+  int RenewClaims() override;
+  int PruneDelivered(TimePoint cutoff, int limit) override;
+  OutboxBacklog Backlog() override;
+
+ private:
+  void ThrowIfCutOff() const;
+
+  FakeDocumentStore& store_;
+  const std::string token_;
+  std::atomic<bool> cut_off_{false};
 };
 
 }  // namespace docgate

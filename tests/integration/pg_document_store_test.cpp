@@ -29,7 +29,17 @@ using ::testing::HasSubstr;
 
 struct PgStoreFactory {
   PgTestDatabase db;
-  std::unique_ptr<PgDocumentStore> Make() { return std::make_unique<PgDocumentStore>(db.Config()); }
+  PgConfig Config() {
+    PgConfig config = db.Config();
+    config.outbox_claim_ttl = kContractClaimTtl;
+    return config;
+  }
+  std::unique_ptr<PgDocumentStore> Make() { return std::make_unique<PgDocumentStore>(Config()); }
+  std::unique_ptr<OutboxStore> AnotherInstance() { return Make(); }
+  void AgeClaims(std::chrono::milliseconds by) {
+    db.Execute("UPDATE kh_outbox SET claimed_until = claimed_until - " +
+               std::to_string(by.count()));
+  }
 };
 
 }  // namespace

@@ -8,9 +8,11 @@
 // port stops listening (new connections are refused) and every forwarded connection is closed on
 // both sides, so the server also sees its clients go (and rolls their open transactions back).
 // Start() opens the same port again and forwards new connections; the links closed by Stop() stay
-// closed. Stop() and Start() return once the change is in effect. Not thread-safe: one thread
-// (the test's) drives it. The upstream is never touched otherwise. Every descriptor is
-// close-on-exec, so a child process the test starts holds none of them open.
+// closed. Hold() is a network that stalls instead: nothing is closed, but no byte passes either way
+// (what is sent waits in the sockets) until Release(). Stop(), Start(), Hold() and Release() return
+// once the change is in effect. Not thread-safe: one thread (the test's) drives it. The upstream is
+// never touched otherwise. Every descriptor is close-on-exec, so a child process the test starts
+// holds none of them open.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,7 +21,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -132,21 +136,50 @@ class TcpProxy {
     ::close(wake_[0]);
   }
 
+  // Stops forwarding, closing nothing; new connections are accepted and held too.
+  void Hold() { SetHeld(true); }
+  // Forwards again, what waited first.
+  void Release() { SetHeld(false); }
+
  private:
+  void SetHeld(bool held) {
+    std::unique_lock lock(mutex_);
+    held_ = held;
+    const std::uint64_t request = ++requested_;
+    const char nudge = 'h';
+    if (::write(wake_[1], &nudge, 1) != 1) throw std::runtime_error("cannot nudge the proxy");
+    applied_.wait(lock, [&] { return seen_ >= request; });
+  }
+
   void Loop() {
     std::vector<std::pair<int, int>> links;  // client, upstream
     for (;;) {
+      bool held = false;
+      {
+        std::lock_guard lock(mutex_);
+        held = held_;
+        seen_ = requested_;
+      }
+      applied_.notify_all();
       std::vector<pollfd> fds{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
-      for (const auto& [client, upstream] : links) {
+      // Held links are not polled: nothing is read, and a closed side goes unnoticed until Release.
+      const std::vector<std::pair<int, int>> polled =
+          held ? std::vector<std::pair<int, int>>{} : links;
+      for (const auto& [client, upstream] : polled) {
         fds.push_back({client, POLLIN, 0});
         fds.push_back({upstream, POLLIN, 0});
       }
       if (::poll(fds.data(), fds.size(), -1) < 0) continue;
-      if (fds[0].revents != 0) break;
+      if (fds[0].revents != 0) {
+        char nudges[64];
+        if (::read(wake_[0], nudges, sizeof nudges) <= 0) break;  // Stop closed the pipe
+        continue;
+      }
       // fds covers the links as they were before poll; a link accepted below joins next round.
       std::vector<std::pair<int, int>> alive;
-      for (std::size_t i = 0; i < links.size(); ++i) {
-        const auto [client, upstream] = links[i];
+      if (held) alive = links;
+      for (std::size_t i = 0; i < polled.size(); ++i) {
+        const auto [client, upstream] = polled[i];
         const bool open = Pump(client, upstream, fds[2 + 2 * i].revents) &&
                           Pump(upstream, client, fds[3 + 2 * i].revents);
         if (open) {
@@ -187,6 +220,11 @@ class TcpProxy {
   int listener_ = -1;
   int wake_[2] = {-1, -1};
   std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable applied_;
+  bool held_ = false;            // guarded by mutex_
+  std::uint64_t requested_ = 0;  // Hold/Release calls so far (mutex_)
+  std::uint64_t seen_ = 0;       // of which the loop has applied (mutex_)
 };
 
 }  // namespace docgate

@@ -8,12 +8,21 @@
 #include "contract/consumer_store_contract.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
+#include "fakes/fake_clock.h"
 
 namespace docgate {
 namespace {
 
 struct FakeStoreFactory {
-  std::unique_ptr<FakeDocumentStore> Make() { return std::make_unique<FakeDocumentStore>(); }
+  FakeClock claim_clock;
+  FakeDocumentStore* store = nullptr;
+  std::unique_ptr<FakeDocumentStore> Make() {
+    auto made = std::make_unique<FakeDocumentStore>(claim_clock, kContractClaimTtl);
+    store = made.get();
+    return made;
+  }
+  std::unique_ptr<OutboxStore> AnotherInstance() { return store->AnotherInstance(); }
+  void AgeClaims(std::chrono::milliseconds by) { claim_clock.Advance(by); }
 };
 
 }  // namespace

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <memory>
 #include <set>
 #include <thread>
 
+#include "core/error.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_document_store.h"
 #include "fakes/fake_event_sink.h"
@@ -41,8 +44,10 @@ class OutboxRelayTest : public ::testing::Test {
     return ids;
   }
 
+  static constexpr milliseconds kClaimTtl{3000};  // the store's, on clock_
+
   FakeClock clock_;
-  FakeDocumentStore store_;
+  FakeDocumentStore store_{clock_, kClaimTtl};
   FakeEventSink sink_;
   // A retry delay of an hour: a deferred event stays deferred for the whole test.
   RelayConfig config_{.batch_size = 3, .retry_delay = hours(1), .max_retry_delay = hours(2)};
@@ -157,6 +162,102 @@ TEST_F(OutboxRelayTest, RunBacksOffAfterTheSinkThrowsAndDeliversOnceItRecovers) 
   loop.join();
   EXPECT_EQ(sink_.delivered().size(), 1u);
   EXPECT_EQ(relay_.counters().errors.load(), 2u);
+}
+
+// Relays of two instances on one database: the holder's sink keeps the batch it was handed (a
+// broker slow to confirm) while the other instance claims. Claims end on clock_, which only the
+// test moves; the holder renews every 10 ms of real time (a relay claim TTL of 30 ms), so the
+// tests wait for renewals to happen, never for a claim to run out.
+class OutboxRelayClaimTest : public OutboxRelayTest {
+ protected:
+  void TearDown() override { holder_sink_.ReleaseHeldBatches(); }
+
+  // Polls until `done`; false after a generous bound (a guard against hanging, not a measurement).
+  template <typename Done>
+  static bool Eventually(Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(milliseconds(1));
+    }
+    return true;
+  }
+  // Two more renewals: at least one of them started after the clock last moved.
+  bool RenewedSinceTheClockMoved() {
+    const auto before = holder_relay_.counters().renewals.load();
+    return Eventually([&] { return holder_relay_.counters().renewals.load() >= before + 2; });
+  }
+  // Starts the holder's round in a thread of its own and returns once the sink holds its batch.
+  void StartHolding(std::function<void()> round) {
+    holder_sink_.HoldBatches();
+    delivering_ = std::jthread(std::move(round));
+    ASSERT_TRUE(holder_sink_.WaitForHeldBatch(std::chrono::seconds(30)));
+  }
+  void FinishHolding() {
+    holder_sink_.ReleaseHeldBatches();
+    delivering_.join();
+  }
+
+  std::unique_ptr<FakeDocumentStore::Instance> holder_ = store_.AnotherInstance();
+  std::unique_ptr<FakeDocumentStore::Instance> other_ = store_.AnotherInstance();
+  FakeEventSink holder_sink_;
+  OutboxRelay holder_relay_{*holder_, holder_sink_, clock_,
+                            RelayConfig{.retry_delay = hours(1), .claim_ttl = milliseconds(30)}};
+  std::jthread delivering_;
+};
+
+TEST_F(OutboxRelayClaimTest, ClaimsOfABatchTheSinkHoldsAreRenewedAndNoOtherInstanceGetsThem) {
+  const auto first = Append(1);
+  const auto second = Append(2);
+  StartHolding([this] { EXPECT_EQ(holder_relay_.RunOnce(), 2); });
+  for (int i = 1; i <= 4; ++i) {  // 4 x 2/3 of the claim TTL: well past the claim's first end
+    clock_.Advance(kClaimTtl * 2 / 3);
+    ASSERT_TRUE(RenewedSinceTheClockMoved());
+    EXPECT_TRUE(other_->ClaimPending(10).empty()) << "after " << i << " x 2/3 of the claim TTL";
+  }
+  FinishHolding();
+  EXPECT_EQ(Ids(holder_sink_.delivered()), (std::vector<std::string>{first, second}));
+  EXPECT_EQ(holder_sink_.batches().size(), 1u);
+  EXPECT_EQ(store_.Backlog().pending, 0);
+  EXPECT_EQ(holder_relay_.counters().claims_lost.load(), 0u);
+  EXPECT_EQ(holder_relay_.counters().renewal_errors.load(), 0u);
+}
+
+TEST_F(OutboxRelayClaimTest, AHolderThatStopsRenewingLosesItsBatchRightAfterItsLastRenewalsTtl) {
+  const auto first = Append(1);
+  const auto second = Append(2);
+  StartHolding([this] { EXPECT_THROW(holder_relay_.RunOnce(), StorageUnavailable); });
+  clock_.Advance(kClaimTtl * 2 / 3);
+  ASSERT_TRUE(RenewedSinceTheClockMoved());
+  holder_->SetUnavailable(true);  // the holding process dies, or loses its database
+  ASSERT_TRUE(Eventually([&] { return holder_relay_.counters().renewal_errors.load() > 0; }));
+  clock_.Advance(kClaimTtl - milliseconds(1));
+  EXPECT_TRUE(other_->ClaimPending(10).empty()) << "the last renewal still holds";
+  clock_.Advance(milliseconds(2));
+  FakeEventSink survivor_sink;
+  OutboxRelay survivor(*other_, survivor_sink, clock_);
+  EXPECT_EQ(survivor.RunOnce(), 2);
+  EXPECT_EQ(Ids(survivor_sink.delivered()), (std::vector<std::string>{first, second}));
+  FinishHolding();  // its confirms come after all: it cannot mark them, the survivor has
+  EXPECT_EQ(store_.Backlog().pending, 0);
+}
+
+TEST_F(OutboxRelayClaimTest, ATakeOverIsCountedLostAndTheHolderDefersNothingItNoLongerClaims) {
+  const auto nacked = Append(1);
+  const auto acked = Append(2);
+  holder_sink_.SetOutcome(nacked, DeliveryOutcome::kNacked, 1);
+  StartHolding([this] { EXPECT_EQ(holder_relay_.RunOnce(), 1); });
+  holder_->SetUnavailable(true);
+  ASSERT_TRUE(Eventually([&] { return holder_relay_.counters().renewal_errors.load() > 0; }));
+  clock_.Advance(kClaimTtl + milliseconds(1));
+  ASSERT_EQ(other_->ClaimPending(10).size(), 2u);
+  holder_->SetUnavailable(false);
+  ASSERT_TRUE(Eventually([&] { return holder_relay_.counters().claims_lost.load() == 2; }));
+  FinishHolding();
+  EXPECT_EQ(store_.Backlog().pending, 1) << "the acked event is marked delivered";
+  EXPECT_EQ(Ids(other_->ClaimPending(10)), std::vector<std::string>{nacked})
+      << "the nacked one is still the other instance's, and not deferred";
+  (void)acked;
 }
 
 TEST(InProcessEventSinkTest, AConsumerFailureFailsThatEventOnlyAndTheRelayRetriesIt) {

@@ -13,7 +13,8 @@ struct PgConfig {
   std::chrono::milliseconds connect_timeout{5000};    // libpq connect_timeout, whole seconds >= 1
   std::chrono::milliseconds statement_timeout{5000};  // server-side, row-lock waits included
   std::chrono::milliseconds pool_wait_timeout{5000};  // max wait for a free connection
-  std::chrono::milliseconds outbox_claim_ttl{30000};  // how long claimed outbox rows stay claimed
+  // How long claimed outbox rows stay claimed after ClaimPending or RenewClaims.
+  std::chrono::milliseconds outbox_claim_ttl{3000};
 };
 
 }  // namespace docgate

@@ -129,6 +129,12 @@ constexpr Statement kReleaseClaims{
     "release_claims",
     "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
     " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+// Extends instance $1's claims on undelivered rows to $2 ms from now.
+constexpr Statement kRenewClaims{
+    "renew_claims",
+    "UPDATE kh_outbox"
+    " SET claimed_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $2"
+    " WHERE claimed_by = $1 AND delivered_at IS NULL"};
 // Keeps the approval event of every approved version whose ingestion is not done: the reconciler
 // replays it (FindStuckIngestions).
 constexpr Statement kPruneDelivered{
@@ -269,44 +275,13 @@ constexpr Statement kSearch{
 constexpr Statement kPing{"ping", "SELECT 1"};
 
 constexpr std::array kStatements{
-    kSelectDocument,
-    kLockDocument,
-    kInsertDocument,
-    kUpdateDocument,
-    kSelectReview,
-    kLockReview,
-    kInsertReview,
-    kUpdateReview,
-    kSelectDocumentReviews,
-    kSelectContent,
-    kInsertContent,
-    kSelectEditors,
-    kInsertEvent,
-    kClaimEvents,
-    kMarkDelivered,
-    kDeferEvents,
-    kReleaseClaims,
-    kPruneDelivered,
-    kBacklog,
-    kPing,
-    kReserveIdempotencyKey,
-    kSelectIdempotencyKey,
-    kCompleteIdempotencyKey,
-    kReleaseIdempotencyKey,
-    kPruneIdempotencyKeys,
-    kRequeueEvent,
-    kClaimInbox,
-    kSelectInbox,
-    kRecordFailure,
-    kListParked,
-    kUnpark,
-    kFindStuckIngestions,
-    kSetIngestStatus,
-    kUpsertPreview,
-    kSelectPreview,
-    kDeleteChunks,
-    kInsertChunk,
-    kListChunks,
+    kSelectDocument, kLockDocument, kInsertDocument, kUpdateDocument, kSelectReview, kLockReview,
+    kInsertReview, kUpdateReview, kSelectDocumentReviews, kSelectContent, kInsertContent, kSelectEditors,
+    kInsertEvent, kClaimEvents, kMarkDelivered, kDeferEvents, kReleaseClaims, kRenewClaims,
+    kPruneDelivered, kBacklog, kPing, kReserveIdempotencyKey, kSelectIdempotencyKey,
+    kCompleteIdempotencyKey, kReleaseIdempotencyKey, kPruneIdempotencyKeys, kRequeueEvent,
+    kClaimInbox, kSelectInbox, kRecordFailure, kListParked, kUnpark, kFindStuckIngestions,
+    kSetIngestStatus, kUpsertPreview, kSelectPreview, kDeleteChunks, kInsertChunk, kListChunks,
     kSearch,
 };
 
@@ -906,6 +881,16 @@ void PgDocumentStore::ReleaseClaims() {
              [&](pqxx::transaction_base& tx) {
                tx.exec_prepared(kReleaseClaims.name, instance_token_);
              });
+}
+
+int PgDocumentStore::RenewClaims() {
+  return Autocommit(
+      *pool_, config_.pool_wait_timeout, "renew outbox claims", [&](pqxx::transaction_base& tx) {
+        return static_cast<int>(
+            tx.exec_prepared(kRenewClaims.name, instance_token_,
+                             static_cast<std::int64_t>(config_.outbox_claim_ttl.count()))
+                .affected_rows());
+      });
 }
 
 int PgDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {

@@ -31,9 +31,10 @@ class PgConnectionPool;
 // Outbox: ClaimPending claims the head rows it returns (FOR UPDATE SKIP LOCKED) for
 // outbox_claim_ttl (database clock) on behalf of this store instance; rows claimed by another
 // instance are skipped until their claim runs out, so several docgate processes on one database
-// never hand out the same row at the same time, and a crashed process's rows are taken over after
-// the TTL. This instance gets its own claimed rows again on its next call (a delivery that threw is
-// retried at once, not after the TTL). Retry times (Defer) are on the database clock too. Every
+// never hand out the same row at the same time, and a crashed process's rows are taken over once
+// the TTL has passed since the claim or its last renewal (RenewClaims). This instance gets its own
+// claimed rows again on its next call (a delivery that threw is retried at once, not after the
+// TTL). Retry times (Defer) are on the database clock too. Every
 // transaction that appends events sends NOTIFY docgate_outbox at commit (a trigger), which
 // PgOutboxListener turns into relay wake-ups.
 //
@@ -98,6 +99,7 @@ class PgDocumentStore final : public DocumentStore,
   void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
              std::chrono::milliseconds max_delay, std::string_view reason) override;
   void ReleaseClaims() override;
+  int RenewClaims() override;
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
 

@@ -139,6 +139,11 @@ constexpr std::string_view kDeferEvent =
 constexpr std::string_view kReleaseClaims =
     "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
     " WHERE claimed_by = ?1 AND delivered_at IS NULL";
+// Extends instance ?1's claims on undelivered rows to ?2 ms from now.
+constexpr std::string_view kRenewClaims =
+    "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS ms)"
+    " UPDATE kh_outbox SET claimed_until = (SELECT ms FROM now_ms) + ?2"
+    " WHERE claimed_by = ?1 AND delivered_at IS NULL";
 // Keeps the approval event of every approved version whose ingestion is not done: the reconciler
 // replays it (FindStuckIngestions).
 constexpr std::string_view kPruneDelivered =
@@ -813,6 +818,15 @@ void SqliteDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
 void SqliteDocumentStore::ReleaseClaims() {
   auto lease = pool_->AcquireWriter();
   lease->Prepare(kReleaseClaims).Bind(1, instance_token_).Run();
+}
+
+int SqliteDocumentStore::RenewClaims() {
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kRenewClaims)
+      .Bind(1, instance_token_)
+      .Bind(2, static_cast<std::int64_t>(claim_ttl_.count()))
+      .Run();
+  return static_cast<int>(lease->Changes());
 }
 
 int SqliteDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {

@@ -25,7 +25,8 @@ struct SqliteConfig {
   int pool_size = 4;                             // connections; bounds concurrency
   std::chrono::milliseconds busy_timeout{5000};  // sqlite3_busy_timeout and the wait for a free
                                                  // pooled connection (and for the writer slot)
-  std::chrono::milliseconds outbox_claim_ttl{30000};  // how long claimed outbox rows stay claimed
+  // How long claimed outbox rows stay claimed after ClaimPending or RenewClaims.
+  std::chrono::milliseconds outbox_claim_ttl{3000};
 };
 
 // DocumentStore, OutboxStore, IdempotencyStore and ConsumerStore on one SQLite file in WAL mode
@@ -82,9 +83,9 @@ class SqliteDocumentStore final : public DocumentStore,
   // a full disk still serves reads but fails every write.
   bool Ping() override;
 
-  // Claims, deferrals and releases take the writer slot and BEGIN IMMEDIATE, which serialises
-  // them with every other writer, other processes on the same file included; their times are on
-  // SQLite's clock.
+  // Claims, renewals, deferrals and releases take the writer slot and BEGIN IMMEDIATE, which
+  // serialises them with every other writer, other processes on the same file included; their times
+  // are on SQLite's clock.
   std::vector<OutboxEvent> ClaimPending(int limit) override;
   // Unknown sequences are ignored; an event already delivered keeps its first delivery time.
   void MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) override;
@@ -92,6 +93,7 @@ class SqliteDocumentStore final : public DocumentStore,
   void Defer(const std::vector<std::int64_t>& sequences, std::chrono::milliseconds delay,
              std::chrono::milliseconds max_delay, std::string_view reason) override;
   void ReleaseClaims() override;
+  int RenewClaims() override;
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
 
