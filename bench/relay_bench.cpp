@@ -370,6 +370,7 @@ class TimedOutbox final : public docgate::OutboxStore {
     inner_.Defer(sequences, delay, max_delay, reason);
   }
   void ReleaseClaims() override { inner_.ReleaseClaims(); }
+  int RenewClaims() override { return inner_.RenewClaims(); }
   int PruneDelivered(docgate::TimePoint cutoff, int limit) override {
     return inner_.PruneDelivered(cutoff, limit);
   }

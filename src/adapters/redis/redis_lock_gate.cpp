@@ -297,6 +297,9 @@ void RedisLockGate::RenewLoop() {
       renewer_wakes_at_ = next;
       leases_changed_.wait_until(lock, next);
       renewer_wakes_at_ = SteadyClock::time_point::min();
+      lock.unlock();
+      ProbeIfIdle();
+      lock.lock();
       continue;
     }
 
@@ -354,7 +357,6 @@ void RedisLockGate::RenewLoop() {
       spdlog::warn("lock gate: {} is no longer ours (expired or taken); its renewal stops",
                    id.first);
     }
-    ProbeIfIdle();
     lock.lock();
   }
 }
