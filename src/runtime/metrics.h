@@ -14,6 +14,7 @@
 #include "app/document_store.h"
 #include "app/pool_stats.h"
 #include "app/consumer_runner.h"
+#include "worker/janitor.h"
 #include "worker/outbox_relay.h"
 #include "worker/reconciler.h"
 
@@ -61,6 +62,10 @@ void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& 
 // consumer failed), docgate_relay_events_pruned_total and docgate_relay_errors_total (rounds that
 // failed: sink or store unreachable). `counters` must outlive the registry's scrapes.
 void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters);
+
+// From the janitor's counters: docgate_inbox_rows_pruned_total (`done` consumer inbox rows deleted
+// after the inbox retention). `counters` must outlive the registry's scrapes.
+void ExposeJanitorMetrics(MetricsRegistry& registry, const JanitorCounters& counters);
 
 // The consumers (ConsumerRunner's counters, per consumer and event) and the reconciler's re-enqueued
 // approvals. Both must outlive the registry's scrapes.

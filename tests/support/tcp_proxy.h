@@ -8,9 +8,10 @@
 // port stops listening (new connections are refused) and every forwarded connection is closed on
 // both sides, so the server also sees its clients go (and rolls their open transactions back).
 // Start() opens the same port again and forwards new connections; the links closed by Stop() stay
-// closed. Stop() and Start() return once the change is in effect. Not thread-safe: one thread
-// (the test's) drives it. The upstream is never touched otherwise. Every descriptor is
-// close-on-exec, so a child process the test starts holds none of them open.
+// closed. Stop() and Start() return once the change is in effect. DropAnswerTo(marker) loses one
+// answer: the server gets the request and answers, the client sees its connection break instead.
+// Not thread-safe: one thread (the test's) drives it. The upstream is never touched otherwise.
+// Every descriptor is close-on-exec, so a child process the test starts holds none of them open.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,9 +20,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -123,6 +127,18 @@ class TcpProxy {
     thread_ = std::thread([this] { Loop(); });
   }
 
+  // Arms a one-shot fault: the next bytes a client sends that contain `marker` (a statement's text,
+  // or a bound parameter's value) are forwarded, and the first answer the server sends back on
+  // that connection is dropped and the connection closed on both sides. The server has then run
+  // the request to its end (in autocommit, committed it) while the client sees a lost connection.
+  void DropAnswerTo(std::string marker) {
+    std::lock_guard lock(marker_mutex_);
+    marker_ = std::move(marker);
+    dropped_ = false;
+  }
+  // True once the armed fault has fired.
+  bool answer_dropped() const { return dropped_; }
+
   // Closes the port and every forwarded connection; returns when they are closed. No-op while
   // stopped.
   void Stop() {
@@ -133,56 +149,85 @@ class TcpProxy {
   }
 
  private:
+  struct Link {
+    int client;
+    int upstream;
+    bool drop_answer = false;  // DropAnswerTo's marker went through: the next answer is lost
+  };
+
   void Loop() {
-    std::vector<std::pair<int, int>> links;  // client, upstream
+    std::vector<Link> links;
     for (;;) {
       std::vector<pollfd> fds{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
-      for (const auto& [client, upstream] : links) {
-        fds.push_back({client, POLLIN, 0});
-        fds.push_back({upstream, POLLIN, 0});
+      for (const Link& link : links) {
+        fds.push_back({link.client, POLLIN, 0});
+        fds.push_back({link.upstream, POLLIN, 0});
       }
       if (::poll(fds.data(), fds.size(), -1) < 0) continue;
       if (fds[0].revents != 0) break;
       // fds covers the links as they were before poll; a link accepted below joins next round.
-      std::vector<std::pair<int, int>> alive;
+      std::vector<Link> alive;
       for (std::size_t i = 0; i < links.size(); ++i) {
-        const auto [client, upstream] = links[i];
-        const bool open = Pump(client, upstream, fds[2 + 2 * i].revents) &&
-                          Pump(upstream, client, fds[3 + 2 * i].revents);
+        Link link = links[i];
+        const bool open = FromClient(link, fds[2 + 2 * i].revents) &&
+                          (fds[3 + 2 * i].revents == 0 ||
+                           (!link.drop_answer && Pump(link.upstream, link.client)));
         if (open) {
-          alive.emplace_back(client, upstream);
+          alive.push_back(link);
         } else {
-          ::close(client);
-          ::close(upstream);
+          if (link.drop_answer) dropped_ = true;
+          ::close(link.client);
+          ::close(link.upstream);
         }
       }
       if (fds[1].revents & POLLIN) {
         const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
         const int upstream = client >= 0 ? ConnectTo(upstream_port_) : -1;
         if (upstream >= 0) {
-          alive.emplace_back(client, upstream);
+          alive.push_back(Link{client, upstream});
         } else if (client >= 0) {
           ::close(client);
         }
       }
       links = std::move(alive);
     }
-    for (const auto& [client, upstream] : links) {
-      ::close(client);
-      ::close(upstream);
+    for (const Link& link : links) {
+      ::close(link.client);
+      ::close(link.upstream);
     }
     ::close(listener_);
   }
 
-  // Forwards what `from` has to `to`; false once either side is closed.
-  static bool Pump(int from, int to, short revents) {
+  // Forwards what the client sent, marking the link when it carries the armed marker (disarming
+  // it); false once either side is closed.
+  bool FromClient(Link& link, short revents) {
     if (revents == 0) return true;
+    char buffer[65536];
+    const ssize_t got = ::recv(link.client, buffer, sizeof buffer, 0);
+    if (got <= 0) return false;
+    {
+      std::lock_guard lock(marker_mutex_);
+      if (!marker_.empty() &&
+          std::string_view(buffer, static_cast<std::size_t>(got)).find(marker_) !=
+              std::string_view::npos) {
+        link.drop_answer = true;
+        marker_.clear();
+      }
+    }
+    return SendAll(link.upstream, buffer, got);
+  }
+
+  // Forwards what `from` has to `to`; false once either side is closed.
+  static bool Pump(int from, int to) {
     char buffer[65536];
     const ssize_t got = ::recv(from, buffer, sizeof buffer, 0);
     return got > 0 && SendAll(to, buffer, got);
   }
 
   int upstream_port_;
+  std::mutex marker_mutex_;
+  std::string marker_;  // armed by DropAnswerTo; empty when none is
+  std::atomic<bool> dropped_{false};
   int port_ = 0;
   int listener_ = -1;
   int wake_[2] = {-1, -1};
