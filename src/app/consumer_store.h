@@ -86,6 +86,11 @@ class ConsumerTransaction {
 // projection, the chunks and their full-text index, and the reconciler's queries. Implemented by
 // the same store class as DocumentStore. Thread-safe; several processes on one database may use it
 // at once. Throws StorageUnavailable / StorageError like DocumentStore.
+//
+// Writes whose effect is not idempotent (RecordFailure, Unpark) take effect at most once per call:
+// a store tries one again only when it knows the first try did not commit. StorageUnavailable from
+// one of them means "not done" or, when the commit's outcome was lost with the connection, maybe
+// "done, answer lost"; see each method for what the caller does then.
 class ConsumerStore {
  public:
   virtual ~ConsumerStore() = default;
@@ -94,7 +99,8 @@ class ConsumerStore {
   // Records a failed attempt of (consumer, event.event_id) in its own transaction: the attempt
   // count grows by one and `error` is kept; when it reaches `max_attempts` the event is parked for
   // this consumer (kept whole, with `at`). A pair already done or parked is left alone and
-  // reported as it is.
+  // reported as it is. A StorageUnavailable leaves the attempt counted or not; the caller retries
+  // the delivery, whose next failure is a new attempt, so no attempt is ever counted twice.
   virtual ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
                                         std::string_view error, int max_attempts,
                                         TimePoint at) = 0;
@@ -102,7 +108,9 @@ class ConsumerStore {
   virtual std::vector<ParkedEvent> ListParked(int limit) = 0;
   // Un-parks the parked pairs of `event_id` (every parked event when nullopt): their inbox rows
   // are deleted, so the consumers run again on the next delivery. Returns the events un-parked,
-  // each once even when several consumers had parked it.
+  // each once even when several consumers had parked it. A StorageUnavailable whose message says
+  // "outcome unknown" (the connection broke during the commit) may have deleted the rows; the
+  // events are then no longer listed as parked and must be put back by hand (docs/runbook.md).
   virtual std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) = 0;
   // Puts `event` back into the outbox as undelivered (by event_id: the row is reset when it still
   // exists, written again when it was pruned), with no attempts and no claim, so the relay
@@ -116,6 +124,15 @@ class ConsumerStore {
   // `failed` means parked, which is for an operator. The outbox never prunes the approval event of
   // a version whose ingestion is not done, so every such version is found.
   virtual std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) = 0;
+
+  // Deletes up to `limit` `done` inbox rows last written before `cutoff` whose event is no longer
+  // in the outbox; returns how many. A `done` row is what makes a redelivery a no-op, so the
+  // caller's cutoff must lie behind every redelivery still possible: at least the outbox retention
+  // (OutboxStore::PruneDelivered), after which the relay and the reconciler cannot send the event
+  // again; an event still in the outbox (pending, or an approval kept for its ingestion) keeps its
+  // rows at any age. `failing` and `parked` rows are never deleted: they are the operators' to
+  // replay.
+  virtual int PruneInbox(TimePoint cutoff, int limit) = 0;
 
   virtual std::optional<PreviewRecord> FindPreview(DocumentId id) = 0;
   // Chunks matching the words of `query` (every word must match; case-insensitive; the engine's

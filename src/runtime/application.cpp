@@ -110,7 +110,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
                                             config_.consumers.reader);
   idempotency_ = std::make_unique<IdempotencyService>(*idempotency_store_, *clock_, *random_,
                                                       config_.idempotency);
-  janitor_ = std::make_unique<Janitor>(*idempotency_, config_.janitor);
+  janitor_ = std::make_unique<Janitor>(*idempotency_, *consumer_store_, *clock_, config_.janitor);
+  ExposeJanitorMetrics(*metrics_, janitor_->counters());
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
   health.database = [store = store_.get()] { return store->Ping(); };

@@ -217,6 +217,10 @@ Config LoadConfig(const EnvLookup& env) {
   auto retention_hours = config.relay.retention.count();
   ReadInteger(env, "DOCGATE_OUTBOX_RETENTION_HOURS", retention_hours);
   config.relay.retention = std::chrono::hours(retention_hours);
+  // Unset, the inbox keeps its rows as long as the outbox keeps the events they answer for.
+  auto inbox_retention_hours = retention_hours;
+  ReadInteger(env, "DOCGATE_INBOX_RETENTION_HOURS", inbox_retention_hours);
+  config.janitor.inbox_retention = std::chrono::hours(inbox_retention_hours);
   auto idempotency_ttl_hours = config.idempotency.ttl.count();
   ReadInteger(env, "DOCGATE_IDEMPOTENCY_TTL_HOURS", idempotency_ttl_hours);
   config.idempotency.ttl = std::chrono::hours(idempotency_ttl_hours);
@@ -370,6 +374,15 @@ void ValidateConfig(const Config& config) {
   RequirePositive("the idempotency lease", config.idempotency.lease);
   RequireRange("the idempotency prune batch", config.idempotency.prune_batch, 1, 100000);
   RequirePositive("the janitor interval", config.janitor.interval);
+  RequireRange<std::int64_t>("DOCGATE_INBOX_RETENTION_HOURS",
+                             config.janitor.inbox_retention.count(), 1, 24 * 365 * 10);
+  if (config.janitor.inbox_retention < config.relay.retention) {
+    throw ConfigError(
+        "DOCGATE_INBOX_RETENTION_HOURS must be at least DOCGATE_OUTBOX_RETENTION_HOURS (" +
+        std::to_string(config.relay.retention.count()) +
+        "): an inbox row must outlive every redelivery of its event");
+  }
+  RequireRange("the inbox prune batch", config.janitor.inbox_prune_batch, 1, 100000);
   ValidateConsumers(config);
   bool known_level = false;
   for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;

@@ -90,7 +90,9 @@ struct Config {
   RelayConfig relay;
   // DOCGATE_IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key's response is replayed.
   IdempotencyConfig idempotency;
-  JanitorConfig janitor;  // pruning of expired idempotency keys
+  // Pruning of expired idempotency keys and of done inbox rows: DOCGATE_INBOX_RETENTION_HOURS
+  // (default: DOCGATE_OUTBOX_RETENTION_HOURS, and never less).
+  JanitorConfig janitor;
   ConsumersConfig consumers;
   // DOCGATE_MONGODB_URI, DOCGATE_MONGODB_CONNECT_TIMEOUT_MS, DOCGATE_MONGODB_TIMEOUT_MS: a URI puts
   // the preview projection in MongoDB instead of the database.

@@ -127,6 +127,12 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
                               [&reconciler] { return reconciler.requeued(); });
 }
 
+void ExposeJanitorMetrics(MetricsRegistry& registry, const JanitorCounters& counters) {
+  AddAtomicCounter(registry, "docgate_inbox_rows_pruned_total",
+                   "Done consumer inbox rows deleted after the inbox retention.",
+                   counters.inbox_pruned);
+}
+
 void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters) {
   const auto add = [&registry](std::string name, std::string help,
                                const std::atomic<std::uint64_t>& counter) {

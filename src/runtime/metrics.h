@@ -14,6 +14,7 @@
 #include "app/document_store.h"
 #include "app/pool_stats.h"
 #include "app/consumer_runner.h"
+#include "worker/janitor.h"
 #include "worker/outbox_relay.h"
 #include "worker/reconciler.h"
 
@@ -63,6 +64,10 @@ void ExposeOutboxMetrics(MetricsRegistry& registry, OutboxStore& outbox, Clock& 
 // docgate_relay_claim_renewal_errors_total and docgate_relay_claims_lost_total (events of a batch
 // in flight another instance took over). `counters` must outlive the registry's scrapes.
 void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters);
+
+// From the janitor's counters: docgate_inbox_rows_pruned_total (`done` consumer inbox rows deleted
+// after the inbox retention). `counters` must outlive the registry's scrapes.
+void ExposeJanitorMetrics(MetricsRegistry& registry, const JanitorCounters& counters);
 
 // The consumers (ConsumerRunner's counters, per consumer and event) and the reconciler's re-enqueued
 // approvals. Both must outlive the registry's scrapes.

@@ -8,21 +8,41 @@
 
 namespace docgate {
 
-Janitor::Janitor(IdempotencyService& idempotency, JanitorConfig config)
-    : idempotency_(idempotency), config_(config) {}
+Janitor::Janitor(IdempotencyService& idempotency, ConsumerStore& consumers, Clock& clock,
+                 JanitorConfig config)
+    : idempotency_(idempotency), consumers_(consumers), clock_(clock), config_(config) {}
 
-int Janitor::RunOnce() { return idempotency_.PruneExpired(); }
+int Janitor::PruneIdempotencyKeys() { return idempotency_.PruneExpired(); }
+
+int Janitor::PruneInbox() {
+  const TimePoint cutoff = clock_.Now() - config_.inbox_retention;
+  int pruned = 0;
+  for (;;) {
+    const int deleted = consumers_.PruneInbox(cutoff, config_.inbox_prune_batch);
+    pruned += deleted;
+    counters_.inbox_pruned += static_cast<std::uint64_t>(deleted);
+    if (deleted < config_.inbox_prune_batch) break;
+  }
+  return pruned;
+}
+
+int Janitor::RunOnce() { return PruneIdempotencyKeys() + PruneInbox(); }
 
 void Janitor::Run(std::stop_token stop) {
-  while (!stop.stop_requested()) {
+  // Each kind of record is pruned whatever became of the other.
+  const auto prune = [this](int (Janitor::*batches)(), const char* what) {
     try {
-      if (const int pruned = RunOnce(); pruned > 0) {
-        spdlog::info("janitor: pruned {} expired idempotency key(s)", pruned);
+      if (const int pruned = (this->*batches)(); pruned > 0) {
+        spdlog::info("janitor: pruned {} {}", pruned, what);
       }
     } catch (const std::exception& e) {
-      spdlog::warn("janitor: pruning idempotency keys failed, next round in {} ms: {}",
+      spdlog::warn("janitor: pruning {} failed, next round in {} ms: {}", what,
                    config_.interval.count(), e.what());
     }
+  };
+  while (!stop.stop_requested()) {
+    prune(&Janitor::PruneIdempotencyKeys, "expired idempotency key(s)");
+    prune(&Janitor::PruneInbox, "done inbox row(s)");
     SleepUnlessStopped(stop, config_.interval);
   }
 }

@@ -1,33 +1,61 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <stop_token>
 
+#include "app/clock.h"
+#include "app/consumer_store.h"
 #include "app/idempotency.h"
 
 namespace docgate {
 
 struct JanitorConfig {
   std::chrono::milliseconds interval{60000};  // between rounds
+  // `done` inbox rows are deleted once older than this (DOCGATE_INBOX_RETENTION_HOURS, by default
+  // and at least DOCGATE_OUTBOX_RETENTION_HOURS: see ConsumerStore::PruneInbox),
+  // inbox_prune_batch rows per statement.
+  std::chrono::hours inbox_retention{24 * 7};
+  int inbox_prune_batch = 1000;
+};
+
+// What the janitor deleted, read from any thread.
+struct JanitorCounters {
+  std::atomic<std::uint64_t> inbox_pruned{0};  // `done` inbox rows past the retention
 };
 
 // Housekeeping on its own thread: deletes expired Idempotency-Key records (IdempotencyService::
-// PruneExpired, in bounded batches). Every instance on a database may run one; they do not get in
-// each other's way.
+// PruneExpired) and `done` consumer inbox rows past the inbox retention
+// (ConsumerStore::PruneInbox), in bounded batches. Every instance on a database may run one; they
+// do not get in each other's way.
 class Janitor {
  public:
-  explicit Janitor(IdempotencyService& idempotency, JanitorConfig config = {});
+  Janitor(IdempotencyService& idempotency, ConsumerStore& consumers, Clock& clock,
+          JanitorConfig config = {});
 
-  // One round; returns the records deleted. Throws what the store throws.
+  // Expired idempotency records deleted; throws what the store throws.
+  int PruneIdempotencyKeys();
+  // Deletes `done` inbox rows older than the retention, in batches of inbox_prune_batch, until
+  // none is left; returns how many. Throws what the store throws (the rows deleted by then are
+  // counted).
+  int PruneInbox();
+
+  // One round of both; returns the records deleted. Throws what the store throws.
   int RunOnce();
 
   // A round at once, then one every interval, until `stop` is requested. Failures are logged and
   // the next round tries again; nothing propagates.
   void Run(std::stop_token stop);
 
+  const JanitorCounters& counters() const { return counters_; }
+
  private:
   IdempotencyService& idempotency_;
+  ConsumerStore& consumers_;
+  Clock& clock_;
   const JanitorConfig config_;
+  JanitorCounters counters_;
 };
 
 }  // namespace docgate

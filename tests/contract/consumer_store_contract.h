@@ -428,6 +428,37 @@ TYPED_TEST_P(ConsumerStoreContract, PruneKeepsTheApprovalOfAVersionUntilItsInges
   EXPECT_TRUE(this->consumers().FindStuckIngestions(ContractTime(100), 10).empty());
 }
 
+TYPED_TEST_P(ConsumerStoreContract, PruneInboxDeletesOnlyOldDoneRowsOfEventsGoneFromTheOutbox) {
+  const Document doc = this->AddDocument();
+  this->Append({ContractEvent("in-outbox", doc.id)});
+  EXPECT_EQ(this->ClaimCommitted("preview", "old-1"), InboxState::kNew);  // at ContractTime(50)
+  EXPECT_EQ(this->ClaimCommitted("ingest", "old-1"), InboxState::kNew);
+  EXPECT_EQ(this->ClaimCommitted("preview", "old-2"), InboxState::kNew);
+  EXPECT_EQ(this->ClaimCommitted("preview", "in-outbox"), InboxState::kNew);
+  {
+    auto tx = this->consumers().BeginConsumer();
+    EXPECT_EQ(tx->Claim("preview", "young", ContractTime(200)), InboxState::kNew);
+    tx->Commit();
+  }
+  this->Park("preview", ContractEvent("parked", 2), 10);
+  this->consumers().RecordFailure("preview", ContractEvent("failing", 3), "x", 5, ContractTime(10));
+
+  // Batches of the limit, then nothing left: neither the young row, nor one whose event the outbox
+  // still holds, nor a parked or failing one.
+  EXPECT_EQ(this->consumers().PruneInbox(ContractTime(100), 2), 2);
+  EXPECT_EQ(this->consumers().PruneInbox(ContractTime(100), 2), 1);
+  EXPECT_EQ(this->consumers().PruneInbox(ContractTime(100), 2), 0);
+  EXPECT_EQ(this->consumers().PruneInbox(ContractTime(100), 0), 0);
+  EXPECT_EQ(this->ClaimCommitted("preview", "old-1"), InboxState::kNew);  // forgotten
+  EXPECT_EQ(this->ClaimCommitted("preview", "young"), InboxState::kDone);
+  EXPECT_EQ(this->ClaimCommitted("preview", "in-outbox"), InboxState::kDone);
+  EXPECT_EQ(this->ParkedIds(), std::vector<std::string>{"preview/parked"});
+  EXPECT_EQ(this->consumers()
+                .RecordFailure("preview", ContractEvent("failing", 3), "x", 5, ContractTime(20))
+                .attempts,
+            2);
+}
+
 TYPED_TEST_P(ConsumerStoreContract, ATransactionLocksAndReadsLikeAStoreTransaction) {
   const Document doc = this->AddDocument(1, IngestStatus::kPending);
   {
@@ -665,6 +696,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     FindStuckIngestionsFindsDeliveredApprovalsOfVersionsNotIngested,
     FindStuckIngestionsSkipsAVersionWhoseNewestApprovalWaits,
     PruneKeepsTheApprovalOfAVersionUntilItsIngestionIsDone,
+    PruneInboxDeletesOnlyOldDoneRowsOfEventsGoneFromTheOutbox,
     ATransactionLocksAndReadsLikeAStoreTransaction, SetIngestStatusChangesOnlyTheStatus,
     NothingOfARolledBackTransactionRemains, ATransactionIsUnusableAfterCommit,
     PreviewRoundTripsAndANewerVersionWins, AStalePreviewNeverOverwritesANewerOne,

@@ -722,6 +722,11 @@ std::size_t FakeDocumentStore::IdempotencyKeyCount() {
   return data_.idempotency.size();
 }
 
+std::size_t FakeDocumentStore::InboxRowCount() {
+  std::lock_guard lock(mutex_);
+  return data_.inbox.size();
+}
+
 std::vector<OutboxEvent> FakeDocumentStore::AllEvents() {
   std::lock_guard lock(mutex_);
   std::vector<OutboxEvent> events;
@@ -782,6 +787,26 @@ std::vector<OutboxEvent> FakeDocumentStore::Unpark(const std::optional<std::stri
     it = data_.inbox.erase(it);
   }
   return OldestParkedFirstOnce(std::move(deleted));
+}
+
+int FakeDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
+  std::unique_lock lock(mutex_);
+  ThrowIfUnavailable();
+  AwaitWriterSlot(lock);
+  std::set<std::string> in_outbox;
+  for (const auto& [sequence, row] : data_.outbox) in_outbox.insert(row.event.event_id);
+  std::vector<std::pair<TimePoint, std::pair<std::string, std::string>>> expired;
+  for (const auto& [key, row] : data_.inbox) {
+    if (row.state == Data::InboxRowState::kDone && row.updated_at < cutoff &&
+        !in_outbox.contains(key.second)) {
+      expired.emplace_back(row.updated_at, key);
+    }
+  }
+  std::sort(expired.begin(), expired.end());
+  const auto count =
+      std::min<std::size_t>(expired.size(), static_cast<std::size_t>(std::max(limit, 0)));
+  for (std::size_t i = 0; i < count; ++i) data_.inbox.erase(expired[i].second);
+  return static_cast<int>(count);
 }
 
 void FakeDocumentStore::Requeue(const OutboxEvent& event) {

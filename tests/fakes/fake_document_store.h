@@ -107,12 +107,15 @@ class FakeDocumentStore final : public DocumentStore,
   // Wakes nobody: the in-process caller wakes the relay, as with SQLite.
   void Requeue(const OutboxEvent& event) override;
   std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
+  int PruneInbox(TimePoint cutoff, int limit) override;
   std::optional<PreviewRecord> FindPreview(DocumentId id) override;
   std::vector<SearchHit> Search(const std::string& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
   // Idempotency records stored, live or expired (for tests).
   std::size_t IdempotencyKeyCount();
+  // Inbox rows stored, in any state (for tests).
+  std::size_t InboxRowCount();
 
   // Every event ever appended and not pruned, delivered or not, in sequence order (for tests).
   std::vector<OutboxEvent> AllEvents();

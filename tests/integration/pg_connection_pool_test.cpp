@@ -49,6 +49,21 @@ class PgConnectionPoolTest : public ::testing::Test {
         " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         " AND application_name = 'docgate') AS killed");
   }
+  // A store of one connection that reaches the server through `proxy`, that connection open and
+  // idle in the pool: the next call runs on it as a reused connection.
+  std::unique_ptr<PgDocumentStore> StoreThrough(const TcpProxy& proxy) const {
+    PgConfig config = Config(1);
+    config.url = WithHostPort(db_.url(), "127.0.0.1:" + std::to_string(proxy.port()));
+    auto store = std::make_unique<PgDocumentStore>(config);
+    EXPECT_TRUE(store->Ping());
+    return store;
+  }
+  std::int64_t InboxRows(const std::string& event_id) const {
+    return db_.Count("SELECT count(*) FROM kh_consumer_inbox WHERE event_id = '" + event_id + "'");
+  }
+  std::int64_t Attempts(const std::string& event_id) const {
+    return db_.Count("SELECT attempts FROM kh_consumer_inbox WHERE event_id = '" + event_id + "'");
+  }
   static DocumentId AddDocument(DocumentStore& store) {
     auto tx = store.Begin();
     const DocumentId id = tx->InsertDocument(ContractDocument());
@@ -176,6 +191,66 @@ TEST_F(PgConnectionPoolTest, ExhaustedPoolGivesStorageUnavailableAfterTheWait) {
   held.reset();
   EXPECT_TRUE(store.Ping());
   EXPECT_NE(store.FindDocument(id), std::nullopt);
+}
+
+// The proxy drops the server's answer to the statement that carries the event_id (a bound
+// parameter): the server ran it to its end while the client sees the connection lost. Run in
+// autocommit, the failure was committed right there, and running it again on a fresh connection
+// counted it twice; in its own transaction it was not committed, so it runs again and counts once.
+TEST_F(PgConnectionPoolTest, AFailureWhoseAnswerIsLostBeforeItsCommitIsCountedOnce) {
+  TcpProxy proxy(PortOfUrl(db_.url()));
+  const auto store = StoreThrough(proxy);
+  proxy.DropAnswerTo("lost-answer");
+  const ConsumerFailure failure =
+      store->RecordFailure("preview", ContractEvent("lost-answer"), "boom", 5, ContractTime(10));
+  EXPECT_TRUE(proxy.answer_dropped());
+  EXPECT_EQ(failure.attempts, 1);
+  EXPECT_FALSE(failure.parked);
+  EXPECT_EQ(Attempts("lost-answer"), 1);
+}
+
+// The answer to COMMIT is lost: the failure was counted, but the store cannot know it, and it must
+// not count it again; the caller's next failure is the next attempt.
+TEST_F(PgConnectionPoolTest, AFailureWhoseCommitIsInDoubtIsNotRunAgain) {
+  TcpProxy proxy(PortOfUrl(db_.url()));
+  const auto store = StoreThrough(proxy);
+  proxy.DropAnswerTo("COMMIT");
+  try {
+    store->RecordFailure("preview", ContractEvent("in-doubt"), "boom", 5, ContractTime(10));
+    ADD_FAILURE() << "the lost commit was not reported";
+  } catch (const StorageUnavailable& e) {
+    EXPECT_THAT(e.what(), HasSubstr("outcome unknown"));
+  }
+  EXPECT_TRUE(proxy.answer_dropped());
+  EXPECT_EQ(Attempts("in-doubt"), 1);
+  EXPECT_EQ(store->RecordFailure("preview", ContractEvent("in-doubt"), "boom", 5, ContractTime(20))
+                .attempts,
+            2);
+}
+
+// Unpark deletes what it returns: run again after a lost autocommit answer, it found nothing and
+// the events were neither parked nor handed back to be delivered again.
+TEST_F(PgConnectionPoolTest, AnUnparkWhoseAnswerIsLostBeforeItsCommitStillReturnsTheEvent) {
+  TcpProxy proxy(PortOfUrl(db_.url()));
+  const auto store = StoreThrough(proxy);
+  ASSERT_TRUE(
+      store->RecordFailure("preview", ContractEvent("parked-1"), "boom", 1, ContractTime(10))
+          .parked);
+  proxy.DropAnswerTo("parked-1");
+  const std::vector<OutboxEvent> unparked = store->Unpark(std::string("parked-1"));
+  EXPECT_TRUE(proxy.answer_dropped());
+  ASSERT_EQ(unparked.size(), 1u);
+  EXPECT_EQ(unparked[0].event_id, "parked-1");
+  EXPECT_EQ(InboxRows("parked-1"), 0);
+}
+
+// Reads are still run again on a fresh connection when a reused one breaks.
+TEST_F(PgConnectionPoolTest, AReadWhoseAnswerIsLostIsRunAgain) {
+  TcpProxy proxy(PortOfUrl(db_.url()));
+  const auto store = StoreThrough(proxy);
+  proxy.DropAnswerTo("unfindable");
+  EXPECT_TRUE(store->Search("unfindable", 10).empty());
+  EXPECT_TRUE(proxy.answer_dropped());
 }
 
 // Waiters are served in arrival order: 20 threads on 2 connections all get their turns within the

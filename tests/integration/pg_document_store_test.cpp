@@ -179,7 +179,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 5u);
+  ASSERT_EQ(rows.size(), 6u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -190,6 +190,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[3][1].as<std::string>(), "0004_consumers.sql");
   EXPECT_EQ(rows[4][0].as<int>(), 5);
   EXPECT_EQ(rows[4][1].as<std::string>(), "0005_version_editors.sql");
+  EXPECT_EQ(rows[5][0].as<int>(), 6);
+  EXPECT_EQ(rows[5][1].as<std::string>(), "0006_inbox_retention.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -210,8 +212,8 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
   PgDocumentStore store(Config());
   const auto again = db_.Execute(kRecorded);
   ASSERT_EQ(again.size(), recorded.size());
-  ASSERT_EQ(again.size(), 5u);
-  for (int i = 0; i < 5; ++i) {
+  ASSERT_EQ(again.size(), 6u);
+  for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
     EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
   }

@@ -161,7 +161,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"2", "0002_outbox_relay.sql", "1"},
                           {"3", "0003_idempotency.sql", "1"},
                           {"4", "0004_consumers.sql", "1"},
-                          {"5", "0005_version_editors.sql", "1"}}));
+                          {"5", "0005_version_editors.sql", "1"},
+                          {"6", "0006_inbox_retention.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

@@ -9,10 +9,11 @@
 // both sides, so the server also sees its clients go (and rolls their open transactions back).
 // Start() opens the same port again and forwards new connections; the links closed by Stop() stay
 // closed. Hold() is a network that stalls instead: nothing is closed, but no byte passes either way
-// (what is sent waits in the sockets) until Release(). Stop(), Start(), Hold() and Release() return
-// once the change is in effect. Not thread-safe: one thread (the test's) drives it. The upstream is
-// never touched otherwise. Every descriptor is close-on-exec, so a child process the test starts
-// holds none of them open.
+// (what is sent waits in the sockets) until Release(). DropAnswerTo(marker) loses one answer: the
+// server gets the request and answers, the client sees its connection break instead. Stop(),
+// Start(), Hold() and Release() return once the change is in effect. Not thread-safe: one thread
+// (the test's) drives it. The upstream is never touched otherwise. Every descriptor is
+// close-on-exec, so a child process the test starts holds none of them open.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -21,11 +22,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -141,7 +144,25 @@ class TcpProxy {
   // Forwards again, what waited first.
   void Release() { SetHeld(false); }
 
+  // Arms a one-shot fault: the next bytes a client sends that contain `marker` (a statement's text,
+  // or a bound parameter's value) are forwarded, and the first answer the server sends back on
+  // that connection is dropped and the connection closed on both sides. The server has then run
+  // the request to its end (in autocommit, committed it) while the client sees a lost connection.
+  void DropAnswerTo(std::string marker) {
+    std::lock_guard lock(marker_mutex_);
+    marker_ = std::move(marker);
+    dropped_ = false;
+  }
+  // True once the armed fault has fired.
+  bool answer_dropped() const { return dropped_; }
+
  private:
+  struct Link {
+    int client;
+    int upstream;
+    bool drop_answer = false;  // DropAnswerTo's marker went through: the next answer is lost
+  };
+
   void SetHeld(bool held) {
     std::unique_lock lock(mutex_);
     held_ = held;
@@ -152,7 +173,7 @@ class TcpProxy {
   }
 
   void Loop() {
-    std::vector<std::pair<int, int>> links;  // client, upstream
+    std::vector<Link> links;
     for (;;) {
       bool held = false;
       {
@@ -163,11 +184,10 @@ class TcpProxy {
       applied_.notify_all();
       std::vector<pollfd> fds{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
       // Held links are not polled: nothing is read, and a closed side goes unnoticed until Release.
-      const std::vector<std::pair<int, int>> polled =
-          held ? std::vector<std::pair<int, int>>{} : links;
-      for (const auto& [client, upstream] : polled) {
-        fds.push_back({client, POLLIN, 0});
-        fds.push_back({upstream, POLLIN, 0});
+      const std::vector<Link> polled = held ? std::vector<Link>{} : links;
+      for (const Link& link : polled) {
+        fds.push_back({link.client, POLLIN, 0});
+        fds.push_back({link.upstream, POLLIN, 0});
       }
       if (::poll(fds.data(), fds.size(), -1) < 0) continue;
       if (fds[0].revents != 0) {
@@ -176,46 +196,69 @@ class TcpProxy {
         continue;
       }
       // fds covers the links as they were before poll; a link accepted below joins next round.
-      std::vector<std::pair<int, int>> alive;
+      std::vector<Link> alive;
       if (held) alive = links;
       for (std::size_t i = 0; i < polled.size(); ++i) {
-        const auto [client, upstream] = polled[i];
-        const bool open = Pump(client, upstream, fds[2 + 2 * i].revents) &&
-                          Pump(upstream, client, fds[3 + 2 * i].revents);
+        Link link = polled[i];
+        const bool open = FromClient(link, fds[2 + 2 * i].revents) &&
+                          (fds[3 + 2 * i].revents == 0 ||
+                           (!link.drop_answer && Pump(link.upstream, link.client)));
         if (open) {
-          alive.emplace_back(client, upstream);
+          alive.push_back(link);
         } else {
-          ::close(client);
-          ::close(upstream);
+          if (link.drop_answer) dropped_ = true;
+          ::close(link.client);
+          ::close(link.upstream);
         }
       }
       if (fds[1].revents & POLLIN) {
         const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
         const int upstream = client >= 0 ? ConnectTo(upstream_port_) : -1;
         if (upstream >= 0) {
-          alive.emplace_back(client, upstream);
+          alive.push_back(Link{client, upstream});
         } else if (client >= 0) {
           ::close(client);
         }
       }
       links = std::move(alive);
     }
-    for (const auto& [client, upstream] : links) {
-      ::close(client);
-      ::close(upstream);
+    for (const Link& link : links) {
+      ::close(link.client);
+      ::close(link.upstream);
     }
     ::close(listener_);
   }
 
-  // Forwards what `from` has to `to`; false once either side is closed.
-  static bool Pump(int from, int to, short revents) {
+  // Forwards what the client sent, marking the link when it carries the armed marker (disarming
+  // it); false once either side is closed.
+  bool FromClient(Link& link, short revents) {
     if (revents == 0) return true;
+    char buffer[65536];
+    const ssize_t got = ::recv(link.client, buffer, sizeof buffer, 0);
+    if (got <= 0) return false;
+    {
+      std::lock_guard lock(marker_mutex_);
+      if (!marker_.empty() &&
+          std::string_view(buffer, static_cast<std::size_t>(got)).find(marker_) !=
+              std::string_view::npos) {
+        link.drop_answer = true;
+        marker_.clear();
+      }
+    }
+    return SendAll(link.upstream, buffer, got);
+  }
+
+  // Forwards what `from` has to `to`; false once either side is closed.
+  static bool Pump(int from, int to) {
     char buffer[65536];
     const ssize_t got = ::recv(from, buffer, sizeof buffer, 0);
     return got > 0 && SendAll(to, buffer, got);
   }
 
   int upstream_port_;
+  std::mutex marker_mutex_;
+  std::string marker_;  // armed by DropAnswerTo; empty when none is
+  std::atomic<bool> dropped_{false};
   int port_ = 0;
   int listener_ = -1;
   int wake_[2] = {-1, -1};

@@ -234,6 +234,24 @@ TEST(Config, TheClaimTtlIsAFewSecondsWhateverTheBrokersTimeoutsAndAtLeastOne) {
       << short_claim;
 }
 
+TEST(Config, InboxRetentionFollowsTheOutboxsAndIsNeverShorter) {
+  EXPECT_EQ(Load({}).janitor.inbox_retention, std::chrono::hours(168));
+  EXPECT_EQ(Load({{"DOCGATE_OUTBOX_RETENTION_HOURS", "336"}}).janitor.inbox_retention,
+            std::chrono::hours(336));
+  EXPECT_EQ(Load({{"DOCGATE_INBOX_RETENTION_HOURS", "720"}}).janitor.inbox_retention,
+            std::chrono::hours(720));
+  EXPECT_EQ(ValidationError({{"DOCGATE_INBOX_RETENTION_HOURS", "168"}}), "");
+  const std::string shorter = ValidationError(
+      {{"DOCGATE_OUTBOX_RETENTION_HOURS", "48"}, {"DOCGATE_INBOX_RETENTION_HOURS", "24"}});
+  EXPECT_NE(shorter.find("DOCGATE_INBOX_RETENTION_HOURS must be at least "
+                         "DOCGATE_OUTBOX_RETENTION_HOURS (48)"),
+            std::string::npos)
+      << shorter;
+  EXPECT_NE(ValidationError({{"DOCGATE_INBOX_RETENTION_HOURS", "0"}})
+                .find("DOCGATE_INBOX_RETENTION_HOURS"),
+            std::string::npos);
+}
+
 TEST(Config, IdempotencyTtlIsReadInHoursAndBounded) {
   EXPECT_EQ(Load({}).idempotency.ttl, std::chrono::hours(24));
   EXPECT_EQ(Load({{"DOCGATE_IDEMPOTENCY_TTL_HOURS", "48"}}).idempotency.ttl,

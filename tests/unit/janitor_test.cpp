@@ -23,17 +23,37 @@ class JanitorTest : public ::testing::Test {
   FakeRandom random_;
   FakeDocumentStore store_;
   IdempotencyService idempotency_{store_, clock_, random_, IdempotencyConfig{24h, 30s, 2}};
-  Janitor janitor_{idempotency_, JanitorConfig{10ms}};
+  Janitor janitor_{idempotency_, store_, clock_, JanitorConfig{10ms, 24h, 2}};
 };
 
 TEST_F(JanitorTest, ARoundPrunesExpiredKeysOnly) {
   for (int i = 0; i < 3; ++i) Reserve("k-" + std::to_string(i));
-  EXPECT_EQ(janitor_.RunOnce(), 0);
+  EXPECT_EQ(janitor_.PruneIdempotencyKeys(), 0);
   clock_.Advance(30s);
   Reserve("fresh");
-  EXPECT_EQ(janitor_.RunOnce(), 3);
+  EXPECT_EQ(janitor_.PruneIdempotencyKeys(), 3);
   EXPECT_EQ(store_.IdempotencyKeyCount(), 1u);
   EXPECT_EQ(idempotency_.Begin({"alice", "fresh", "fp"}).verdict, IdempotencyVerdict::kInFlight);
+}
+
+TEST_F(JanitorTest, ARoundPrunesDoneInboxRowsPastTheRetentionInBatches) {
+  const auto claim = [this](const std::string& event_id) {
+    auto tx = store_.BeginConsumer();
+    ASSERT_EQ(tx->Claim("preview", event_id, clock_.Now()), InboxState::kNew);
+    tx->Commit();
+  };
+  for (int i = 0; i < 5; ++i) claim("old-" + std::to_string(i));
+  OutboxEvent parked;
+  parked.event_id = "parked";
+  ASSERT_TRUE(store_.RecordFailure("preview", parked, "boom", 1, clock_.Now()).parked);
+  clock_.Advance(24h);
+  claim("young");
+  EXPECT_EQ(janitor_.PruneInbox(), 0);  // the old rows are exactly the retention old
+  clock_.Advance(1ms);
+  EXPECT_EQ(janitor_.RunOnce(), 5);  // three statements of at most 2
+  EXPECT_EQ(janitor_.counters().inbox_pruned.load(), 5u);
+  EXPECT_EQ(store_.InboxRowCount(), 2u);  // young and parked
+  EXPECT_EQ(janitor_.RunOnce(), 0);
 }
 
 TEST_F(JanitorTest, RunKeepsPruningThroughFailuresUntilStopped) {

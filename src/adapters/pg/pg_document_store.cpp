@@ -225,6 +225,14 @@ constexpr Statement kUnpark{
     "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND ($1::text IS NULL OR event_id = $1)"
     " RETURNING updated_at, event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at"};
+// Done rows written before $1 whose event the outbox no longer holds, at most $2, oldest first;
+// rows another instance is pruning right now are skipped, not waited for.
+constexpr Statement kPruneInbox{
+    "prune_inbox",
+    "DELETE FROM kh_consumer_inbox WHERE (consumer, event_id) IN (SELECT i.consumer, i.event_id"
+    " FROM kh_consumer_inbox i WHERE i.state = 'done' AND i.updated_at < $1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = i.event_id)"
+    " ORDER BY i.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)"};
 // The newest approval event of each approved version not ingested, if delivered before $1.
 constexpr Statement kFindStuckIngestions{
     "find_stuck_ingestions",
@@ -280,7 +288,7 @@ constexpr std::array kStatements{
     kInsertEvent, kClaimEvents, kMarkDelivered, kDeferEvents, kReleaseClaims, kRenewClaims,
     kPruneDelivered, kBacklog, kPing, kReserveIdempotencyKey, kSelectIdempotencyKey,
     kCompleteIdempotencyKey, kReleaseIdempotencyKey, kPruneIdempotencyKeys, kRequeueEvent,
-    kClaimInbox, kSelectInbox, kRecordFailure, kListParked, kUnpark, kFindStuckIngestions,
+    kClaimInbox, kSelectInbox, kRecordFailure, kListParked, kUnpark, kPruneInbox, kFindStuckIngestions,
     kSetIngestStatus, kUpsertPreview, kSelectPreview, kDeleteChunks, kInsertChunk, kListChunks,
     kSearch,
 };
@@ -444,8 +452,13 @@ std::string Name(std::string_view spelling) { return std::string(spelling); }
 
 // Runs `fn` on a pooled connection in autocommit (one statement, no BEGIN/COMMIT round trips). A
 // connection that served before may have died while idle without the pool's check seeing it yet;
-// when the first attempt finds it gone, a second one on a fresh connection is safe because every
-// caller's statement is a read or idempotent.
+// when the first attempt finds it gone, a second one runs on a fresh connection. libpq cannot tell
+// a statement that never reached the server from one that committed and lost only its answer, so
+// this is only for reads and for writes that may run twice: the second run changes nothing more
+// (MarkDelivered, Defer and ReleaseClaims only touch rows still pending and claimed, Requeue and
+// the idempotency-key writes set what they set before, the prunes delete what is left; a prune's
+// count then misses the first run's rows, and CompleteIdempotentRequest may answer false for a
+// record it did complete). Other writes go through Atomically.
 template <typename Fn>
 auto Autocommit(PgConnectionPool& pool, std::chrono::milliseconds wait,
                 const std::string& operation, Fn&& fn) {
@@ -458,6 +471,32 @@ auto Autocommit(PgConnectionPool& pool, std::chrono::milliseconds wait,
       const bool lost = HandlingConnectionLoss();
       if (lost) lease.Discard();
       if (lost && lease.reused() && !retried) continue;
+      RethrowAsStorageFailure(operation);
+    }
+  }
+}
+
+// Runs `fn` in a transaction of its own on a pooled connection, for writes that must not take
+// effect twice. A connection lost before COMMIT was sent leaves nothing behind (the server rolls
+// back what it never saw committed), so then, on a connection that served before, `fn` runs once
+// more on a fresh one, like Autocommit; a connection lost during COMMIT leaves the outcome unknown,
+// and that is StorageUnavailable ("outcome unknown"), never a second run.
+template <typename Fn>
+auto Atomically(PgConnectionPool& pool, std::chrono::milliseconds wait,
+                const std::string& operation, Fn&& fn) {
+  for (bool retried = false;; retried = true) {
+    PgConnectionPool::Lease lease = pool.Acquire(wait);
+    bool committing = false;
+    try {
+      pqxx::work tx(lease.connection());
+      auto result = fn(tx);
+      committing = true;
+      tx.commit();
+      return result;
+    } catch (const std::exception&) {
+      const bool lost = HandlingConnectionLoss();
+      if (lost) lease.Discard();
+      if (lost && !committing && lease.reused() && !retried) continue;
       RethrowAsStorageFailure(operation);
     }
   }
@@ -991,7 +1030,7 @@ ConsumerFailure PgDocumentStore::RecordFailure(std::string_view consumer, const 
                                                TimePoint at) {
   const std::string name(consumer);
   const std::string message(error);
-  return Autocommit(
+  return Atomically(
       *pool_, config_.pool_wait_timeout, "record failure of " + event.event_id,
       [&](pqxx::transaction_base& tx) {
         pqxx::result row = tx.exec_prepared(
@@ -1016,7 +1055,7 @@ std::vector<ParkedEvent> PgDocumentStore::ListParked(int limit) {
 }
 
 std::vector<OutboxEvent> PgDocumentStore::Unpark(const std::optional<std::string>& event_id) {
-  auto deleted = Autocommit(
+  auto deleted = Atomically(
       *pool_, config_.pool_wait_timeout, "unpark events", [&](pqxx::transaction_base& tx) {
         return All<std::pair<TimePoint, OutboxEvent>>(
             tx.exec_prepared(kUnpark.name, Checked(event_id)), [](const pqxx::row& row) {
@@ -1042,6 +1081,15 @@ std::vector<OutboxEvent> PgDocumentStore::FindStuckIngestions(TimePoint delivere
       *pool_, config_.pool_wait_timeout, "find stuck ingestions", [&](pqxx::transaction_base& tx) {
         return All<OutboxEvent>(
             tx.exec_prepared(kFindStuckIngestions.name, Millis(delivered_before), limit), ToEvent);
+      });
+}
+
+int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
+  if (limit <= 0) return 0;
+  return Autocommit(
+      *pool_, config_.pool_wait_timeout, "prune inbox", [&](pqxx::transaction_base& tx) {
+        return static_cast<int>(
+            tx.exec_prepared(kPruneInbox.name, Millis(cutoff), limit).affected_rows());
       });
 }
 

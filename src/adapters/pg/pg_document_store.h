@@ -119,14 +119,19 @@ class PgDocumentStore final : public DocumentStore,
   int PruneIdempotencyKeys(TimePoint now, int limit) override;
 
   std::unique_ptr<ConsumerTransaction> BeginConsumer() override;
-  // Autocommit statements; RecordFailure is one upsert on the inbox's primary key, so concurrent
-  // failures of one pair each count.
+  // RecordFailure is one upsert on the inbox's primary key, so concurrent failures of one pair each
+  // count. RecordFailure and Unpark run in a transaction of their own, tried once more on a fresh
+  // connection only when the connection broke before COMMIT (nothing was committed); a connection
+  // lost during COMMIT is StorageUnavailable "outcome unknown", never a second run. The others are
+  // autocommit statements, reads or writes that change nothing more when run twice, tried once
+  // more on a fresh connection when a pooled one turns out dead.
   ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
                                 std::string_view error, int max_attempts, TimePoint at) override;
   std::vector<ParkedEvent> ListParked(int limit) override;
   std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) override;
   void Requeue(const OutboxEvent& event) override;
   std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
+  int PruneInbox(TimePoint cutoff, int limit) override;
   std::optional<PreviewRecord> FindPreview(DocumentId id) override;
   std::vector<SearchHit> Search(const std::string& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;

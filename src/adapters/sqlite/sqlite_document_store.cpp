@@ -209,6 +209,12 @@ constexpr std::string_view kUnpark =
     "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND (?1 IS NULL OR event_id = ?1)"
     " RETURNING updated_at, event_id, event_type, document_id, review_id, version, actor_id,"
     " occurred_at";
+// Done rows written before ?1 whose event the outbox no longer holds, at most ?2, oldest first.
+constexpr std::string_view kPruneInbox =
+    "DELETE FROM kh_consumer_inbox WHERE rowid IN (SELECT i.rowid FROM kh_consumer_inbox i"
+    " WHERE i.state = 'done' AND i.updated_at < ?1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = i.event_id)"
+    " ORDER BY i.updated_at LIMIT ?2)";
 // The event again as new: undelivered, unclaimed, no attempts, due now.
 constexpr auto kRequeueEvent =
     Sql(kInsertEventText,
@@ -939,6 +945,13 @@ void SqliteDocumentStore::Requeue(const OutboxEvent& event) {
 std::vector<OutboxEvent> SqliteDocumentStore::FindStuckIngestions(TimePoint delivered_before,
                                                                   int limit) {
   return ReadAll(*pool_, kFindStuckIngestions, &EventFromRow, delivered_before, NonNegative(limit));
+}
+
+int SqliteDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
+  if (limit <= 0) return 0;
+  auto lease = pool_->AcquireWriter();
+  lease->Prepare(kPruneInbox).Bind(1, cutoff).Bind(2, NonNegative(limit)).Run();
+  return static_cast<int>(lease->Changes());
 }
 
 std::optional<PreviewRecord> SqliteDocumentStore::FindPreview(DocumentId id) {

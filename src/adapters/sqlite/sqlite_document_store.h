@@ -113,13 +113,15 @@ class SqliteDocumentStore final : public DocumentStore,
   std::unique_ptr<ConsumerTransaction> BeginConsumer() override;
   // RecordFailure, Unpark and Requeue take the writer slot and BEGIN IMMEDIATE. Requeue wakes no
   // relay by itself: SQLite has no notifications, so the caller wakes the in-process relay as it
-  // does after its own commits.
+  // does after its own commits. Nothing is ever run twice: the file has no connection to lose, and
+  // a busy database is waited for (busy_timeout) before a statement runs, not after.
   ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
                                 std::string_view error, int max_attempts, TimePoint at) override;
   std::vector<ParkedEvent> ListParked(int limit) override;
   std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) override;
   void Requeue(const OutboxEvent& event) override;
   std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
+  int PruneInbox(TimePoint cutoff, int limit) override;
   std::optional<PreviewRecord> FindPreview(DocumentId id) override;
   std::vector<SearchHit> Search(const std::string& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
