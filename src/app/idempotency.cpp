@@ -2,7 +2,20 @@
 
 #include <utility>
 
+#include "core/utf8.h"
+
 namespace docgate {
+
+bool IsStoredRefusal(ErrorCode code) {
+  return code == ErrorCode::kInvalidState || code == ErrorCode::kSelfReview;
+}
+
+std::string StoredDetail(std::string detail) {
+  if (detail.size() <= kMaxStoredDetailBytes) return detail;
+  static constexpr char kEllipsis[] = "\xE2\x80\xA6";  // U+2026 …
+  std::string capped(Utf8Prefix(detail, kMaxStoredDetailBytes - (sizeof(kEllipsis) - 1)));
+  return capped + kEllipsis;
+}
 
 IdempotencyService::IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,
                                        IdempotencyConfig config)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -40,10 +41,28 @@ struct IdempotencyDecision {
   std::string response;  // kReplay: the stored response, as it was given to Complete*
 };
 
+// Which refusals are stored and replayed like a success: only a decision on the state of rows the
+// use case read under lock, which a retry should see again - INVALID_STATE (the transition is not
+// allowed from the current state) and SELF_REVIEW (four eyes, decided on the review's editors).
+// Every other refusal is false here and is never stored, its key given back: VALIDATION (a body,
+// path, header or field bound), UNAUTHENTICATED (refused before any key is looked at), FORBIDDEN (a
+// missing role, or not the document's author) and NOT_FOUND (no such document or review) refuse a
+// request that was never admitted, had no effect and costs its retry no more than the first try;
+// LOCK_BUSY and UNAVAILABLE are answers a retry may change; the IDEMPOTENCY_* answers are the key's
+// own. So an unadmitted request cannot leave a row behind, whatever key it carries.
+bool IsStoredRefusal(ErrorCode code);
+
+// What a stored refusal's `detail` may hold, in bytes.
+inline constexpr std::size_t kMaxStoredDetailBytes = 512;
+// `detail` as a stored refusal carries it: unchanged up to kMaxStoredDetailBytes, else cut on a
+// code point boundary (details may be Chinese) and ended with "…", kMaxStoredDetailBytes at most.
+std::string StoredDetail(std::string detail);
+
 // The Idempotency-Key protocol over an IdempotencyStore. A request with a key first calls Begin;
 // on kProceed it runs its use case with the hook of CompleteOnCommit, so that the response is
 // stored in the effect's own transaction (a crash leaves both or neither), or, when the use case
-// ended without an effect, stores its answer with CompleteWithoutEffect, or gives the key up with
+// ended without an effect, stores its answer with CompleteWithoutEffect (a refusal only when
+// IsStoredRefusal, its detail through StoredDetail), or gives the key up with
 // Abandon when the outcome should not be replayed (the service was unavailable, a bug). Responses
 // are opaque strings: the caller (the HTTP layer) encodes and decodes them. Nothing here catches:
 // the store's exceptions propagate. Thread-safe; the references must outlive the service.

@@ -52,6 +52,16 @@ std::optional<std::size_t> Utf8Length(std::string_view text) {
   return count;
 }
 
+std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  for (int backed = 0;
+       backed < 3 && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80; ++backed) {
+    --end;
+  }
+  return text.substr(0, end);
+}
+
 bool IsStorableText(std::string_view text) {
   return text.find('\0') == std::string_view::npos && Utf8Length(text).has_value();
 }

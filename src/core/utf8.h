@@ -16,6 +16,10 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t at);
 // judges each sequence).
 std::optional<std::size_t> Utf8Length(std::string_view text);
 
+// The longest prefix of `text` of at most `max_bytes` bytes that does not end inside a code point:
+// valid UTF-8 when `text` is. (It backs up over at most three continuation bytes.)
+std::string_view Utf8Prefix(std::string_view text, std::size_t max_bytes);
+
 // True when `text` is valid UTF-8 without U+0000: text that every store can keep (PostgreSQL's
 // `text` refuses both invalid sequences and NUL).
 bool IsStorableText(std::string_view text);

@@ -195,16 +195,32 @@ TEST_P(IdempotencyTest, AnInvalidKeyIs400AndChangesNothing) {
   EXPECT_EQ(DocumentCount(), 1u);
 }
 
-TEST_P(IdempotencyTest, ARefusalIsStoredAndReplayedToo) {
-  const auto first = Post("/api/v1/reviews/999/approve", WithKey(Bob(), "approve-missing"), "{}");
-  ExpectProblem(first, 404, "NOT_FOUND");
-  const auto again = Post("/api/v1/reviews/999/approve", WithKey(Bob(), "approve-missing"), "{}");
-  ExpectReplayOf(again, first);
+TEST_P(IdempotencyTest, ARefusedRequestIsNotStoredButADecisionOnTheStateIs) {
+  // Not admitted (no such review, a malformed body): decided again on every try, never stored.
+  const std::string missing = "/api/v1/reviews/999/approve";
+  ExpectProblem(Post(missing, WithKey(Bob(), "approve-missing"), "{}"), 404, "NOT_FOUND");
+  const auto again = Post(missing, WithKey(Bob(), "approve-missing"), "{}");
   ExpectProblem(again, 404, "NOT_FOUND");
-  // A malformed body, too: the same request gets the same answer.
+  EXPECT_FALSE(Replayed(again));
   const auto bad = Post(kDocuments, WithKey(Alice(), "bad-json"), "{");
   ExpectProblem(bad, 400, "VALIDATION");
-  ExpectReplayOf(Post(kDocuments, WithKey(Alice(), "bad-json"), "{"), bad);
+  EXPECT_FALSE(Replayed(Post(kDocuments, WithKey(Alice(), "bad-json"), "{")));
+  // The key kept nothing of the refusal: a different request under it runs (not 422).
+  const auto created = Post(kDocuments, WithKey(Alice(), "bad-json"), CreateBody());
+  ASSERT_EQ(created.status(), 201u) << created.body();
+  EXPECT_FALSE(Replayed(created));
+  ExpectReplayOf(Post(kDocuments, WithKey(Alice(), "bad-json"), CreateBody()), created);
+
+  // A decision on the state (withdrawing a draft): stored, so the retry sees it again even once
+  // the state has changed.
+  const std::string withdraw =
+      std::string(kDocuments) + "/" + std::string(created.json()["id"]) + "/withdraw";
+  const auto invalid = Post(withdraw, WithKey(Alice(), "withdraw-draft"));
+  ExpectProblem(invalid, 409, "INVALID_STATE");
+  Submit(created.json()["id"], Alice());
+  ExpectReplayOf(Post(withdraw, WithKey(Alice(), "withdraw-draft")), invalid);
+  EXPECT_EQ(ReviewCount(created.json()["id"]), 1u);
+  EXPECT_EQ(DocumentCount(), 1u);
 }
 
 TEST_P(IdempotencyTest, TheSameRequestInFlightIs409UntilItsLeaseRunsOut) {

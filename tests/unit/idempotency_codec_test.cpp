@@ -67,6 +67,15 @@ TEST(StoredResponse, ABodyThatIsNotUtf8IsRefusedNotAltered) {
   EXPECT_ANY_THROW(EncodeResponse(response));
 }
 
+TEST(StoredResponse, AnEnvelopeAboveTheBoundIsRefusedNotStored) {
+  HttpResponse response{HttpStatus::ok, 11};
+  response.body() = std::string(kMaxStoredResponseBytes, 'x');
+  EXPECT_THROW(EncodeResponse(response), std::length_error);
+  const std::size_t envelope = EncodeResponse(HttpResponse{HttpStatus::ok, 11}).size();
+  response.body() = std::string(kMaxStoredResponseBytes - envelope, 'x');
+  EXPECT_EQ(EncodeResponse(response).size(), kMaxStoredResponseBytes);
+}
+
 TEST(StoredResponse, MalformedTextIsRefused) {
   EXPECT_THROW(DecodeResponse("not json"), std::runtime_error);
   EXPECT_THROW(DecodeResponse("{\"status\": 200}"), std::runtime_error);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "app/idempotency.h"
+#include "core/utf8.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_document_store.h"
@@ -147,6 +148,31 @@ TEST_F(IdempotencyServiceTest, PruneExpiredDeletesEveryExpiredRecordInBatches) {
   clock_.Advance(24h);
   EXPECT_EQ(idempotency_.PruneExpired(), 1);
   EXPECT_EQ(store_.IdempotencyKeyCount(), 0u);
+}
+
+TEST(StoredRefusal, OnlyADecisionOnTheStateIsStored) {
+  for (int i = 0; i <= static_cast<int>(ErrorCode::kUnavailable); ++i) {
+    const auto code = static_cast<ErrorCode>(i);
+    EXPECT_EQ(IsStoredRefusal(code),
+              code == ErrorCode::kInvalidState || code == ErrorCode::kSelfReview)
+        << ErrorCodeName(code);
+  }
+}
+
+TEST(StoredRefusal, ALongDetailIsCutOnACodePointBoundary) {
+  const std::string fits(kMaxStoredDetailBytes, 'd');
+  EXPECT_EQ(StoredDetail(fits), fits);
+  EXPECT_EQ(StoredDetail(fits + "d"), std::string(kMaxStoredDetailBytes - 3, 'd') + "\xE2\x80\xA6");
+
+  std::string chinese;  // 300 characters of 3 bytes
+  for (int i = 0; i < 100; ++i) chinese += "文档审";
+  const std::string capped = StoredDetail(chinese);
+  EXPECT_LE(capped.size(), kMaxStoredDetailBytes);
+  EXPECT_GE(capped.size(), kMaxStoredDetailBytes - 2);
+  EXPECT_TRUE(IsStorableText(capped));
+  ASSERT_GE(capped.size(), 3u);
+  EXPECT_EQ(capped.substr(capped.size() - 3), "\xE2\x80\xA6");  // …
+  EXPECT_EQ(chinese.compare(0, capped.size() - 3, capped, 0, capped.size() - 3), 0);
 }
 
 }  // namespace

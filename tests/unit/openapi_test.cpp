@@ -21,16 +21,7 @@
 #include <vector>
 
 #include "adapters/http/error_mapper.h"
-#include "adapters/http/jwt_auth.h"
-#include "adapters/http/rest_api.h"
-#include "app/idempotency.h"
-#include "app/document_service.h"
-#include "app/preview_projection.h"
-#include "fakes/counting_wakeup.h"
-#include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
-#include "fakes/fake_lock_gate.h"
-#include "fakes/fake_random.h"
+#include "support/fake_backed_api.h"
 
 namespace docgate {
 namespace {
@@ -38,8 +29,6 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 namespace http = boost::beast::http;
-
-constexpr char kSecret[] = "openapi-unit-test-secret";
 
 // API.md's route table, as "METHOD /path".
 const std::set<std::string> kApiMdRoutes = {
@@ -187,13 +176,13 @@ class OpenApiTest : public ::testing::Test {
  protected:
   HttpResponse Call(HttpVerb verb, const std::string& target, bool with_token) {
     HttpRequest request{verb, target, 11};
-    if (with_token) request.set(http::field::authorization, "Bearer " + token_);
+    if (with_token) request.set(http::field::authorization, bearer_);
     request.prepare_payload();
-    return api_.Handle(request);
+    return fakes_.api.Handle(request);
   }
   std::set<std::string> ServedRoutes() const {
     std::set<std::string> out;
-    for (const auto& [verb, pattern] : api_.Routes()) {
+    for (const auto& [verb, pattern] : fakes_.api.Routes()) {
       const auto name = http::to_string(verb);
       EXPECT_TRUE(out.insert(std::string(name.data(), name.size()) + " " + pattern).second)
           << "registered twice: " << pattern;
@@ -201,21 +190,8 @@ class OpenApiTest : public ::testing::Test {
     return out;
   }
 
-  FakeClock clock_;
-  FakeRandom random_;
-  FakeDocumentStore store_;
-  FakeLockGate gate_{clock_, random_};
-  CountingWakeup wakeup_;
-  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
-  JwtVerifier verifier_{kSecret, clock_};
-  IdempotencyService idempotency_{store_, clock_, random_, IdempotencyConfig{}};
-  DatabasePreviewStore previews_{store_};
-  ReaderService reader_{store_, previews_, store_};
-  RestApi api_{service_, reader_, idempotency_, verifier_, Healthy()};
-  std::string token_ = SignHs256Token(
-      kSecret,
-      TokenClaims{"root", {"author", "reviewer", "admin"}, std::nullopt, clock_.Now() + 1h},
-      clock_.Now());
+  FakeBackedApi fakes_{Healthy()};
+  std::string bearer_ = fakes_.Bearer("root", {"author", "reviewer", "admin"});
 };
 
 TEST_F(OpenApiTest, IsServedWithoutATokenExactlyAsWrittenInTheRepository) {

@@ -31,6 +31,23 @@ TEST(Utf8, PrintableTextHasNoControlCharacters) {
   }
 }
 
+TEST(Utf8, PrefixNeverEndsInsideACodePoint) {
+  const std::string text = "ab张三\xF0\x9F\x98\x80";  // 2 + 3 + 3 + 4 bytes
+  EXPECT_EQ(Utf8Prefix(text, 100), text);
+  EXPECT_EQ(Utf8Prefix(text, 12), text);
+  EXPECT_EQ(Utf8Prefix(text, 0), "");
+  EXPECT_EQ(Utf8Prefix(text, 2), "ab");
+  EXPECT_EQ(Utf8Prefix(text, 3), "ab");
+  EXPECT_EQ(Utf8Prefix(text, 4), "ab");
+  EXPECT_EQ(Utf8Prefix(text, 5), "ab张");
+  EXPECT_EQ(Utf8Prefix(text, 7), "ab张");
+  EXPECT_EQ(Utf8Prefix(text, 8), "ab张三");
+  EXPECT_EQ(Utf8Prefix(text, 11), "ab张三");
+  for (std::size_t max = 0; max <= text.size(); ++max) {
+    EXPECT_TRUE(IsStorableText(Utf8Prefix(text, max))) << max;
+  }
+}
+
 TEST(Utf8, EscapeForLogKeepsPrintableTextAndEscapesTheRest) {
   EXPECT_EQ(EscapeForLog("alice 张三"), "alice 张三");
   EXPECT_EQ(EscapeForLog("alice\nlevel=error fake"), "alice\\x0alevel=error fake");

@@ -67,7 +67,12 @@ std::string EncodeResponse(const HttpResponse& response) {
                       {"body", response.body()}};
   // ASCII only, and strict: a body that is not UTF-8 would not come back byte for byte, so it is
   // refused (the effect then rolls back) rather than stored altered.
-  return envelope.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::strict);
+  std::string stored = envelope.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::strict);
+  if (stored.size() > kMaxStoredResponseBytes) {
+    throw std::length_error("a response of " + std::to_string(stored.size()) +
+                            " bytes encoded is too long to store");
+  }
+  return stored;
 }
 
 HttpResponse DecodeResponse(const std::string& stored) {

@@ -129,10 +129,10 @@ Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string
   return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
 }
 
-// An answer that a retry may well change is not stored: the key is released instead.
-bool Replayable(const Error& error) {
-  return error.code != ErrorCode::kLockBusy &&
-         static_cast<unsigned>(HttpStatusOf(error.code)) < 500;
+// A refusal as it is stored, its detail capped; it is answered so too, so that the first answer
+// and every replay are the same bytes.
+HttpResponse StoredProblemResponse(const Error& error) {
+  return ProblemResponse(Error{error.code, StoredDetail(error.detail), error.retry_after_seconds});
 }
 
 // Best effort: when it fails, the key frees itself when its lease runs out.
@@ -331,14 +331,14 @@ HttpResponse RestApi::RunIdempotent(const RouteContext& ctx, const Actor& actor,
     throw;
   }
   if (*response && effect.stored()) return std::move(*response).value();
-  // No effect committed: a refusal is stored and replayed like a success; an answer a retry may
-  // change gives the key back.
-  HttpResponse answer =
-      *response ? std::move(*response).value() : ProblemResponse(response->error());
-  if (!*response && !Replayable(response->error())) {
+  // No effect committed. A refusal of a request that was never admitted, or one a retry may
+  // change, gives the key back, so that it leaves no row; a decision on the state is stored.
+  if (!*response && !IsStoredRefusal(response->error().code)) {
     AbandonQuietly(idempotency_, request, decision.owner);
-    return answer;
+    return ProblemResponse(response->error());
   }
+  HttpResponse answer =
+      *response ? std::move(*response).value() : StoredProblemResponse(response->error());
   if (!idempotency_.CompleteWithoutEffect(request, decision.owner, EncodeResponse(answer))) {
     spdlog::warn("Idempotency-Key '{}' of {}: the reservation ran out before the answer was stored",
                  EscapeForLog(request.key), EscapeForLog(request.caller));

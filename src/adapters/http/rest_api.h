@@ -34,8 +34,13 @@ class IdempotentEffect;
 // Every POST route honours Idempotency-Key (shared/API.md "Idempotency"): per caller (the token's
 // subject) and request fingerprint, the first answer is stored - in the effect's own transaction
 // when there is one - and replayed with `Idempotent-Replayed: true`; a different request under the
-// key is 422 IDEMPOTENCY_KEY_REUSED, the same one still running 409 IDEMPOTENCY_IN_FLIGHT. Answers
-// worth retrying (LOCK_BUSY, 5xx) are not stored: the key is released for the retry.
+// key is 422 IDEMPOTENCY_KEY_REUSED, the same one still running 409 IDEMPOTENCY_IN_FLIGHT. Only a
+// success or a decision on the state (IsStoredRefusal: 409 INVALID_STATE, 403 SELF_REVIEW, with
+// its detail capped by StoredDetail) is stored. No other answer is: a 401 is given before the key
+// is read; 400 VALIDATION, 403 FORBIDDEN and 404 NOT_FOUND, refusals of a request not admitted,
+// and LOCK_BUSY and 5xx, worth retrying, release the key, so they leave no row and a later
+// request under the key runs as if it were the first (not 422). A stored answer is at most
+// kMaxStoredResponseBytes.
 // Thread-safe; the referenced objects must outlive it.
 class RestApi {
  public:

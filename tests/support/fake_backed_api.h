@@ -1,0 +1,58 @@
+#pragma once
+
+// A real RestApi, with the services it calls, over the in-memory fakes: the HTTP boundary in a
+// unit test, nothing running. Requests go straight to RestApi::Handle.
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/http/jwt_auth.h"
+#include "adapters/http/rest_api.h"
+#include "app/document_service.h"
+#include "app/idempotency.h"
+#include "app/preview_projection.h"
+#include "app/reader_service.h"
+#include "fakes/counting_wakeup.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_document_store.h"
+#include "fakes/fake_lock_gate.h"
+#include "fakes/fake_random.h"
+
+namespace docgate {
+
+struct FakeBackedApi {
+  // `health` defaults to a database that is up.
+  explicit FakeBackedApi(HealthChecks health = DatabaseUp())
+      : api(service, reader, idempotency, verifier, std::move(health)) {}
+
+  static HealthChecks DatabaseUp() {
+    HealthChecks health;
+    health.database = [] { return true; };
+    return health;
+  }
+
+  // "Bearer <token>" for `subject` with `roles`, valid for an hour.
+  std::string Bearer(const std::string& subject, std::vector<std::string> roles) {
+    return "Bearer " + SignHs256Token(kSecret,
+                                      TokenClaims{subject, std::move(roles), std::nullopt,
+                                                  clock.Now() + std::chrono::hours(1)},
+                                      clock.Now());
+  }
+
+  static constexpr char kSecret[] = "fake-backed-api-test-secret";
+  FakeClock clock;
+  FakeRandom random;
+  FakeDocumentStore store;
+  FakeLockGate gate{clock, random};
+  CountingWakeup wakeup;
+  DocumentService service{store, gate, clock, random, wakeup};
+  JwtVerifier verifier{kSecret, clock};
+  IdempotencyService idempotency{store, clock, random, IdempotencyConfig{}};
+  DatabasePreviewStore previews{store};
+  ReaderService reader{store, previews, store};
+  RestApi api;
+};
+
+}  // namespace docgate

@@ -1,0 +1,194 @@
+// Which answers RestApi stores under an Idempotency-Key (app/idempotency.h IsStoredRefusal): a
+// success and a decision on the state are stored and replayed; a refusal of a request that was not
+// admitted (validation, authentication, authorization, no such target) leaves no row, so a later
+// request under the key runs; and whatever is stored fits kMaxStoredResponseBytes.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adapters/http/idempotency_codec.h"
+#include "support/fake_backed_api.h"
+
+namespace docgate {
+namespace {
+
+using nlohmann::json;
+namespace http = boost::beast::http;
+
+std::string CreateBody(const std::string& title) {
+  return json{{"title", title}, {"content", "# " + title}}.dump();
+}
+
+std::string Code(const HttpResponse& response) {
+  return json::parse(response.body()).value("code", "");
+}
+
+bool Replayed(const HttpResponse& response) {
+  return response[kIdempotentReplayedHeader] == "true";
+}
+
+class RestApiIdempotencyTest : public ::testing::Test {
+ protected:
+  // A POST with `authorization` (none when empty) and, unless nullopt, `key`.
+  HttpResponse Post(const std::string& target, const std::string& authorization,
+                    const std::string& body, const std::optional<std::string>& key) {
+    HttpRequest request{HttpVerb::post, target, 11};
+    if (!authorization.empty()) request.set(http::field::authorization, authorization);
+    if (key) request.set(kIdempotencyKeyHeader, *key);
+    request.body() = body;
+    request.prepare_payload();
+    return fakes_.api.Handle(request);
+  }
+  // Creates a draft as `author` (without a key); returns its id.
+  std::string Create(const std::string& author) {
+    const auto created = Post("/api/v1/documents", author, CreateBody("Guide"), std::nullopt);
+    EXPECT_EQ(created.result(), HttpStatus::created) << created.body();
+    return json::parse(created.body())["id"];
+  }
+  // Submits document `id` as `author` (without a key); returns the review id.
+  std::string Submit(const std::string& id, const std::string& author) {
+    const auto submitted = Post("/api/v1/documents/" + id + "/submit", author, "", std::nullopt);
+    EXPECT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
+    return json::parse(submitted.body())["review"]["id"];
+  }
+  std::size_t Rows() { return fakes_.store.IdempotencyKeyCount(); }
+
+  FakeBackedApi fakes_;
+  const std::string alice_ = fakes_.Bearer("alice", {"author"});
+  const std::string carol_ = fakes_.Bearer("carol", {"author"});
+  const std::string bob_ = fakes_.Bearer("bob", {"reviewer"});
+  const std::string root_ = fakes_.Bearer("root", {"admin"});
+};
+
+TEST_F(RestApiIdempotencyTest, ARefusedRequestLeavesNoRowAndAnotherRequestUnderTheKeyRuns) {
+  const auto refused = Post("/api/v1/documents", alice_, "{", "k");
+  EXPECT_EQ(refused.result(), HttpStatus::bad_request);
+  EXPECT_EQ(Code(refused), "VALIDATION");
+  EXPECT_EQ(Rows(), 0u);
+
+  // The refused request had no effect and left nothing: the key is as good as new (not 422).
+  const auto created = Post("/api/v1/documents", alice_, CreateBody("Guide"), "k");
+  EXPECT_EQ(created.result(), HttpStatus::created) << created.body();
+  EXPECT_FALSE(Replayed(created));
+  EXPECT_EQ(Rows(), 1u);
+  const auto again = Post("/api/v1/documents", alice_, CreateBody("Guide"), "k");
+  EXPECT_TRUE(Replayed(again));
+  EXPECT_EQ(again.body(), created.body());
+  EXPECT_EQ(Rows(), 1u);
+}
+
+TEST_F(RestApiIdempotencyTest, NoRefusalOfAnUnadmittedRequestIsStored) {
+  const std::string draft = Create(alice_);
+  const std::string review = Submit(Create(alice_), alice_);
+  struct Case {
+    std::string target;
+    std::string authorization;
+    std::string body;
+    HttpStatus status;
+    std::string code;
+  };
+  const std::string documents = "/api/v1/documents";
+  const std::string approve = "/api/v1/reviews/" + review + "/approve";
+  const std::vector<Case> cases = {
+      {documents, alice_, "{", HttpStatus::bad_request, "VALIDATION"},
+      {documents, alice_, R"({"title": "t"})", HttpStatus::bad_request, "VALIDATION"},
+      {documents, alice_, CreateBody(std::string(201, 't')), HttpStatus::bad_request, "VALIDATION"},
+      {documents + "/0x1/submit", alice_, "", HttpStatus::bad_request, "VALIDATION"},
+      {"/api/v1/reviews/" + review + "/reject", bob_, "{}", HttpStatus::bad_request, "VALIDATION"},
+      {approve, bob_, json{{"comment", std::string(2001, 'c')}}.dump(), HttpStatus::bad_request,
+       "VALIDATION"},
+      {documents, "", CreateBody("Guide"), HttpStatus::unauthorized, "UNAUTHENTICATED"},
+      {documents, "Bearer forged", CreateBody("Guide"), HttpStatus::unauthorized,
+       "UNAUTHENTICATED"},
+      {documents, bob_, CreateBody("Guide"), HttpStatus::forbidden, "FORBIDDEN"},
+      {approve, alice_, "{}", HttpStatus::forbidden, "FORBIDDEN"},
+      {documents + "/" + draft + "/submit", carol_, "", HttpStatus::forbidden, "FORBIDDEN"},
+      {documents + "/" + draft + "/withdraw", carol_, "", HttpStatus::forbidden, "FORBIDDEN"},
+      {documents + "/999/submit", alice_, "", HttpStatus::not_found, "NOT_FOUND"},
+      {"/api/v1/reviews/999/approve", bob_, "{}", HttpStatus::not_found, "NOT_FOUND"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const std::string key = "refused-" + std::to_string(i);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const auto response = Post(c.target, c.authorization, c.body, key);
+      EXPECT_EQ(response.result(), c.status) << i << ": " << response.body();
+      EXPECT_EQ(Code(response), c.code) << i;
+      EXPECT_FALSE(Replayed(response)) << i << ": decided again, not replayed";
+    }
+  }
+  EXPECT_EQ(Rows(), 0u);
+  EXPECT_EQ(fakes_.store.AllEvents().size(), 1u) << "only the setup's submit";
+}
+
+TEST_F(RestApiIdempotencyTest, ADecisionOnTheStateIsStoredAndReplayed) {
+  // INVALID_STATE: withdrawing a draft.
+  const std::string draft = Create(alice_);
+  const std::string withdraw = "/api/v1/documents/" + draft + "/withdraw";
+  const auto invalid = Post(withdraw, alice_, "", "w");
+  EXPECT_EQ(invalid.result(), HttpStatus::conflict);
+  EXPECT_EQ(Code(invalid), "INVALID_STATE");
+  EXPECT_EQ(Rows(), 1u);
+  // Once the draft is pending, the retry still gets the first answer, and withdraws nothing.
+  Submit(draft, alice_);
+  const auto replay = Post(withdraw, alice_, "", "w");
+  EXPECT_TRUE(Replayed(replay));
+  EXPECT_EQ(replay.result(), HttpStatus::conflict);
+  EXPECT_EQ(replay.body(), invalid.body());
+  EXPECT_EQ(fakes_.store.FindDocument(std::stoll(draft))->status, DocumentStatus::kPendingReview);
+  const auto reused = Post("/api/v1/documents/" + draft + "/submit", alice_, "", "w");
+  EXPECT_EQ(Code(reused), "IDEMPOTENCY_KEY_REUSED");
+
+  // SELF_REVIEW: an admin deciding the review of a document they wrote.
+  const std::string review = Submit(Create(root_), root_);
+  const std::string approve = "/api/v1/reviews/" + review + "/approve";
+  const auto self = Post(approve, root_, "{}", "a");
+  EXPECT_EQ(self.result(), HttpStatus::forbidden);
+  EXPECT_EQ(Code(self), "SELF_REVIEW");
+  EXPECT_EQ(Rows(), 2u);
+  const auto self_again = Post(approve, root_, "{}", "a");
+  EXPECT_TRUE(Replayed(self_again));
+  EXPECT_EQ(self_again.body(), self.body());
+  EXPECT_EQ(Rows(), 2u);
+}
+
+// The longest answers any POST gives, each stored: every echoed field at its bound, made of the
+// characters that take the most bytes once escaped in the stored envelope (U+1F600: 12 bytes;
+// '"' and '\' in a token subject, which may not hold a control character: 4 bytes).
+TEST_F(RestApiIdempotencyTest, TheLongestAnswersAreStoredWithinTheBound) {
+  const std::string author = fakes_.Bearer(std::string(kMaxSubjectBytes, '"'), {"author"});
+  const std::string reviewer = fakes_.Bearer(std::string(kMaxSubjectBytes, '\\'), {"reviewer"});
+  std::string emoji_200;
+  for (int i = 0; i < 200; ++i) emoji_200 += "\xF0\x9F\x98\x80";
+  const std::string emoji_2000 = [&] {
+    std::string out;
+    for (int i = 0; i < 10; ++i) out += emoji_200;
+    return out;
+  }();
+
+  const auto created = Post("/api/v1/documents", author, CreateBody(emoji_200), "create");
+  ASSERT_EQ(created.result(), HttpStatus::created) << created.body();
+  const std::string id = json::parse(created.body())["id"];
+  const auto submitted = Post("/api/v1/documents/" + id + "/submit", author, "", "submit");
+  ASSERT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
+  const std::string review = json::parse(submitted.body())["review"]["id"];
+  const std::string reject = "/api/v1/reviews/" + review + "/reject";
+  const std::string reason = json{{"reason", emoji_2000}}.dump();
+  const auto rejected = Post(reject, reviewer, reason, "reject");
+  ASSERT_EQ(rejected.result(), HttpStatus::ok) << rejected.body();
+  EXPECT_EQ(Rows(), 3u);
+
+  const std::size_t longest = EncodeResponse(rejected).size();
+  EXPECT_LE(longest, kMaxStoredResponseBytes);
+  EXPECT_GT(longest, kMaxStoredResponseBytes * 7 / 8) << "not the worst case any more";
+  const auto replay = Post(reject, reviewer, reason, "reject");
+  EXPECT_TRUE(Replayed(replay));
+  EXPECT_EQ(replay.body(), rejected.body());
+}
+
+}  // namespace
+}  // namespace docgate
