@@ -213,6 +213,31 @@ class AmqpOutageTest : public AmqpRelayTest {
   std::string through_proxy_;
 };
 
+// Readiness follows the broker with no traffic at all: nothing but /readyz is asked while the
+// broker goes away and comes back.
+TEST_P(AmqpOutageTest, AnIdleInstanceReportsTheBrokerGoneAndBackWithinSeconds) {
+  Config config = MakeConfig();
+  config.amqp.url = through_proxy_;
+  config.amqp.connect_timeout = 1s;
+  config.relay.max_backoff = 500ms;
+  StartApp(config);
+  const auto broker_becomes = [&](const std::string& wanted) {
+    std::string broker;
+    for (int i = 0; i < 300 && broker != wanted; ++i) {
+      broker = Get("/readyz", {}).json()["checks"]["broker"];
+      if (broker != wanted) std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(broker, wanted);
+    return broker == wanted;
+  };
+  ASSERT_TRUE(broker_becomes("ok"));
+  proxy_->Stop();
+  ASSERT_TRUE(broker_becomes("degraded"));
+  EXPECT_EQ(Get("/readyz", {}).status(), 200u) << "a degraded broker never makes /readyz 503";
+  proxy_->Start();
+  EXPECT_TRUE(broker_becomes("ok"));
+}
+
 TEST_P(AmqpOutageTest, HundredApprovalsDuringAnOutageAllArriveOnceWhenTheBrokerReturns) {
   constexpr int kDocuments = 100;
   Config config = MakeConfig();
