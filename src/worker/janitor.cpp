@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "worker/prune_in_batches.h"
 #include "worker/stoppable_sleep.h"
 
 namespace docgate {
@@ -16,14 +17,11 @@ int Janitor::PruneIdempotencyKeys() { return idempotency_.PruneExpired(); }
 
 int Janitor::PruneInbox() {
   const TimePoint cutoff = clock_.Now() - config_.inbox_retention;
-  int pruned = 0;
-  for (;;) {
-    const int deleted = consumers_.PruneInbox(cutoff, config_.inbox_prune_batch);
-    pruned += deleted;
+  return PruneInBatches(config_.inbox_prune_batch, [&](int batch) {
+    const int deleted = consumers_.PruneInbox(cutoff, batch);
     counters_.inbox_pruned += static_cast<std::uint64_t>(deleted);
-    if (deleted < config_.inbox_prune_batch) break;
-  }
-  return pruned;
+    return deleted;
+  });
 }
 
 int Janitor::RunOnce() { return PruneIdempotencyKeys() + PruneInbox(); }

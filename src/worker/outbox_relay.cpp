@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "worker/prune_in_batches.h"
+
 namespace docgate {
 namespace {
 
@@ -148,12 +150,8 @@ std::size_t OutboxRelay::Renew(std::size_t held) {
 
 int OutboxRelay::Prune() {
   const TimePoint cutoff = clock_.Now() - config_.retention;
-  int pruned = 0;
-  for (;;) {
-    const int deleted = outbox_.PruneDelivered(cutoff, config_.prune_batch);
-    pruned += deleted;
-    if (deleted < config_.prune_batch) break;
-  }
+  const int pruned = PruneInBatches(
+      config_.prune_batch, [&](int batch) { return outbox_.PruneDelivered(cutoff, batch); });
   counters_.pruned += static_cast<std::uint64_t>(pruned);
   return pruned;
 }
