@@ -11,6 +11,7 @@
 #include "adapters/sqlite/sqlite_connection.h"
 #include "adapters/sqlite/sqlite_connection_pool.h"
 #include "adapters/sqlite/sqlite_migrations.h"
+#include "adapters/sqlite/sqlite_statements.h"
 #include "app/inbox_rows.h"
 #include "core/error.h"
 #include "core/instance_token.h"
@@ -19,262 +20,28 @@
 namespace docgate {
 namespace {
 
-// SQL text joined from literals at compile time, so each column list is written once.
-template <std::size_t N>
-struct SqlText {
-  std::array<char, N> chars{};
-  constexpr operator std::string_view() const {  // NOLINT(google-explicit-constructor)
-    return {chars.data(), N};
-  }
-};
-
-template <std::size_t... N>
-consteval SqlText<(N + ...) - sizeof...(N)> Sql(const char (&... parts)[N]) {
-  SqlText<(N + ...) - sizeof...(N)> out;
-  std::size_t at = 0;
-  for (const std::string_view part : {std::string_view(parts, N - 1)...}) {
-    for (const char c : part) out.chars[at++] = c;
-  }
-  return out;
-}
-
-// Row selections; the *FromRow decoders below read their columns by position.
-constexpr char kSelectDocuments[] =
-    "SELECT id, title, status, version, author_id, current_review_id, approved_version,"
-    " approved_at, ingest_status, created_at, updated_at FROM kh_document WHERE ";
-constexpr char kSelectReviews[] =
-    "SELECT id, document_id, document_version, status, submitted_by, submitted_at, decided_by,"
-    " decided_at, comment FROM kh_document_review WHERE ";
-constexpr char kSelectEvents[] =
-    "SELECT id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at"
-    " FROM kh_outbox WHERE ";
-
-constexpr std::string_view kEnableWal = "PRAGMA journal_mode = WAL";
-constexpr std::string_view kPing = "SELECT 1";
-
-constexpr auto kSelectDocument = Sql(kSelectDocuments, "id = ?1");
-// Document lists bind ?1 status, ?2 author_id, ?3 the exclusive cursor, ?4 the limit; one text
-// per filter combination so that each can use its index.
-constexpr char kNewestFirst[] = " ORDER BY id DESC LIMIT ?4";
-constexpr auto kListDocuments = Sql(kSelectDocuments, "id < ?3", kNewestFirst);
-constexpr auto kListDocumentsByStatus =
-    Sql(kSelectDocuments, "status = ?1 AND id < ?3", kNewestFirst);
-constexpr auto kListDocumentsByAuthor =
-    Sql(kSelectDocuments, "author_id = ?2 AND id < ?3", kNewestFirst);
-constexpr auto kListDocumentsByStatusAndAuthor =
-    Sql(kSelectDocuments, "status = ?1 AND author_id = ?2 AND id < ?3", kNewestFirst);
-// Insert and update share the parameter numbers of BindDocument; update leaves author_id (?4) and
-// created_at (?9) alone and names the row by ?11.
-constexpr std::string_view kInsertDocument =
-    "INSERT INTO kh_document (title, status, version, author_id, current_review_id,"
-    " approved_version, approved_at, ingest_status, created_at, updated_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id";
-constexpr std::string_view kUpdateDocument =
-    "UPDATE kh_document SET title = ?1, status = ?2, version = ?3, current_review_id = ?5,"
-    " approved_version = ?6, approved_at = ?7, ingest_status = ?8, updated_at = ?10"
-    " WHERE id = ?11";
-
-constexpr std::string_view kSelectContent =
-    "SELECT content FROM kh_document_content WHERE document_id = ?1 AND version = ?2";
-constexpr std::string_view kInsertContent =
-    "INSERT INTO kh_document_content (document_id, version, content, "
-    "edited_by, created_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5)";
-constexpr std::string_view kSelectEditors =
-    "SELECT DISTINCT edited_by FROM kh_document_content"
-    " WHERE document_id = ?1 AND version > ?2 AND version <= ?3 AND edited_by "
-    "IS NOT NULL"
-    " ORDER BY edited_by";
-
-constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
-// Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
-constexpr char kOldestFirst[] = " ORDER BY id LIMIT ?3";
-constexpr auto kListReviews = Sql(kSelectReviews, "id > ?2", kOldestFirst);
-constexpr auto kListReviewsByStatus = Sql(kSelectReviews, "status = ?1 AND id > ?2", kOldestFirst);
-constexpr auto kListDocumentReviews = Sql(kSelectReviews, "document_id = ?1 ORDER BY id DESC");
-// Insert and update share the parameter numbers of BindReview; a decision changes only ?3, ?6-?8.
-constexpr std::string_view kInsertReview =
-    "INSERT INTO kh_document_review (document_id, document_version, status, submitted_by,"
-    " submitted_at, decided_by, decided_at, comment)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id";
-constexpr std::string_view kUpdateReview =
-    "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = ?7, comment = ?8"
-    " WHERE id = ?9";
-
-constexpr char kInsertEventText[] =
-    "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
-    " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-constexpr std::string_view kInsertEvent = kInsertEventText;
-// Claims and retry times are on SQLite's clock in epoch millis (julianday('now') is fixed for the
-// duration of one statement). The claim statements run under BEGIN IMMEDIATE, which serialises
-// claimers as FOR UPDATE does on PostgreSQL.
-//
-// Claims up to ?1 head events (each document's oldest undelivered event) whose retry time has come
-// for instance ?2 for ?3 ms: unclaimed rows, rows of an expired claim and this instance's own.
-constexpr std::string_view kClaimEvents =
-    "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS ms)"
-    " UPDATE kh_outbox SET claimed_by = ?2, claimed_until = (SELECT ms FROM now_ms) + ?3"
-    " WHERE id IN (SELECT o.id FROM kh_outbox o WHERE o.delivered_at IS NULL"
-    "   AND o.next_attempt_at <= (SELECT ms FROM now_ms)"
-    "   AND (o.claimed_until IS NULL OR o.claimed_until < (SELECT ms FROM now_ms)"
-    "        OR o.claimed_by = ?2)"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox p WHERE p.document_id = o.document_id"
-    "                   AND p.delivered_at IS NULL AND p.id < o.id)"
-    "   ORDER BY o.id LIMIT ?1)"
-    " RETURNING id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at";
-// Lets an idle relay poll without taking the write lock.
-constexpr std::string_view kAnyPending =
-    "SELECT 1 FROM kh_outbox WHERE delivered_at IS NULL LIMIT 1";
-constexpr std::string_view kMarkDelivered =
-    "UPDATE kh_outbox SET delivered_at = ?2, claimed_by = NULL, claimed_until = NULL"
-    " WHERE id = ?1 AND delivered_at IS NULL";
-// Defers row ?1 if instance ?5 claims it: the next attempt after ?2 * 2^attempts ms (attempts
-// before this one), at most ?3 ms.
-constexpr std::string_view kDeferEvent =
-    "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS ms)"
-    " UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL, attempts = attempts + 1,"
-    "   next_attempt_at = (SELECT ms FROM now_ms) + min(?3, ?2 << min(attempts, 30)),"
-    "   last_error = ?4"
-    " WHERE id = ?1 AND delivered_at IS NULL AND claimed_by = ?5";
-constexpr std::string_view kReleaseClaims =
-    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
-    " WHERE claimed_by = ?1 AND delivered_at IS NULL";
-// Extends instance ?1's claims on undelivered rows to ?2 ms from now.
-constexpr std::string_view kRenewClaims =
-    "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS ms)"
-    " UPDATE kh_outbox SET claimed_until = (SELECT ms FROM now_ms) + ?2"
-    " WHERE claimed_by = ?1 AND delivered_at IS NULL";
-// Keeps the approval event of every approved version whose ingestion is not done: the reconciler
-// replays it (FindStuckIngestions).
-constexpr std::string_view kPruneDelivered =
-    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
-    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = 'document.approved'"
-    "                   AND d.id = o.document_id AND d.approved_version = o.version"
-    "                   AND d.ingest_status <> 'done')"
-    " ORDER BY o.delivered_at LIMIT ?2)";
-constexpr std::string_view kBacklog =
-    "SELECT count(*), min(occurred_at) FROM kh_outbox WHERE delivered_at IS NULL";
-
-// Idempotency keys bind ?1 caller, ?2 key, ?3 owner. Reservation reads and writes under BEGIN
-// IMMEDIATE, which makes the check and the write one step for every process on the file.
-constexpr std::string_view kSelectIdempotencyKey =
-    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
-    " WHERE caller = ?1 AND idem_key = ?2";
-constexpr std::string_view kReserveIdempotencyKey =
-    "INSERT OR REPLACE INTO kh_idempotency"
-    " (caller, idem_key, owner, fingerprint, response, created_at, expires_at)"
-    " VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6)";
-constexpr std::string_view kCompleteIdempotencyKey =
-    "UPDATE kh_idempotency SET response = ?4, expires_at = ?5"
-    " WHERE caller = ?1 AND idem_key = ?2 AND owner = ?3 AND response IS NULL";
-constexpr std::string_view kReleaseIdempotencyKey =
-    "DELETE FROM kh_idempotency"
-    " WHERE caller = ?1 AND idem_key = ?2 AND owner = ?3 AND response IS NULL";
-constexpr std::string_view kPruneIdempotencyKeys =
-    "DELETE FROM kh_idempotency WHERE rowid IN (SELECT rowid FROM kh_idempotency"
-    " WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)";
-
-// The consumer inbox binds ?1 consumer, ?2 event_id. A claim writes a 'done' row, or turns a
-// 'failing' one into 'done'; a pair already done or parked is left as it is (no change).
-constexpr std::string_view kClaimInbox =
-    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, updated_at)"
-    " VALUES (?1, ?2, 'done', 0, ?3)"
-    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
-    "   updated_at = excluded.updated_at"
-    " WHERE kh_consumer_inbox.state = 'failing'";
-constexpr std::string_view kSelectInbox =
-    "SELECT state, attempts FROM kh_consumer_inbox WHERE consumer = ?1 AND event_id = ?2";
-// A failed attempt of consumer ?1 on the event ?5..?11 (BindEvent), ?2 the attempt limit, ?3 the
-// error, ?4 the time; the event is kept whole. A pair done or parked is left alone.
-constexpr std::string_view kRecordFailure =
-    "INSERT INTO kh_consumer_inbox (consumer, state, attempts, last_error, updated_at,"
-    " event_id, event_type, document_id, review_id, version, actor_id, occurred_at)"
-    " VALUES (?1, CASE WHEN ?2 <= 1 THEN 'parked' ELSE 'failing' END, 1, ?3, ?4,"
-    "         ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-    " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = attempts + 1,"
-    "   state = CASE WHEN attempts + 1 >= ?2 THEN 'parked' ELSE 'failing' END,"
-    "   last_error = excluded.last_error, updated_at = excluded.updated_at,"
-    "   event_type = excluded.event_type, document_id = excluded.document_id,"
-    "   review_id = excluded.review_id, version = excluded.version, actor_id = excluded.actor_id,"
-    "   occurred_at = excluded.occurred_at"
-    " WHERE kh_consumer_inbox.state = 'failing'";
-// ParkedFromRow reads these columns by position.
-constexpr std::string_view kListParked =
-    "SELECT consumer, event_id, event_type, document_id, review_id, version, actor_id,"
-    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
-    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT ?1";
-// ?1 the event_id, or NULL for every parked pair.
-constexpr std::string_view kUnpark =
-    "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND (?1 IS NULL OR event_id = ?1)"
-    " RETURNING updated_at, event_id, event_type, document_id, review_id, version, actor_id,"
-    " occurred_at";
-// Done rows written before ?1 whose event the outbox no longer holds, at most ?2, oldest first.
-constexpr std::string_view kPruneInbox =
-    "DELETE FROM kh_consumer_inbox WHERE rowid IN (SELECT i.rowid FROM kh_consumer_inbox i"
-    " WHERE i.state = 'done' AND i.updated_at < ?1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = i.event_id)"
-    " ORDER BY i.updated_at LIMIT ?2)";
-// The event again as new: undelivered, unclaimed, no attempts, due now.
-constexpr auto kRequeueEvent =
-    Sql(kInsertEventText,
-        " ON CONFLICT (event_id) DO UPDATE SET delivered_at = NULL, claimed_by = NULL,"
-        " claimed_until = NULL, attempts = 0, next_attempt_at = 0, last_error = NULL");
-// The newest approval event of each approved version not ingested, if delivered before ?1.
-constexpr std::string_view kFindStuckIngestions =
-    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, o.version, o.actor_id,"
-    " o.occurred_at FROM kh_document d"
-    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
-    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
-    "     AND n.version = d.approved_version)"
-    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', 'pending')"
-    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
-    " ORDER BY o.delivered_at, o.id LIMIT ?2";
-
-constexpr std::string_view kSetIngestStatus =
-    "UPDATE kh_document SET ingest_status = ?2 WHERE id = ?1";
-constexpr std::string_view kUpsertPreview =
-    "INSERT INTO kh_document_preview (document_id, version, content, approved_at)"
-    " VALUES (?1, ?2, ?3, ?4)"
-    " ON CONFLICT (document_id) DO UPDATE SET version = excluded.version,"
-    "   content = excluded.content, approved_at = excluded.approved_at"
-    " WHERE excluded.version > kh_document_preview.version";
-constexpr std::string_view kSelectPreview =
-    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
-    " WHERE document_id = ?1";
-constexpr std::string_view kDeleteChunks = "DELETE FROM kh_document_chunk WHERE document_id = ?1";
-constexpr std::string_view kInsertChunk =
-    "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content)"
-    " VALUES (?1, ?2, ?3, ?4, ?5)";
-constexpr std::string_view kListChunks =
-    "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY ordinal";
-// ?1 an FTS5 query built by FtsQuery, ?2 the limit. bm25 is lower for better matches; its column
-// weights are title 2.5, content 1.0.
-constexpr std::string_view kSearch =
-    "SELECT c.document_id, c.version, c.title, snippet(kh_document_chunk_fts, 1, '', '', '', 32),"
-    " -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
-    " FROM kh_document_chunk_fts"
-    " JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
-    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
-    " WHERE kh_document_chunk_fts MATCH ?1"
-    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT ?2";
+using namespace sqlite_sql; // the store's SQL, one named constant per statement
 
 template <typename T>
-std::optional<T> Nullable(const SqliteStatement& row, int column,
+std::optional<T> Nullable(const SqliteStatement &row, int column,
                           T (SqliteStatement::*read)(int) const) {
-  if (row.IsNull(column)) return std::nullopt;
+  if (row.IsNull(column))
+    return std::nullopt;
   return (row.*read)(column);
 }
 
 template <typename E>
-E EnumColumn(const SqliteStatement& row, int column, std::optional<E> (*parse)(std::string_view),
+E EnumColumn(const SqliteStatement &row, int column,
+             std::optional<E> (*parse)(std::string_view),
              std::string_view what) {
   const std::string text = row.Text(column);
-  if (const std::optional<E> value = parse(text)) return *value;
-  throw StorageError("sqlite: " + std::string(what) + " holds unknown value '" + text + "'");
+  if (const std::optional<E> value = parse(text))
+    return *value;
+  throw StorageError("sqlite: " + std::string(what) + " holds unknown value '" +
+                     text + "'");
 }
 
-Document DocumentFromRow(const SqliteStatement& row) {
+Document DocumentFromRow(const SqliteStatement &row) {
   Document doc;
   doc.id = row.Int64(0);
   doc.title = row.Text(1);
@@ -284,18 +51,20 @@ Document DocumentFromRow(const SqliteStatement& row) {
   doc.current_review_id = Nullable(row, 5, &SqliteStatement::Int64);
   doc.approved_version = Nullable(row, 6, &SqliteStatement::Int32);
   doc.approved_at = Nullable(row, 7, &SqliteStatement::Time);
-  doc.ingest_status = EnumColumn(row, 8, &ParseIngestStatus, "kh_document.ingest_status");
+  doc.ingest_status =
+      EnumColumn(row, 8, &ParseIngestStatus, "kh_document.ingest_status");
   doc.created_at = row.Time(9);
   doc.updated_at = row.Time(10);
   return doc;
 }
 
-Review ReviewFromRow(const SqliteStatement& row) {
+Review ReviewFromRow(const SqliteStatement &row) {
   Review review;
   review.id = row.Int64(0);
   review.document_id = row.Int64(1);
   review.document_version = row.Int32(2);
-  review.status = EnumColumn(row, 3, &ParseReviewStatus, "kh_document_review.status");
+  review.status =
+      EnumColumn(row, 3, &ParseReviewStatus, "kh_document_review.status");
   review.submitted_by = row.Text(4);
   review.submitted_at = row.Time(5);
   review.decided_by = Nullable(row, 6, &SqliteStatement::Text);
@@ -304,9 +73,9 @@ Review ReviewFromRow(const SqliteStatement& row) {
   return review;
 }
 
-// The event's columns from `first` on: event_id, event_type, document_id, review_id, version,
-// actor_id, occurred_at. The sequence is left 0.
-OutboxEvent EventAt(const SqliteStatement& row, int first) {
+// The event's columns from `first` on: event_id, event_type, document_id,
+// review_id, version, actor_id, occurred_at. The sequence is left 0.
+OutboxEvent EventAt(const SqliteStatement &row, int first) {
   OutboxEvent event;
   event.event_id = row.Text(first);
   event.type = EnumColumn(row, first + 1, &ParseEventType, "event_type");
@@ -318,13 +87,13 @@ OutboxEvent EventAt(const SqliteStatement& row, int first) {
   return event;
 }
 
-OutboxEvent EventFromRow(const SqliteStatement& row) {
+OutboxEvent EventFromRow(const SqliteStatement &row) {
   OutboxEvent event = EventAt(row, 1);
   event.sequence = row.Int64(0);
   return event;
 }
 
-ParkedEvent ParkedFromRow(const SqliteStatement& row) {
+ParkedEvent ParkedFromRow(const SqliteStatement &row) {
   ParkedEvent parked;
   parked.consumer = row.Text(0);
   parked.event = EventAt(row, 1);
@@ -334,25 +103,29 @@ ParkedEvent ParkedFromRow(const SqliteStatement& row) {
   return parked;
 }
 
-PreviewRecord PreviewFromRow(const SqliteStatement& row) {
+PreviewRecord PreviewFromRow(const SqliteStatement &row) {
   return PreviewRecord{row.Int64(0), row.Int32(1), row.Text(2), row.Time(3)};
 }
 
-SearchHit HitFromRow(const SqliteStatement& row) {
-  return SearchHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
+SearchHit HitFromRow(const SqliteStatement &row) {
+  return SearchHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3),
+                   row.Double(4)};
 }
 
-std::string TextFromRow(const SqliteStatement& row) { return row.Text(0); }
+std::string TextFromRow(const SqliteStatement &row) { return row.Text(0); }
 
-// The user's words as an FTS5 query that cannot be anything else: each word a string (quoted,
-// with `"` doubled), which FTS5 tokenizes like the indexed text, and the strings ANDed.
-std::string FtsQuery(const std::vector<std::string>& words) {
+// The user's words as an FTS5 query that cannot be anything else: each word a
+// string (quoted, with `"` doubled), which FTS5 tokenizes like the indexed
+// text, and the strings ANDed.
+std::string FtsQuery(const std::vector<std::string> &words) {
   std::string query;
-  for (const std::string& word : words) {
-    if (!query.empty()) query += ' ';
+  for (const std::string &word : words) {
+    if (!query.empty())
+      query += ' ';
     query += '"';
     for (const char c : word) {
-      if (c == '"') query += '"';
+      if (c == '"')
+        query += '"';
       query += c;
     }
     query += '"';
@@ -365,20 +138,23 @@ struct InboxRow {
   int attempts = 0;
 };
 
-// The inbox row of (consumer, event_id), which the caller's write transaction has just written or
-// found; StorageError if there is none.
-InboxRow ReadInbox(SqliteConnection& connection, std::string_view consumer,
+// The inbox row of (consumer, event_id), which the caller's write transaction
+// has just written or found; StorageError if there is none.
+InboxRow ReadInbox(SqliteConnection &connection, std::string_view consumer,
                    std::string_view event_id) {
   auto stmt = connection.Prepare(kSelectInbox);
   stmt.Bind(1, consumer).Bind(2, event_id);
   if (!stmt.Step()) {
-    throw StorageError("sqlite: inbox row of " + std::string(event_id) + " vanished");
+    throw StorageError("sqlite: inbox row of " + std::string(event_id) +
+                       " vanished");
   }
   return InboxRow{stmt.Text(0), stmt.Int32(1)};
 }
 
-// Binds the event's columns as EventAt reads them, from parameter `first` on (sequence aside).
-SqliteStatement& BindEvent(SqliteStatement& stmt, const OutboxEvent& event, int first) {
+// Binds the event's columns as EventAt reads them, from parameter `first` on
+// (sequence aside).
+SqliteStatement &BindEvent(SqliteStatement &stmt, const OutboxEvent &event,
+                           int first) {
   return stmt.Bind(first, event.event_id)
       .Bind(first + 1, ToString(event.type))
       .Bind(first + 2, event.document_id)
@@ -388,7 +164,7 @@ SqliteStatement& BindEvent(SqliteStatement& stmt, const OutboxEvent& event, int 
       .Bind(first + 6, event.occurred_at);
 }
 
-void BindDocument(SqliteStatement& stmt, const Document& doc) {
+void BindDocument(SqliteStatement &stmt, const Document &doc) {
   stmt.Bind(1, doc.title)
       .Bind(2, ToString(doc.status))
       .Bind(3, doc.version)
@@ -401,7 +177,7 @@ void BindDocument(SqliteStatement& stmt, const Document& doc) {
       .Bind(10, doc.updated_at);
 }
 
-void BindReview(SqliteStatement& stmt, const Review& review) {
+void BindReview(SqliteStatement &stmt, const Review &review) {
   stmt.Bind(1, review.document_id)
       .Bind(2, review.document_version)
       .Bind(3, ToString(review.status))
@@ -412,31 +188,39 @@ void BindReview(SqliteStatement& stmt, const Review& review) {
       .Bind(8, review.comment);
 }
 
-std::string_view DocumentListSql(const DocumentQuery& query) {
-  if (query.status && query.author_id) return kListDocumentsByStatusAndAuthor;
-  if (query.status) return kListDocumentsByStatus;
-  if (query.author_id) return kListDocumentsByAuthor;
+std::string_view DocumentListSql(const DocumentQuery &query) {
+  if (query.status && query.author_id)
+    return kListDocumentsByStatusAndAuthor;
+  if (query.status)
+    return kListDocumentsByStatus;
+  if (query.author_id)
+    return kListDocumentsByAuthor;
   return kListDocuments;
 }
 
 template <typename T>
-std::optional<T> FirstRow(SqliteStatement& stmt, T (*decode)(const SqliteStatement&)) {
-  if (!stmt.Step()) return std::nullopt;
+std::optional<T> FirstRow(SqliteStatement &stmt,
+                          T (*decode)(const SqliteStatement &)) {
+  if (!stmt.Step())
+    return std::nullopt;
   return decode(stmt);
 }
 
 template <typename T>
-std::vector<T> AllRows(SqliteStatement& stmt, T (*decode)(const SqliteStatement&)) {
+std::vector<T> AllRows(SqliteStatement &stmt,
+                       T (*decode)(const SqliteStatement &)) {
   std::vector<T> rows;
-  while (stmt.Step()) rows.push_back(decode(stmt));
+  while (stmt.Step())
+    rows.push_back(decode(stmt));
   return rows;
 }
 
-// Runs `sql` with `params` bound as ?1, ?2, ... on a pooled connection in autocommit: every row,
-// decoded.
+// Runs `sql` with `params` bound as ?1, ?2, ... on a pooled connection in
+// autocommit: every row, decoded.
 template <typename T, typename... Params>
-std::vector<T> ReadAll(SqliteConnectionPool& pool, std::string_view sql,
-                       T (*decode)(const SqliteStatement&), const Params&... params) {
+std::vector<T> ReadAll(SqliteConnectionPool &pool, std::string_view sql,
+                       T (*decode)(const SqliteStatement &),
+                       const Params &...params) {
   auto lease = pool.Acquire();
   auto stmt = lease->Prepare(sql);
   int index = 0;
@@ -444,45 +228,51 @@ std::vector<T> ReadAll(SqliteConnectionPool& pool, std::string_view sql,
   return AllRows(stmt, decode);
 }
 
-std::optional<Document> SelectDocument(SqliteConnection& connection, DocumentId id) {
+std::optional<Document> SelectDocument(SqliteConnection &connection,
+                                       DocumentId id) {
   auto stmt = connection.Prepare(kSelectDocument);
   stmt.Bind(1, id);
   return FirstRow(stmt, &DocumentFromRow);
 }
 
-std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
+std::optional<Review> SelectReview(SqliteConnection &connection, ReviewId id) {
   auto stmt = connection.Prepare(kSelectReview);
   stmt.Bind(1, id);
   return FirstRow(stmt, &ReviewFromRow);
 }
 
-std::optional<std::string> SelectContent(SqliteConnection& connection, DocumentId id,
-                                         std::int32_t version) {
+std::optional<std::string> SelectContent(SqliteConnection &connection,
+                                         DocumentId id, std::int32_t version) {
   auto stmt = connection.Prepare(kSelectContent);
   stmt.Bind(1, id).Bind(2, version);
-  if (!stmt.Step()) return std::nullopt;
+  if (!stmt.Step())
+    return std::nullopt;
   return stmt.Text(0);
 }
 
-std::int64_t ReturnedId(SqliteStatement& stmt) {
-  if (!stmt.Step()) throw StorageError("sqlite: INSERT ... RETURNING id returned no row");
+std::int64_t ReturnedId(SqliteStatement &stmt) {
+  if (!stmt.Step())
+    throw StorageError("sqlite: INSERT ... RETURNING id returned no row");
   const std::int64_t id = stmt.Int64(0);
   stmt.Run();
   return id;
 }
 
-void ExpectOneRowChanged(SqliteConnection& connection, std::string_view what, std::int64_t id) {
+void ExpectOneRowChanged(SqliteConnection &connection, std::string_view what,
+                         std::int64_t id) {
   if (connection.Changes() != 1) {
-    throw StorageError("sqlite: no " + std::string(what) + " " + std::to_string(id) + " to update");
+    throw StorageError("sqlite: no " + std::string(what) + " " +
+                       std::to_string(id) + " to update");
   }
 }
 
 std::int64_t NonNegative(int limit) { return std::max(limit, 0); }
 
 // Completes `owner`'s in-flight record; false when there is none.
-bool CompleteIdempotencyKey(SqliteConnection& connection, const std::string& caller,
-                            const std::string& key, const std::string& owner,
-                            const std::string& response, TimePoint expires_at) {
+bool CompleteIdempotencyKey(SqliteConnection &connection,
+                            const std::string &caller, const std::string &key,
+                            const std::string &owner,
+                            const std::string &response, TimePoint expires_at) {
   connection.Prepare(kCompleteIdempotencyKey)
       .Bind(1, caller)
       .Bind(2, key)
@@ -493,21 +283,25 @@ bool CompleteIdempotencyKey(SqliteConnection& connection, const std::string& cal
   return connection.Changes() == 1;
 }
 
-// A write transaction's hold on the writer slot and its connection, under BEGIN IMMEDIATE from
-// construction to Commit; the destructor rolls back unless Commit succeeded.
+// A write transaction's hold on the writer slot and its connection, under BEGIN
+// IMMEDIATE from construction to Commit; the destructor rolls back unless
+// Commit succeeded.
 class SqliteWriteScope {
- public:
-  explicit SqliteWriteScope(SqliteConnectionPool::Lease lease) : lease_(std::move(lease)) {
+public:
+  explicit SqliteWriteScope(SqliteConnectionPool::Lease lease)
+      : lease_(std::move(lease)) {
     tx_.emplace(**lease_);
   }
 
   // The connection, as long as the transaction is still open.
-  SqliteConnection& Open() {
-    if (!tx_) throw StorageError("sqlite: the transaction is already committed");
+  SqliteConnection &Open() {
+    if (!tx_)
+      throw StorageError("sqlite: the transaction is already committed");
     return **lease_;
   }
 
-  // Gives the connection and the writer slot back at once, not when the transaction object goes.
+  // Gives the connection and the writer slot back at once, not when the
+  // transaction object goes.
   void Commit() {
     Open();
     tx_->Commit();
@@ -515,47 +309,51 @@ class SqliteWriteScope {
     lease_.reset();
   }
 
- private:
+private:
   std::optional<SqliteConnectionPool::Lease> lease_;
   // After lease_: rolled back before the connection goes back.
   std::optional<SqliteWriteTransaction> tx_;
 };
 
 class SqliteStoreTransaction final : public StoreTransaction {
- public:
-  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease) : scope_(std::move(lease)) {}
+public:
+  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease)
+      : scope_(std::move(lease)) {}
 
-  std::optional<Review> LockReview(ReviewId id) override { return SelectReview(Open(), id); }
+  std::optional<Review> LockReview(ReviewId id) override {
+    return SelectReview(Open(), id);
+  }
   std::optional<Document> LockDocument(DocumentId id) override {
     return SelectDocument(Open(), id);
   }
   std::optional<Document> ReadDocument(DocumentId id) override {
     return SelectDocument(Open(), id);
   }
-  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+  std::optional<std::string> ReadContent(DocumentId id,
+                                         std::int32_t version) override {
     return SelectContent(Open(), id, version);
   }
 
-  DocumentId InsertDocument(const Document& doc) override {
+  DocumentId InsertDocument(const Document &doc) override {
     auto stmt = Open().Prepare(kInsertDocument);
     BindDocument(stmt, doc);
     return ReturnedId(stmt);
   }
 
-  ReviewId InsertReview(const Review& review) override {
+  ReviewId InsertReview(const Review &review) override {
     auto stmt = Open().Prepare(kInsertReview);
     BindReview(stmt, review);
     return ReturnedId(stmt);
   }
 
-  void UpdateDocument(const Document& doc) override {
+  void UpdateDocument(const Document &doc) override {
     auto stmt = Open().Prepare(kUpdateDocument);
     BindDocument(stmt, doc);
     stmt.Bind(11, doc.id).Run();
     ExpectOneRowChanged(Open(), "document", doc.id);
   }
 
-  void UpdateReview(const Review& review) override {
+  void UpdateReview(const Review &review) override {
     auto stmt = Open().Prepare(kUpdateReview);
     BindReview(stmt, review);
     stmt.Bind(9, review.id).Run();
@@ -582,15 +380,18 @@ class SqliteStoreTransaction final : public StoreTransaction {
     return AllRows(stmt, &TextFromRow);
   }
 
-  void AppendEvent(const OutboxEvent& event) override {
+  void AppendEvent(const OutboxEvent &event) override {
     auto stmt = Open().Prepare(kInsertEvent);
     BindEvent(stmt, event, 1).Run();
   }
 
-  void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
-                                 const std::string& owner, const std::string& response,
+  void CompleteIdempotentRequest(const std::string &caller,
+                                 const std::string &key,
+                                 const std::string &owner,
+                                 const std::string &response,
                                  TimePoint expires_at) override {
-    if (!CompleteIdempotencyKey(Open(), caller, key, owner, response, expires_at)) {
+    if (!CompleteIdempotencyKey(Open(), caller, key, owner, response,
+                                expires_at)) {
       throw StorageError("sqlite: idempotency key '" + key + "' of " + caller +
                          " is no longer reserved by this request");
     }
@@ -598,36 +399,44 @@ class SqliteStoreTransaction final : public StoreTransaction {
 
   void Commit() override { scope_.Commit(); }
 
- private:
-  SqliteConnection& Open() { return scope_.Open(); }
+private:
+  SqliteConnection &Open() { return scope_.Open(); }
 
   SqliteWriteScope scope_;
 };
 
 class SqliteConsumerTransaction final : public ConsumerTransaction {
- public:
+public:
   explicit SqliteConsumerTransaction(SqliteConnectionPool::Lease lease)
       : scope_(std::move(lease)) {}
 
-  // Under BEGIN IMMEDIATE no other writer runs, so the claim and the read of what it found are
-  // one step.
-  InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) override {
-    SqliteConnection& connection = scope_.Open();
-    connection.Prepare(kClaimInbox).Bind(1, consumer).Bind(2, event_id).Bind(3, at).Run();
-    if (connection.Changes() == 1) return InboxState::kNew;
-    return ParseClaimedState(ReadInbox(connection, consumer, event_id).state, "sqlite");
+  // Under BEGIN IMMEDIATE no other writer runs, so the claim and the read of
+  // what it found are one step.
+  InboxState Claim(std::string_view consumer, std::string_view event_id,
+                   TimePoint at) override {
+    SqliteConnection &connection = scope_.Open();
+    connection.Prepare(kClaimInbox)
+        .Bind(1, consumer)
+        .Bind(2, event_id)
+        .Bind(3, at)
+        .Run();
+    if (connection.Changes() == 1)
+      return InboxState::kNew;
+    return ParseClaimedState(ReadInbox(connection, consumer, event_id).state,
+                             "sqlite");
   }
 
   std::optional<Document> LockDocument(DocumentId id) override {
     return SelectDocument(scope_.Open(), id);
   }
 
-  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+  std::optional<std::string> ReadContent(DocumentId id,
+                                         std::int32_t version) override {
     return SelectContent(scope_.Open(), id, version);
   }
 
-  bool UpsertPreview(const PreviewRecord& record) override {
-    SqliteConnection& connection = scope_.Open();
+  bool UpsertPreview(const PreviewRecord &record) override {
+    SqliteConnection &connection = scope_.Open();
     connection.Prepare(kUpsertPreview)
         .Bind(1, record.document_id)
         .Bind(2, record.version)
@@ -637,9 +446,10 @@ class SqliteConsumerTransaction final : public ConsumerTransaction {
     return connection.Changes() == 1;
   }
 
-  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
-                     const std::vector<std::string>& chunks) override {
-    SqliteConnection& connection = scope_.Open();
+  void ReplaceChunks(DocumentId id, std::int32_t version,
+                     const std::string &title,
+                     const std::vector<std::string> &chunks) override {
+    SqliteConnection &connection = scope_.Open();
     connection.Prepare(kDeleteChunks).Bind(1, id).Run();
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       connection.Prepare(kInsertChunk)
@@ -653,49 +463,61 @@ class SqliteConsumerTransaction final : public ConsumerTransaction {
   }
 
   void SetIngestStatus(DocumentId id, IngestStatus status) override {
-    SqliteConnection& connection = scope_.Open();
-    connection.Prepare(kSetIngestStatus).Bind(1, id).Bind(2, ToString(status)).Run();
+    SqliteConnection &connection = scope_.Open();
+    connection.Prepare(kSetIngestStatus)
+        .Bind(1, id)
+        .Bind(2, ToString(status))
+        .Run();
     ExpectOneRowChanged(connection, "document", id);
   }
 
   void Commit() override { scope_.Commit(); }
 
- private:
+private:
   SqliteWriteScope scope_;
 };
 
-void EnableWal(SqliteConnection& connection) {
+void EnableWal(SqliteConnection &connection) {
   auto stmt = connection.Prepare(kEnableWal);
   const std::string mode = stmt.Step() ? stmt.Text(0) : std::string();
-  if (mode != "wal") throw StorageError("cannot switch to WAL (journal mode is '" + mode + "')");
+  if (mode != "wal")
+    throw StorageError("cannot switch to WAL (journal mode is '" + mode + "')");
 }
 
-std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
-  if (config.path.empty() || config.path == ":memory:" || config.path.starts_with("file:")) {
-    throw StorageError("path must name a database file (WAL and a pool need one)");
+std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig &config) {
+  if (config.path.empty() || config.path == ":memory:" ||
+      config.path.starts_with("file:")) {
+    throw StorageError(
+        "path must name a database file (WAL and a pool need one)");
   }
   if (config.pool_size < 1) {
-    throw StorageError("pool_size must be at least 1, not " + std::to_string(config.pool_size));
+    throw StorageError("pool_size must be at least 1, not " +
+                       std::to_string(config.pool_size));
   }
   if (config.busy_timeout.count() < 0 ||
       config.busy_timeout.count() > std::numeric_limits<int>::max()) {
     throw StorageError("busy_timeout must be 0.." +
                        std::to_string(std::numeric_limits<int>::max()) + " ms");
   }
-  const std::filesystem::path parent = std::filesystem::path(config.path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::filesystem::path parent =
+      std::filesystem::path(config.path).parent_path();
+  if (!parent.empty())
+    std::filesystem::create_directories(parent);
 
   std::vector<std::unique_ptr<SqliteConnection>> connections;
-  connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
+  connections.push_back(
+      std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
   EnableWal(*connections.front());
   ApplySqliteMigrations(*connections.front(), kSqliteMigrations);
   while (connections.size() < static_cast<std::size_t>(config.pool_size)) {
-    connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
+    connections.push_back(
+        std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
   }
-  return std::make_unique<SqliteConnectionPool>(std::move(connections), config.busy_timeout);
+  return std::make_unique<SqliteConnectionPool>(std::move(connections),
+                                                config.busy_timeout);
 }
 
-}  // namespace
+} // namespace
 
 SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
     : instance_token_(NewInstanceToken()),
@@ -703,10 +525,12 @@ SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
       claim_ttl_(config.outbox_claim_ttl) {
   try {
     pool_ = OpenPool(config);
-  } catch (const std::runtime_error& e) {
-    // Nothing can be served without the file and its schema, so at start every cause (a bad path,
-    // a foreign or newer database, a malformed migration) means the store is unavailable.
-    throw StorageUnavailable("sqlite database " + config.path + ": " + e.what());
+  } catch (const std::runtime_error &e) {
+    // Nothing can be served without the file and its schema, so at start every
+    // cause (a bad path, a foreign or newer database, a malformed migration)
+    // means the store is unavailable.
+    throw StorageUnavailable("sqlite database " + config.path + ": " +
+                             e.what());
   }
 }
 
@@ -728,26 +552,31 @@ std::optional<Review> SqliteDocumentStore::FindReview(ReviewId id) {
   return SelectReview(*lease, id);
 }
 
-std::optional<std::string> SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
+std::optional<std::string>
+SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
   auto lease = pool_->Acquire();
   return SelectContent(*lease, id, version);
 }
 
-std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& query) {
+std::vector<Document>
+SqliteDocumentStore::ListDocuments(const DocumentQuery &query) {
   auto lease = pool_->Acquire();
   auto stmt = lease->Prepare(DocumentListSql(query));
-  if (query.status) stmt.Bind(1, ToString(*query.status));
+  if (query.status)
+    stmt.Bind(1, ToString(*query.status));
   stmt.Bind(2, query.author_id)
       .Bind(3, query.before.value_or(std::numeric_limits<DocumentId>::max()))
       .Bind(4, NonNegative(query.limit));
   return AllRows(stmt, &DocumentFromRow);
 }
 
-std::vector<Review> SqliteDocumentStore::ListReviews(const ReviewQuery& query) {
+std::vector<Review> SqliteDocumentStore::ListReviews(const ReviewQuery &query) {
   auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
-                                          : std::string_view(kListReviews));
-  if (query.status) stmt.Bind(1, ToString(*query.status));
+  auto stmt =
+      lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
+                                  : std::string_view(kListReviews));
+  if (query.status)
+    stmt.Bind(1, ToString(*query.status));
   stmt.Bind(2, query.after.value_or(std::numeric_limits<ReviewId>::min()))
       .Bind(3, NonNegative(query.limit));
   return AllRows(stmt, &ReviewFromRow);
@@ -764,21 +593,25 @@ bool SqliteDocumentStore::Ping() {
   try {
     auto lease = pool_->Acquire();
     auto stmt = lease->Prepare(kPing);
-    if (!stmt.Step() || stmt.Int64(0) != 1) return false;
-  } catch (const std::runtime_error&) {
-    return false;  // readiness reports the failure instead of propagating it
+    if (!stmt.Step() || stmt.Int64(0) != 1)
+      return false;
+  } catch (const std::runtime_error &) {
+    return false; // readiness reports the failure instead of propagating it
   }
-  // A full disk answers reads and fails every write: not ready for what docgate is for.
+  // A full disk answers reads and fails every write: not ready for what docgate
+  // is for.
   std::error_code error;
   const auto space = std::filesystem::space(directory_, error);
   return !error && space.available >= kMinFreeDiskBytes;
 }
 
 std::vector<OutboxEvent> SqliteDocumentStore::ClaimPending(int limit) {
-  if (limit <= 0) return {};
+  if (limit <= 0)
+    return {};
   {
     auto reader = pool_->Acquire();
-    if (!reader->Prepare(kAnyPending).Step()) return {};
+    if (!reader->Prepare(kAnyPending).Step())
+      return {};
   }
   auto lease = pool_->AcquireWriter();
   SqliteWriteTransaction tx(*lease);
@@ -789,12 +622,16 @@ std::vector<OutboxEvent> SqliteDocumentStore::ClaimPending(int limit) {
   auto events = AllRows(stmt, &EventFromRow);
   tx.Commit();
   std::sort(events.begin(), events.end(),
-            [](const OutboxEvent& a, const OutboxEvent& b) { return a.sequence < b.sequence; });
+            [](const OutboxEvent &a, const OutboxEvent &b) {
+              return a.sequence < b.sequence;
+            });
   return events;
 }
 
-void SqliteDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequences, TimePoint at) {
-  if (sequences.empty()) return;
+void SqliteDocumentStore::MarkDelivered(
+    const std::vector<std::int64_t> &sequences, TimePoint at) {
+  if (sequences.empty())
+    return;
   auto lease = pool_->AcquireWriter();
   SqliteWriteTransaction tx(*lease);
   for (const std::int64_t sequence : sequences) {
@@ -803,10 +640,12 @@ void SqliteDocumentStore::MarkDelivered(const std::vector<std::int64_t>& sequenc
   tx.Commit();
 }
 
-void SqliteDocumentStore::Defer(const std::vector<std::int64_t>& sequences,
+void SqliteDocumentStore::Defer(const std::vector<std::int64_t> &sequences,
                                 std::chrono::milliseconds delay,
-                                std::chrono::milliseconds max_delay, std::string_view reason) {
-  if (sequences.empty()) return;
+                                std::chrono::milliseconds max_delay,
+                                std::string_view reason) {
+  if (sequences.empty())
+    return;
   auto lease = pool_->AcquireWriter();
   SqliteWriteTransaction tx(*lease);
   for (const std::int64_t sequence : sequences) {
@@ -836,22 +675,28 @@ int SqliteDocumentStore::RenewClaims() {
 }
 
 int SqliteDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
-  if (limit <= 0) return 0;
+  if (limit <= 0)
+    return 0;
   auto lease = pool_->AcquireWriter();
-  lease->Prepare(kPruneDelivered).Bind(1, cutoff).Bind(2, NonNegative(limit)).Run();
+  lease->Prepare(kPruneDelivered)
+      .Bind(1, cutoff)
+      .Bind(2, NonNegative(limit))
+      .Run();
   return static_cast<int>(lease->Changes());
 }
 
 std::optional<IdempotencyRecord> SqliteDocumentStore::ReserveIdempotencyKey(
-    const std::string& caller, const std::string& key, const std::string& fingerprint,
-    const std::string& owner, TimePoint now, TimePoint lease_until) {
+    const std::string &caller, const std::string &key,
+    const std::string &fingerprint, const std::string &owner, TimePoint now,
+    TimePoint lease_until) {
   auto lease = pool_->AcquireWriter();
   SqliteWriteTransaction tx(*lease);
   {
     auto stmt = lease->Prepare(kSelectIdempotencyKey);
     stmt.Bind(1, caller).Bind(2, key);
     if (stmt.Step() && stmt.Time(2) > now) {
-      return IdempotencyRecord{stmt.Text(0), Nullable(stmt, 1, &SqliteStatement::Text),
+      return IdempotencyRecord{stmt.Text(0),
+                               Nullable(stmt, 1, &SqliteStatement::Text),
                                stmt.Time(2)};
     }
   }
@@ -867,25 +712,35 @@ std::optional<IdempotencyRecord> SqliteDocumentStore::ReserveIdempotencyKey(
   return std::nullopt;
 }
 
-bool SqliteDocumentStore::CompleteIdempotentRequest(const std::string& caller,
-                                                    const std::string& key,
-                                                    const std::string& owner,
-                                                    const std::string& response,
+bool SqliteDocumentStore::CompleteIdempotentRequest(const std::string &caller,
+                                                    const std::string &key,
+                                                    const std::string &owner,
+                                                    const std::string &response,
                                                     TimePoint expires_at) {
   auto lease = pool_->AcquireWriter();
-  return CompleteIdempotencyKey(*lease, caller, key, owner, response, expires_at);
+  return CompleteIdempotencyKey(*lease, caller, key, owner, response,
+                                expires_at);
 }
 
-void SqliteDocumentStore::ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
-                                                const std::string& owner) {
+void SqliteDocumentStore::ReleaseIdempotencyKey(const std::string &caller,
+                                                const std::string &key,
+                                                const std::string &owner) {
   auto lease = pool_->AcquireWriter();
-  lease->Prepare(kReleaseIdempotencyKey).Bind(1, caller).Bind(2, key).Bind(3, owner).Run();
+  lease->Prepare(kReleaseIdempotencyKey)
+      .Bind(1, caller)
+      .Bind(2, key)
+      .Bind(3, owner)
+      .Run();
 }
 
 int SqliteDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
-  if (limit <= 0) return 0;
+  if (limit <= 0)
+    return 0;
   auto lease = pool_->AcquireWriter();
-  lease->Prepare(kPruneIdempotencyKeys).Bind(1, now).Bind(2, NonNegative(limit)).Run();
+  lease->Prepare(kPruneIdempotencyKeys)
+      .Bind(1, now)
+      .Bind(2, NonNegative(limit))
+      .Run();
   return static_cast<int>(lease->Changes());
 }
 
@@ -905,13 +760,18 @@ std::unique_ptr<ConsumerTransaction> SqliteDocumentStore::BeginConsumer() {
 }
 
 ConsumerFailure SqliteDocumentStore::RecordFailure(std::string_view consumer,
-                                                   const OutboxEvent& event, std::string_view error,
-                                                   int max_attempts, TimePoint at) {
+                                                   const OutboxEvent &event,
+                                                   std::string_view error,
+                                                   int max_attempts,
+                                                   TimePoint at) {
   auto lease = pool_->AcquireWriter();
   SqliteWriteTransaction tx(*lease);
   {
     auto stmt = lease->Prepare(kRecordFailure);
-    stmt.Bind(1, consumer).Bind(2, std::int64_t{max_attempts}).Bind(3, error).Bind(4, at);
+    stmt.Bind(1, consumer)
+        .Bind(2, std::int64_t{max_attempts})
+        .Bind(3, error)
+        .Bind(4, at);
     BindEvent(stmt, event, 5).Run();
   }
   const InboxRow row = ReadInbox(*lease, consumer, event.event_id);
@@ -923,51 +783,61 @@ std::vector<ParkedEvent> SqliteDocumentStore::ListParked(int limit) {
   return ReadAll(*pool_, kListParked, &ParkedFromRow, NonNegative(limit));
 }
 
-std::vector<OutboxEvent> SqliteDocumentStore::Unpark(const std::optional<std::string>& event_id) {
+std::vector<OutboxEvent>
+SqliteDocumentStore::Unpark(const std::optional<std::string> &event_id) {
   std::vector<std::pair<TimePoint, OutboxEvent>> deleted;
   {
     auto lease = pool_->AcquireWriter();
     SqliteWriteTransaction tx(*lease);
     auto stmt = lease->Prepare(kUnpark);
     stmt.Bind(1, event_id);
-    while (stmt.Step()) deleted.emplace_back(stmt.Time(0), EventAt(stmt, 1));
+    while (stmt.Step())
+      deleted.emplace_back(stmt.Time(0), EventAt(stmt, 1));
     tx.Commit();
   }
   return OldestParkedFirstOnce(std::move(deleted));
 }
 
-void SqliteDocumentStore::Requeue(const OutboxEvent& event) {
+void SqliteDocumentStore::Requeue(const OutboxEvent &event) {
   auto lease = pool_->AcquireWriter();
   auto stmt = lease->Prepare(kRequeueEvent);
   BindEvent(stmt, event, 1).Run();
 }
 
-std::vector<OutboxEvent> SqliteDocumentStore::FindStuckIngestions(TimePoint delivered_before,
-                                                                  int limit) {
-  return ReadAll(*pool_, kFindStuckIngestions, &EventFromRow, delivered_before, NonNegative(limit));
+std::vector<OutboxEvent>
+SqliteDocumentStore::FindStuckIngestions(TimePoint delivered_before,
+                                         int limit) {
+  return ReadAll(*pool_, kFindStuckIngestions, &EventFromRow, delivered_before,
+                 NonNegative(limit));
 }
 
 int SqliteDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
-  if (limit <= 0) return 0;
+  if (limit <= 0)
+    return 0;
   auto lease = pool_->AcquireWriter();
   lease->Prepare(kPruneInbox).Bind(1, cutoff).Bind(2, NonNegative(limit)).Run();
   return static_cast<int>(lease->Changes());
 }
 
 std::optional<PreviewRecord> SqliteDocumentStore::FindPreview(DocumentId id) {
-  std::vector<PreviewRecord> rows = ReadAll(*pool_, kSelectPreview, &PreviewFromRow, id);
-  if (rows.empty()) return std::nullopt;
+  std::vector<PreviewRecord> rows =
+      ReadAll(*pool_, kSelectPreview, &PreviewFromRow, id);
+  if (rows.empty())
+    return std::nullopt;
   return std::move(rows.front());
 }
 
-std::vector<SearchHit> SqliteDocumentStore::Search(const std::string& query, int limit) {
+std::vector<SearchHit> SqliteDocumentStore::Search(const std::string &query,
+                                                   int limit) {
   const std::vector<std::string> words = SearchWords(query);
-  if (words.empty() || limit <= 0) return {};
-  return ReadAll(*pool_, kSearch, &HitFromRow, FtsQuery(words), NonNegative(limit));
+  if (words.empty() || limit <= 0)
+    return {};
+  return ReadAll(*pool_, kSearch, &HitFromRow, FtsQuery(words),
+                 NonNegative(limit));
 }
 
 std::vector<std::string> SqliteDocumentStore::ListChunks(DocumentId id) {
   return ReadAll(*pool_, kListChunks, &TextFromRow, id);
 }
 
-}  // namespace docgate
+} // namespace docgate

@@ -1,0 +1,382 @@
+#pragma once
+
+// The SQL of PgDocumentStore: the statements prepared on every connection
+// (kStatements) and the list queries run unprepared.
+
+#include <array>
+
+namespace docgate::pg_sql {
+
+// A statement prepared once per connection.
+struct Statement {
+  const char *name;
+  const char *sql;
+};
+
+constexpr Statement kSelectDocument{
+    "select_document", "SELECT id, title, status, version, author_id, "
+                       "current_review_id, approved_version,"
+                       " approved_at, ingest_status, created_at, updated_at "
+                       "FROM kh_document WHERE id = $1"};
+constexpr Statement kLockDocument{
+    "lock_document", "SELECT id, title, status, version, author_id, "
+                     "current_review_id, approved_version,"
+                     " approved_at, ingest_status, created_at, updated_at FROM "
+                     "kh_document WHERE id = $1"
+                     " FOR UPDATE"};
+constexpr Statement kInsertDocument{
+    "insert_document",
+    "INSERT INTO kh_document (title, status, version, author_id, "
+    "current_review_id,"
+    " approved_version, approved_at, ingest_status, created_at, updated_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
+// The mutable columns only: the author and the creation time never change.
+constexpr Statement kUpdateDocument{
+    "update_document", "UPDATE kh_document SET title = $2, status = $3, "
+                       "version = $4, current_review_id = $5,"
+                       " approved_version = $6, approved_at = $7, "
+                       "ingest_status = $8, updated_at = $9"
+                       " WHERE id = $1"};
+
+constexpr Statement kSelectReview{
+    "select_review",
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE id = $1"};
+constexpr Statement kLockReview{
+    "lock_review",
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE id = $1 FOR UPDATE"};
+constexpr Statement kInsertReview{
+    "insert_review", "INSERT INTO kh_document_review (document_id, "
+                     "document_version, status, submitted_by,"
+                     " submitted_at, decided_by, decided_at, comment)"
+                     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"};
+// The decision only: what was submitted, by whom and when, never changes.
+constexpr Statement kUpdateReview{
+    "update_review", "UPDATE kh_document_review SET status = $2, decided_by = "
+                     "$3, decided_at = $4, comment = $5"
+                     " WHERE id = $1"};
+constexpr Statement kSelectDocumentReviews{
+    "select_document_reviews", "SELECT id, document_id, document_version, "
+                               "status, submitted_by, submitted_at, decided_by,"
+                               " decided_at, comment FROM kh_document_review "
+                               "WHERE document_id = $1 ORDER BY id DESC"};
+
+constexpr Statement kSelectContent{"select_content",
+                                   "SELECT content FROM kh_document_content "
+                                   "WHERE document_id = $1 AND version = $2"};
+constexpr Statement kInsertContent{
+    "insert_content", "INSERT INTO kh_document_content (document_id, version, "
+                      "content, edited_by, created_at)"
+                      " VALUES ($1, $2, $3, $4, $5)"};
+constexpr Statement kSelectEditors{
+    "select_editors", "SELECT DISTINCT edited_by FROM kh_document_content"
+                      " WHERE document_id = $1 AND version > $2 AND version <= "
+                      "$3 ORDER BY edited_by"};
+
+constexpr Statement kInsertEvent{
+    "insert_event", "INSERT INTO kh_outbox (event_id, event_type, document_id, "
+                    "review_id, version, actor_id,"
+                    " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"};
+// The event again as new: undelivered, unclaimed, no attempts, due now. The
+// statement-level AFTER INSERT trigger fires for an INSERT ... ON CONFLICT DO
+// UPDATE too, so the relays are woken whichever way it went.
+constexpr Statement kRequeueEvent{
+    "requeue_event", "INSERT INTO kh_outbox (event_id, event_type, "
+                     "document_id, review_id, version, actor_id,"
+                     " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                     " ON CONFLICT (event_id) DO UPDATE SET delivered_at = "
+                     "NULL, claimed_by = NULL,"
+                     "   claimed_until = NULL, attempts = 0, next_attempt_at = "
+                     "0, last_error = NULL"};
+// Claims and retry times are on the database's clock (now_ms, epoch millis):
+// one clock for every instance, whatever their hosts' clocks say.
+//
+// Claims up to $1 head events (each document's oldest undelivered event) whose
+// retry time has come, for instance $2, for $3 ms. Rows another instance is
+// claiming right now are skipped, not waited for, and so, being heads, are
+// their documents' later events; rows of an expired claim, or already this
+// instance's, are taken.
+constexpr Statement kClaimEvents{
+    "claim_events",
+    "WITH now_ms AS (SELECT (extract(epoch FROM clock_timestamp()) * "
+    "1000)::bigint AS ms)"
+    " UPDATE kh_outbox SET claimed_by = $2, claimed_until = (SELECT ms FROM "
+    "now_ms) + $3"
+    " WHERE id IN (SELECT o.id FROM kh_outbox o WHERE o.delivered_at IS NULL"
+    "   AND o.next_attempt_at <= (SELECT ms FROM now_ms)"
+    "   AND (o.claimed_until IS NULL OR o.claimed_until < (SELECT ms FROM "
+    "now_ms)"
+    "        OR o.claimed_by = $2)"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox p WHERE p.document_id = "
+    "o.document_id"
+    "                   AND p.delivered_at IS NULL AND p.id < o.id)"
+    "   ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED)"
+    " RETURNING id, event_id, event_type, document_id, review_id, version, "
+    "actor_id, occurred_at"};
+constexpr Statement kMarkDelivered{
+    "mark_delivered",
+    "UPDATE kh_outbox SET delivered_at = $2, claimed_by = NULL, claimed_until "
+    "= NULL"
+    " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL"};
+// Defers this instance ($5) claimed rows $1: the next attempt after $2 *
+// 2^attempts ms (attempts before this one), at most $3 ms.
+constexpr Statement kDeferEvents{
+    "defer_events", "WITH now_ms AS (SELECT (extract(epoch FROM "
+                    "clock_timestamp()) * 1000)::bigint AS ms)"
+                    " UPDATE kh_outbox SET claimed_by = NULL, claimed_until = "
+                    "NULL, attempts = attempts + 1,"
+                    "   next_attempt_at = (SELECT ms FROM now_ms) + "
+                    "LEAST($3::bigint, $2::bigint << LEAST(attempts, 30)),"
+                    "   last_error = $4"
+                    " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL "
+                    "AND claimed_by = $5"};
+
+constexpr Statement kReleaseClaims{
+    "release_claims",
+    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
+    " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+// Extends instance $1's claims on undelivered rows to $2 ms from now.
+constexpr Statement kRenewClaims{
+    "renew_claims", "UPDATE kh_outbox"
+                    " SET claimed_until = (extract(epoch FROM "
+                    "clock_timestamp()) * 1000)::bigint + $2"
+                    " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+// Keeps the approval event of every approved version whose ingestion is not
+// done: the reconciler replays it (FindStuckIngestions).
+constexpr Statement kPruneDelivered{
+    "prune_delivered",
+    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
+    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < $1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = "
+    "'document.approved'"
+    "                   AND d.id = o.document_id AND d.approved_version = "
+    "o.version"
+    "                   AND d.ingest_status <> 'done')"
+    " ORDER BY o.delivered_at LIMIT $2)"};
+constexpr Statement kBacklog{"outbox_backlog",
+                             "SELECT count(*), min(occurred_at) FROM kh_outbox "
+                             "WHERE delivered_at IS NULL"};
+
+// Idempotency keys bind $1 caller, $2 key, $3 owner. A reservation inserts the
+// in-flight row, or takes over an expired one; concurrent reservations of one
+// key serialise on the primary key, and the losers' ON CONFLICT finds the
+// winner's row live and returns nothing.
+constexpr Statement kReserveIdempotencyKey{
+    "reserve_idempotency_key",
+    "INSERT INTO kh_idempotency"
+    " (caller, idem_key, owner, fingerprint, response, created_at, expires_at)"
+    " VALUES ($1, $2, $3, $4, NULL, $5, $6)"
+    " ON CONFLICT (caller, idem_key) DO UPDATE SET owner = EXCLUDED.owner,"
+    "   fingerprint = EXCLUDED.fingerprint, response = NULL, created_at = "
+    "EXCLUDED.created_at,"
+    "   expires_at = EXCLUDED.expires_at"
+    " WHERE kh_idempotency.expires_at <= $5"
+    " RETURNING owner"};
+constexpr Statement kSelectIdempotencyKey{
+    "select_idempotency_key",
+    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
+    " WHERE caller = $1 AND idem_key = $2"};
+constexpr Statement kCompleteIdempotencyKey{
+    "complete_idempotency_key",
+    "UPDATE kh_idempotency SET response = $4, expires_at = $5"
+    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL"};
+constexpr Statement kReleaseIdempotencyKey{
+    "release_idempotency_key",
+    "DELETE FROM kh_idempotency"
+    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL"};
+// Rows another instance is pruning right now are skipped, not waited for.
+constexpr Statement kPruneIdempotencyKeys{
+    "prune_idempotency_keys",
+    "DELETE FROM kh_idempotency WHERE (caller, idem_key) IN (SELECT caller, "
+    "idem_key"
+    " FROM kh_idempotency WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2"
+    " FOR UPDATE SKIP LOCKED)"};
+
+// The consumer inbox binds $1 consumer, $2 event_id. A claim writes a 'done'
+// row, or turns a 'failing' one into 'done', and returns a row when it did; a
+// pair already done or parked is left as it is. A concurrent claim of the same
+// pair waits on the primary key (or the row lock) for the first to end, then
+// inserts (the first rolled back) or finds its committed row.
+constexpr Statement kClaimInbox{
+    "claim_inbox",
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, "
+    "updated_at)"
+    " VALUES ($1, $2, 'done', 0, $3)"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
+    "   updated_at = EXCLUDED.updated_at"
+    " WHERE kh_consumer_inbox.state = 'failing'"
+    " RETURNING state"};
+constexpr Statement kSelectInbox{
+    "select_inbox", "SELECT state, attempts FROM kh_consumer_inbox WHERE "
+                    "consumer = $1 AND event_id = $2"};
+// A failed attempt of a new or failing pair, $3 the attempt limit; the event
+// ($6..$11) is kept whole. A pair done or parked is left alone and nothing is
+// returned.
+constexpr Statement kRecordFailure{
+    "record_failure",
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, "
+    "last_error, updated_at,"
+    " event_type, document_id, review_id, version, actor_id, occurred_at)"
+    " VALUES ($1, $2, CASE WHEN $3::integer <= 1 THEN 'parked' ELSE 'failing' "
+    "END, 1, $4, $5,"
+    "         $6, $7, $8, $9, $10, $11)"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = "
+    "kh_consumer_inbox.attempts + 1,"
+    "   state = CASE WHEN kh_consumer_inbox.attempts + 1 >= $3::integer THEN "
+    "'parked'"
+    "                ELSE 'failing' END,"
+    "   last_error = EXCLUDED.last_error, updated_at = EXCLUDED.updated_at,"
+    "   event_type = EXCLUDED.event_type, document_id = EXCLUDED.document_id,"
+    "   review_id = EXCLUDED.review_id, version = EXCLUDED.version,"
+    "   actor_id = EXCLUDED.actor_id, occurred_at = EXCLUDED.occurred_at"
+    " WHERE kh_consumer_inbox.state = 'failing'"
+    " RETURNING state, attempts"};
+// ToParked reads these columns by position.
+constexpr Statement kListParked{
+    "list_parked",
+    "SELECT consumer, event_id, event_type, document_id, review_id, version, "
+    "actor_id,"
+    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
+    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT $1"};
+// $1 the event_id, or NULL for every parked pair.
+constexpr Statement kUnpark{"unpark",
+                            "DELETE FROM kh_consumer_inbox WHERE state = "
+                            "'parked' AND ($1::text IS NULL OR event_id = $1)"
+                            " RETURNING updated_at, event_id, event_type, "
+                            "document_id, review_id, version, actor_id,"
+                            " occurred_at"};
+// Done rows written before $1 whose event the outbox no longer holds, at most
+// $2, oldest first; rows another instance is pruning right now are skipped, not
+// waited for.
+constexpr Statement kPruneInbox{
+    "prune_inbox",
+    "DELETE FROM kh_consumer_inbox WHERE (consumer, event_id) IN (SELECT "
+    "i.consumer, i.event_id"
+    " FROM kh_consumer_inbox i WHERE i.state = 'done' AND i.updated_at < $1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = "
+    "i.event_id)"
+    " ORDER BY i.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)"};
+// The newest approval event of each approved version not ingested, if delivered
+// before $1.
+constexpr Statement kFindStuckIngestions{
+    "find_stuck_ingestions",
+    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
+    "o.version, o.actor_id,"
+    " o.occurred_at FROM kh_document d"
+    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
+    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
+    "     AND n.version = d.approved_version)"
+    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', "
+    "'pending')"
+    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < $1"
+    " ORDER BY o.delivered_at, o.id LIMIT $2"};
+
+constexpr Statement kSetIngestStatus{
+    "set_ingest_status",
+    "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
+constexpr Statement kUpsertPreview{
+    "upsert_preview",
+    "INSERT INTO kh_document_preview (document_id, version, content, "
+    "approved_at)"
+    " VALUES ($1, $2, $3, $4)"
+    " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
+    "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
+    " WHERE EXCLUDED.version > kh_document_preview.version"};
+constexpr Statement kSelectPreview{
+    "select_preview",
+    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
+    " WHERE document_id = $1"};
+constexpr Statement kDeleteChunks{
+    "delete_chunks", "DELETE FROM kh_document_chunk WHERE document_id = $1"};
+constexpr Statement kInsertChunk{"insert_chunk",
+                                 "INSERT INTO kh_document_chunk (document_id, "
+                                 "ordinal, version, title, content)"
+                                 " VALUES ($1, $2, $3, $4, $5)"};
+constexpr Statement kListChunks{"list_chunks",
+                                "SELECT content FROM kh_document_chunk WHERE "
+                                "document_id = $1 ORDER BY ordinal"};
+// $1 the user's words, which plainto_tsquery only ever reads as words to AND
+// (no operators), $2 the limit. ts_rank_cd weighs the title (A) 1.0 and the
+// content (B) 0.4; the headline has no markers (empty StartSel/StopSel), so it
+// is plain text.
+constexpr Statement kSearch{
+    "search_chunks",
+    "SELECT c.document_id, c.version, c.title,"
+    " ts_headline('english', c.content, q.query,"
+    "             'StartSel=\"\", StopSel=\"\", MinWords=12, MaxWords=32'),"
+    " ts_rank_cd(c.search_vector, q.query) AS score"
+    " FROM plainto_tsquery('english', $1) AS q (query)"
+    " JOIN kh_document_chunk c ON c.search_vector @@ q.query"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = "
+    "c.version"
+    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
+
+constexpr Statement kPing{"ping", "SELECT 1"};
+
+constexpr std::array kStatements{
+    kSelectDocument,
+    kLockDocument,
+    kInsertDocument,
+    kUpdateDocument,
+    kSelectReview,
+    kLockReview,
+    kInsertReview,
+    kUpdateReview,
+    kSelectDocumentReviews,
+    kSelectContent,
+    kInsertContent,
+    kSelectEditors,
+    kInsertEvent,
+    kClaimEvents,
+    kMarkDelivered,
+    kDeferEvents,
+    kReleaseClaims,
+    kRenewClaims,
+    kPruneDelivered,
+    kBacklog,
+    kPing,
+    kReserveIdempotencyKey,
+    kSelectIdempotencyKey,
+    kCompleteIdempotencyKey,
+    kReleaseIdempotencyKey,
+    kPruneIdempotencyKeys,
+    kRequeueEvent,
+    kClaimInbox,
+    kSelectInbox,
+    kRecordFailure,
+    kListParked,
+    kUnpark,
+    kPruneInbox,
+    kFindStuckIngestions,
+    kSetIngestStatus,
+    kUpsertPreview,
+    kSelectPreview,
+    kDeleteChunks,
+    kInsertChunk,
+    kListChunks,
+    kSearch,
+};
+
+// The list queries filter on optional parameters; run unprepared, each is
+// planned with its actual values, so a NULL filter folds away and the matching
+// index is used.
+constexpr const char *kListDocuments =
+    "SELECT id, title, status, version, author_id, current_review_id, "
+    "approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document"
+    " WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR "
+    "author_id = $2)"
+    "   AND ($3::bigint IS NULL OR id < $3)"
+    " ORDER BY id DESC LIMIT $4";
+constexpr const char *kListReviews =
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review"
+    " WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR id > "
+    "$2)"
+    " ORDER BY id LIMIT $3";
+
+} // namespace docgate::pg_sql
