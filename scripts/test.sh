@@ -1,11 +1,29 @@
 #!/usr/bin/env bash
-# Runs every test of the build in $1 (default: build): unit, integration and e2e. The servers the
-# integration tests need are started here, on their own ports and data directories, and stopped
-# on exit, so in CI nothing is skipped.
+# Runs the tests of the build in $1 (default: build): unit, integration and e2e; further arguments
+# go to ctest (`-R regex` selects tests). The servers the integration tests need are started here,
+# on their own ports and data directories, and stopped on exit, so in CI nothing is skipped.
+#
+# A build made with -DDOCGATE_SANITIZE=... (make test-asan, make test-tsan) runs with every
+# sanitizer report written to $1/sanitizer-reports, from the test binaries and from every docgate
+# process they start; the run fails when any report was written, even one from a child process
+# whose exit status no test looks at.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$(cd "${1:-build}" && pwd)
+shift || true
 cd "$root"
+
+sanitize=$(sed -n 's/^DOCGATE_SANITIZE:STRING=//p' "$build_dir/CMakeCache.txt")
+reports=$build_dir/sanitizer-reports
+if [ -n "$sanitize" ]; then
+  rm -rf "$reports" && mkdir -p "$reports"
+  supp=$root/tests/sanitizers
+  # halt_on_error: the first report ends the process, so a finding cannot scroll past unnoticed.
+  export ASAN_OPTIONS="log_path=$reports/asan:halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="log_path=$reports/ubsan:halt_on_error=1:print_stacktrace=1"
+  export TSAN_OPTIONS="log_path=$reports/tsan:halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp"
+fi
 
 export DOCGATE_SERVICES_DIR=$build_dir/services
 # The servers (PostgreSQL, Redis, RabbitMQ) are stopped on any exit: bash runs no EXIT trap when
@@ -18,4 +36,15 @@ trap 'exit 143' TERM
 exports=$(bash scripts/services.sh start)
 eval "$exports"
 
-ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600
+status=0
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@" || status=$?
+
+if [ -n "$sanitize" ] && [ -n "$(ls -A "$reports")" ]; then
+  echo "test.sh: $(ls "$reports" | wc -l) sanitizer report(s) ($sanitize) in $reports:" >&2
+  for f in "$reports"/*; do
+    echo "==== $f" >&2
+    cat "$f" >&2
+  done
+  status=1
+fi
+exit "$status"
