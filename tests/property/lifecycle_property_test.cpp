@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -358,6 +360,75 @@ void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) 
     }
     last[e.document_id] = &e;
   }
+}
+
+// Pages through a list as a client would, from `request` on; each page but the last is full
+// and names the next, the last names none.
+template <typename Item, typename Request, typename List>
+std::vector<Item> AllPages(Request request, int limit, List&& list, const std::string& what) {
+  request.limit = limit;
+  std::vector<Item> items;
+  for (int page = 0;; ++page) {
+    const auto answer = list(request);
+    if (!answer) RC_FAIL(what + ": " + answer.error().detail);
+    items.insert(items.end(), answer->items.begin(), answer->items.end());
+    if (!answer->next) return items;
+    if (static_cast<int>(answer->items.size()) != limit || page > 1000) {
+      RC_FAIL(what + ": page " + std::to_string(page) + " names a next page but holds " +
+              std::to_string(answer->items.size()) + " of " + std::to_string(limit));
+    }
+    request.after = answer->next;
+  }
+}
+
+// The document list (newest first) and the review list (oldest first), paged with a random page
+// size and filter, against the model.
+void CheckPaging(const LifecycleModel& m, LifecycleSut& sut) {
+  const int limit = *rc::gen::inRange(1, 6);
+  // Each filter is left out, or one of the values (an index into them).
+  constexpr DocumentStatus kStatuses[] = {DocumentStatus::kDraft, DocumentStatus::kPendingReview,
+                                          DocumentStatus::kApproved, DocumentStatus::kRejected};
+  constexpr int kAuthors[] = {kAlice, kCarol, kFrank, kErin};
+  constexpr ReviewStatus kReviewStatuses[] = {ReviewStatus::kPending, ReviewStatus::kApproved,
+                                              ReviewStatus::kRejected, ReviewStatus::kWithdrawn};
+  const auto pick = [](const auto& values) -> std::optional<std::decay_t<decltype(values[0])>> {
+    const int at = *rc::gen::inRange(-1, static_cast<int>(std::size(values)));
+    if (at < 0) return std::nullopt;
+    return values[at];
+  };
+  const std::optional<DocumentStatus> status = pick(kStatuses);
+  const std::optional<int> author = pick(kAuthors);
+  ListDocumentsRequest documents;
+  documents.status = status;
+  if (author) documents.author_id = IdOf(*author);
+  std::vector<Document> newest_first;
+  for (int d = static_cast<int>(m.documents.size()) - 1; d >= 0; --d) {
+    const ModelDocument& doc = m.documents[d];
+    if ((!status || doc.status == *status) && (!author || doc.author == *author)) {
+      newest_first.push_back(Expected(m, sut, d));
+    }
+  }
+  ExpectSame(AllPages<Document>(
+                 documents, limit,
+                 [&](const ListDocumentsRequest& r) { return sut.service.ListDocuments(r); },
+                 "document list"),
+             newest_first, "document list, " + std::to_string(limit) + " a page");
+
+  const std::optional<ReviewStatus> review_status = pick(kReviewStatuses);
+  ListReviewsRequest reviews;
+  reviews.status = review_status;
+  std::vector<Review> oldest_first;
+  for (int r = 0; r < static_cast<int>(m.reviews.size()); ++r) {
+    if (!review_status || m.reviews[r].status == *review_status) {
+      oldest_first.push_back(ExpectedReview(m, sut, r));
+    }
+  }
+  ExpectSame(
+      AllPages<Review>(
+          reviews, limit,
+          [&](const ListReviewsRequest& r) { return sut.service.ReviewQueue(ActorOf(kDave), r); },
+          "review list"),
+      oldest_first, "review list, " + std::to_string(limit) + " a page");
 }
 
 using LifecycleCommand = rc::state::Command<LifecycleModel, LifecycleSut>;
@@ -834,16 +905,7 @@ void RunLifecycle(std::unique_ptr<PropertyBackend> (*make_backend)(milliseconds)
     for (int r = 0; r < static_cast<int>(final_state.reviews.size()); ++r) {
       CheckReview(final_state, sut, r);
     }
-    std::vector<Document> newest_first;
-    for (int d = static_cast<int>(final_state.documents.size()) - 1; d >= 0; --d) {
-      newest_first.push_back(Expected(final_state, sut, d));
-    }
-    ListDocumentsRequest request;
-    request.limit = 100;
-    const auto listed = sut.service.ListDocuments(request);
-    if (!listed) RC_FAIL("ListDocuments: " + listed.error().detail);
-    newest_first.resize(std::min<std::size_t>(newest_first.size(), 100));
-    ExpectSame(listed->items, newest_first, "document list");
+    CheckPaging(final_state, sut);
     CheckQueue(final_state, sut);
     CheckInvariants(sut, CheckOutbox(final_state, sut));
   });
