@@ -916,7 +916,7 @@ void RunLifecycle(std::unique_ptr<PropertyBackend> (*make_backend)(milliseconds)
 }
 
 TEST(LifecyclePropertyTest, MatchesTheModelOnTheFakeStore) {
-  CheckProperty(PropertyBudget{.cases = 1000, .max_size = 100},
+  CheckProperty(PropertyBudget{.cases = 600, .max_size = 100},
                 [] { RunLifecycle(&MakeFakeBackend); });
 }
 

@@ -789,7 +789,7 @@ void RunPipeline(std::unique_ptr<PropertyBackend> (*make_backend)(milliseconds))
 }
 
 TEST(OutboxInboxPropertyTest, MatchesTheModelOnTheFakeStore) {
-  CheckProperty(PropertyBudget{.cases = 1000, .max_size = 120},
+  CheckProperty(PropertyBudget{.cases = 800, .max_size = 120},
                 [] { RunPipeline(&MakeFakeBackend); });
 }
 
