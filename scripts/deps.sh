@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config curl ca-certificates
   libboost-dev libsqlite3-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libjwt-dev
-  libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libpqxx-dev libpq-dev postgresql python3 jq
   redis-server libhiredis-dev openssl python3-redis
   rabbitmq-server librabbitmq-dev

@@ -3,21 +3,22 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "contract/consumer_store_contract.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
+#include "support/temp_dir.h"
 
 namespace docgate {
 namespace {
@@ -25,26 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
-
-// A fresh directory per test, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "docgate-sqlite-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // The database seen from outside the store, as an operator's sqlite3 shell would.
 class RawDatabase {

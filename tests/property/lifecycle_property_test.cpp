@@ -1,0 +1,929 @@
+// The review lifecycle against a reference model: random sequences of create, edit (with and
+// without If-Match), submit, withdraw, approve and reject from several actors (authors, reviewers,
+// an author who also reviews, an admin who edits other people's documents, a caller with no
+// role), duplicate clicks, decisions on stale reviews and ids nobody was given, through the real
+// DocumentService over the fake store and over SQLite. The model predicts every answer (success
+// or its API.md code) and the rows and outbox events that result; the system is read back and
+// compared after every command, and invariants that hold whatever the model says are checked on
+// what the system returns.
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/state.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "app/document_service.h"
+#include "property_backends.h"
+#include "property_check.h"
+#include "property_service.h"
+#include "property_show.h"
+
+namespace docgate {
+namespace {
+
+using std::chrono::milliseconds;
+
+enum ActorIndex : int { kAlice, kCarol, kFrank, kBob, kDave, kErin, kMallory, kActorCount };
+
+Actor ActorOf(int index) {
+  switch (index) {
+    case kAlice:
+      return {"alice", "Alice", true, false, false};
+    case kCarol:
+      return {"carol", "Carol", true, false, false};
+    case kFrank:  // writes and reviews: deciding a review of his own document is SELF_REVIEW
+      return {"frank", "Frank", true, true, false};
+    case kBob:
+      return {"bob", "Bob", false, true, false};
+    case kDave:
+      return {"dave", "Dave", false, true, false};
+    case kErin:  // admin: may edit anyone's document, and is then one of its editors
+      return {"erin", "Erin", false, false, true};
+    default:
+      return {"mallory", "Mallory", false, false, false};
+  }
+}
+
+std::string IdOf(int actor) { return ActorOf(actor).id; }
+
+constexpr int kUnknown = -1;  // a reference to an id the system never gave out
+constexpr DocumentId kUnknownDocumentId = 900'000'001;
+constexpr ReviewId kUnknownReviewId = 900'000'002;
+
+struct ModelVersion {
+  std::string content;
+  int edited_by = kAlice;
+};
+
+struct ModelDocument {
+  int author = kAlice;
+  std::string title;
+  std::vector<ModelVersion> versions;  // versions[v - 1] is version v
+  DocumentStatus status = DocumentStatus::kDraft;
+  std::optional<int> current_review;
+  std::optional<std::int32_t> approved_version;
+  std::optional<std::int64_t> approved_at;
+  IngestStatus ingest = IngestStatus::kNone;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+
+  std::int32_t version() const { return static_cast<std::int32_t>(versions.size()); }
+};
+
+struct ModelReview {
+  int document = 0;
+  std::int32_t version = 0;
+  ReviewStatus status = ReviewStatus::kPending;
+  int submitted_by = kAlice;
+  std::int64_t submitted_at = 0;
+  std::optional<int> decided_by;
+  std::optional<std::int64_t> decided_at;
+  std::optional<std::string> comment;
+};
+
+struct ModelEvent {
+  EventType type = EventType::kSubmitted;
+  int document = 0;
+  int review = 0;
+  std::int32_t version = 0;
+  int actor = kAlice;
+  std::int64_t at = 0;
+};
+
+// Documents and reviews are numbered in creation order; the system's ids for them are learned
+// from its answers (LifecycleSut), so the model assumes nothing about how ids are assigned.
+struct LifecycleModel {
+  std::vector<ModelDocument> documents;
+  std::vector<ModelReview> reviews;
+  std::vector<ModelEvent> events;
+  std::int64_t now = 0;  // milliseconds since kModelStart; every command is one millisecond later
+
+  std::vector<int> Pending() const {
+    std::vector<int> pending;
+    for (int r = 0; r < static_cast<int>(reviews.size()); ++r) {
+      if (reviews[r].status == ReviewStatus::kPending) pending.push_back(r);
+    }
+    return pending;
+  }
+};
+
+// What the model predicts for one call: success or an error code, and which rows it touched.
+struct Prediction {
+  std::optional<ErrorCode> error;
+  int document = kUnknown;
+  int review = kUnknown;
+};
+
+Prediction Refused(ErrorCode code) { return Prediction{code}; }
+
+std::size_t CodePoints(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+bool ValidTitle(const std::string& title) {
+  return CodePoints(title) >= 1 && CodePoints(title) <= 200;
+}
+bool ValidContent(const std::string& content) { return content.find('\0') == std::string::npos; }
+bool ValidComment(const std::string& comment) { return CodePoints(comment) <= 2000; }
+bool ValidReason(const std::string& reason) {
+  return CodePoints(reason) >= 1 && CodePoints(reason) <= 2000;
+}
+
+// The document's author, or an admin (API.md: admin may do everything an author may).
+bool MayActOn(const Actor& actor, int actor_index, const ModelDocument& doc) {
+  return actor.is_admin || (actor.is_author && actor_index == doc.author);
+}
+
+bool Editable(DocumentStatus status) {
+  return status == DocumentStatus::kDraft || status == DocumentStatus::kRejected;
+}
+
+void AddEvent(LifecycleModel& m, EventType type, int review, int actor) {
+  const ModelReview& r = m.reviews[review];
+  m.events.push_back(ModelEvent{type, r.document, review, r.version, actor, m.now});
+}
+
+struct LifecycleSut {
+  explicit LifecycleSut(std::unique_ptr<PropertyBackend> store)
+      : backend(std::move(store)), rig(backend->documents()), service(rig.service) {}
+
+  DocumentStore& store() { return backend->documents(); }
+  DocumentId DocumentIdOf(int document) const {
+    return document == kUnknown ? kUnknownDocumentId : document_ids.at(document);
+  }
+  ReviewId ReviewIdOf(int review) const {
+    return review == kUnknown ? kUnknownReviewId : review_ids.at(review);
+  }
+
+  std::unique_ptr<PropertyBackend> backend;
+  ServiceRig rig;
+  DocumentService& service;
+
+  std::vector<DocumentId> document_ids;  // by model number, learned from Create
+  std::vector<ReviewId> review_ids;      // by model number, learned from Submit
+  std::map<ReviewId, Review> decisions;  // each decided review as first seen
+};
+
+TimePoint At(std::int64_t ms) { return ModelTime(ms); }
+
+std::optional<TimePoint> At(const std::optional<std::int64_t>& ms) {
+  if (!ms) return std::nullopt;
+  return ModelTime(*ms);
+}
+
+Document Expected(const LifecycleModel& m, const LifecycleSut& sut, int d) {
+  const ModelDocument& md = m.documents[d];
+  Document doc;
+  doc.id = sut.document_ids.at(d);
+  doc.title = md.title;
+  doc.status = md.status;
+  doc.version = md.version();
+  doc.author_id = IdOf(md.author);
+  if (md.current_review) doc.current_review_id = sut.review_ids.at(*md.current_review);
+  doc.approved_version = md.approved_version;
+  doc.approved_at = At(md.approved_at);
+  doc.ingest_status = md.ingest;
+  doc.created_at = At(md.created_at);
+  doc.updated_at = At(md.updated_at);
+  return doc;
+}
+
+Review ExpectedReview(const LifecycleModel& m, const LifecycleSut& sut, int r) {
+  const ModelReview& mr = m.reviews[r];
+  Review review;
+  review.id = sut.review_ids.at(r);
+  review.document_id = sut.document_ids.at(mr.document);
+  review.document_version = mr.version;
+  review.status = mr.status;
+  review.submitted_by = IdOf(mr.submitted_by);
+  review.submitted_at = At(mr.submitted_at);
+  if (mr.decided_by) review.decided_by = IdOf(*mr.decided_by);
+  review.decided_at = At(mr.decided_at);
+  review.comment = mr.comment;
+  return review;
+}
+
+// What one call returned, whatever the use case.
+struct Outcome {
+  std::optional<ErrorCode> error;
+  std::string detail;
+  std::optional<Document> document;
+  std::optional<Review> review;
+};
+
+Outcome From(const Result<Document>& result) {
+  if (!result) return Outcome{result.error().code, result.error().detail, {}, {}};
+  return Outcome{{}, {}, *result, {}};
+}
+
+Outcome From(const Result<Transition>& result) {
+  if (!result) return Outcome{result.error().code, result.error().detail, {}, {}};
+  return Outcome{{}, {}, result->document, result->review};
+}
+
+// A decided review never changes again (API.md): the first decision seen of each is kept.
+void CheckDecidedOnce(LifecycleSut& sut, const Review& review) {
+  if (review.status == ReviewStatus::kPending) return;
+  const auto [first, inserted] = sut.decisions.try_emplace(review.id, review);
+  ExpectSame(review, first->second, "a decided review changed again");
+}
+
+void CheckReview(const LifecycleModel& m, LifecycleSut& sut, int r) {
+  const auto review = sut.service.GetReview(sut.review_ids.at(r));
+  if (!review)
+    RC_FAIL("GetReview(" + std::to_string(sut.review_ids.at(r)) + "): " + review.error().detail);
+  ExpectSame(*review, ExpectedReview(m, sut, r), "review " + std::to_string(r) + " as read back");
+  CheckDecidedOnce(sut, *review);
+}
+
+// The document, every version of its content, and its reviews (newest first).
+void CheckDocument(const LifecycleModel& m, LifecycleSut& sut, int d) {
+  const DocumentId id = sut.document_ids.at(d);
+  const auto doc = sut.service.GetDocument(id);
+  if (!doc) RC_FAIL("GetDocument(" + std::to_string(id) + "): " + doc.error().detail);
+  ExpectSame(*doc, Expected(m, sut, d), "document " + std::to_string(d) + " as read back");
+  const ModelDocument& md = m.documents[d];
+  const auto working = sut.service.GetContent(id);
+  if (!working) RC_FAIL("GetContent(" + std::to_string(id) + "): " + working.error().detail);
+  ExpectSame(std::int64_t{working->version}, std::int64_t{md.version()}, "working copy version");
+  ExpectSame(working->content, md.versions.back().content, "working copy content");
+  for (std::int32_t v = 1; v <= md.version(); ++v) {
+    ExpectSame(sut.store().FindContent(id, v).value_or("<none>"), md.versions[v - 1].content,
+               "content of version " + std::to_string(v) + " (versions are never rewritten)");
+  }
+  std::vector<Review> expected;
+  for (int r = static_cast<int>(m.reviews.size()) - 1; r >= 0; --r) {
+    if (m.reviews[r].document == d) expected.push_back(ExpectedReview(m, sut, r));
+  }
+  const auto history = sut.service.ReviewHistory(id);
+  if (!history) RC_FAIL("ReviewHistory: " + history.error().detail);
+  ExpectSame(*history, expected, "review history of document " + std::to_string(d));
+  for (const Review& review : *history) CheckDecidedOnce(sut, review);
+}
+
+// The reviewers' queue: every pending review, oldest first.
+void CheckQueue(const LifecycleModel& m, LifecycleSut& sut) {
+  std::vector<Review> expected;
+  for (const int r : m.Pending()) expected.push_back(ExpectedReview(m, sut, r));
+  ListReviewsRequest request;
+  request.limit = 100;
+  const auto queue = sut.service.ReviewQueue(ActorOf(kBob), request);
+  if (!queue) RC_FAIL("ReviewQueue: " + queue.error().detail);
+  ExpectSame(queue->items, expected, "review queue");
+}
+
+// The outbox holds exactly the model's events, in order.
+std::vector<OutboxEvent> CheckOutbox(const LifecycleModel& m, LifecycleSut& sut) {
+  const std::vector<OutboxEvent> rows = sut.backend->OutboxRows();
+  std::vector<OutboxEvent> expected;
+  for (std::size_t i = 0; i < m.events.size(); ++i) {
+    const ModelEvent& e = m.events[i];
+    OutboxEvent event;
+    event.type = e.type;
+    event.document_id = sut.document_ids.at(e.document);
+    event.review_id = sut.review_ids.at(e.review);
+    event.version = e.version;
+    event.actor_id = IdOf(e.actor);
+    event.occurred_at = At(e.at);
+    if (i < rows.size()) {  // identity and order are checked below, by invariant
+      event.sequence = rows[i].sequence;
+      event.event_id = rows[i].event_id;
+    }
+    expected.push_back(std::move(event));
+  }
+  ExpectSame(rows, expected, "outbox");
+  return rows;
+}
+
+// What holds of any history, checked on what the system returns rather than on the model:
+// one pending review per document at most; every approved review has exactly one
+// document.approved event, of the approved version, and no other review has one; event ids are
+// unique; per document, events come in commit order and each review's submission precedes its one
+// decision.
+void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) {
+  const std::vector<Review> reviews = sut.store().ListReviews(
+      ReviewQuery{.status = std::nullopt, .after = std::nullopt, .limit = 100'000});
+  std::map<DocumentId, int> pending;
+  for (const Review& review : reviews) {
+    if (review.status == ReviewStatus::kPending && ++pending[review.document_id] > 1) {
+      RC_FAIL("document " + std::to_string(review.document_id) + " has two pending reviews");
+    }
+    const auto approvals = std::count_if(events.begin(), events.end(), [&](const OutboxEvent& e) {
+      return e.type == EventType::kApproved && e.review_id == review.id &&
+             e.version == review.document_version;
+    });
+    const std::int64_t expected = review.status == ReviewStatus::kApproved ? 1 : 0;
+    ExpectSame(std::int64_t{approvals}, expected,
+               "document.approved events of review " + std::to_string(review.id) + " (" +
+                   std::string(ToString(review.status)) + ")");
+  }
+  const auto all_approvals = std::count_if(events.begin(), events.end(), [](const OutboxEvent& e) {
+    return e.type == EventType::kApproved;
+  });
+  const auto approved_reviews = std::count_if(reviews.begin(), reviews.end(), [](const Review& r) {
+    return r.status == ReviewStatus::kApproved;
+  });
+  ExpectSame(std::int64_t{all_approvals}, std::int64_t{approved_reviews},
+             "document.approved events against approved reviews");
+
+  std::set<std::string> ids;
+  std::map<DocumentId, const OutboxEvent*> last;  // per document, its latest event so far
+  std::int64_t previous_sequence = 0;
+  for (const OutboxEvent& e : events) {
+    if (!ids.insert(e.event_id).second) RC_FAIL("event id " + e.event_id + " used twice");
+    if (e.sequence <= previous_sequence) RC_FAIL("outbox sequence not increasing at " + Show(e));
+    previous_sequence = e.sequence;
+    const OutboxEvent* before = last[e.document_id];
+    const bool opens = e.type == EventType::kSubmitted;
+    const bool follows = before == nullptr ? opens
+                                           : (opens ? before->type != EventType::kSubmitted
+                                                    : before->type == EventType::kSubmitted &&
+                                                          before->review_id == e.review_id);
+    if (!follows || (before != nullptr && before->occurred_at > e.occurred_at)) {
+      RC_FAIL("events of document " + std::to_string(e.document_id) +
+              " out of order: " + (before ? Show(*before) : "none") + " then " + Show(e));
+    }
+    last[e.document_id] = &e;
+  }
+}
+
+// Pages through a list as a client would, from `request` on; each page but the last is full
+// and names the next, the last names none.
+template <typename Item, typename Request, typename List>
+std::vector<Item> AllPages(Request request, int limit, List&& list, const std::string& what) {
+  request.limit = limit;
+  std::vector<Item> items;
+  for (int page = 0;; ++page) {
+    const auto answer = list(request);
+    if (!answer) RC_FAIL(what + ": " + answer.error().detail);
+    items.insert(items.end(), answer->items.begin(), answer->items.end());
+    if (!answer->next) return items;
+    if (static_cast<int>(answer->items.size()) != limit || page > 1000) {
+      RC_FAIL(what + ": page " + std::to_string(page) + " names a next page but holds " +
+              std::to_string(answer->items.size()) + " of " + std::to_string(limit));
+    }
+    request.after = answer->next;
+  }
+}
+
+// The document list (newest first) and the review list (oldest first), paged with a random page
+// size and filter, against the model.
+void CheckPaging(const LifecycleModel& m, LifecycleSut& sut) {
+  const int limit = *rc::gen::inRange(1, 6);
+  // Each filter is left out, or one of the values (an index into them).
+  constexpr DocumentStatus kStatuses[] = {DocumentStatus::kDraft, DocumentStatus::kPendingReview,
+                                          DocumentStatus::kApproved, DocumentStatus::kRejected};
+  constexpr int kAuthors[] = {kAlice, kCarol, kFrank, kErin};
+  constexpr ReviewStatus kReviewStatuses[] = {ReviewStatus::kPending, ReviewStatus::kApproved,
+                                              ReviewStatus::kRejected, ReviewStatus::kWithdrawn};
+  const auto pick = [](const auto& values) -> std::optional<std::decay_t<decltype(values[0])>> {
+    const int at = *rc::gen::inRange(-1, static_cast<int>(std::size(values)));
+    if (at < 0) return std::nullopt;
+    return values[at];
+  };
+  const std::optional<DocumentStatus> status = pick(kStatuses);
+  const std::optional<int> author = pick(kAuthors);
+  ListDocumentsRequest documents;
+  documents.status = status;
+  if (author) documents.author_id = IdOf(*author);
+  std::vector<Document> newest_first;
+  for (int d = static_cast<int>(m.documents.size()) - 1; d >= 0; --d) {
+    const ModelDocument& doc = m.documents[d];
+    if ((!status || doc.status == *status) && (!author || doc.author == *author)) {
+      newest_first.push_back(Expected(m, sut, d));
+    }
+  }
+  ExpectSame(AllPages<Document>(
+                 documents, limit,
+                 [&](const ListDocumentsRequest& r) { return sut.service.ListDocuments(r); },
+                 "document list"),
+             newest_first, "document list, " + std::to_string(limit) + " a page");
+
+  const std::optional<ReviewStatus> review_status = pick(kReviewStatuses);
+  ListReviewsRequest reviews;
+  reviews.status = review_status;
+  std::vector<Review> oldest_first;
+  for (int r = 0; r < static_cast<int>(m.reviews.size()); ++r) {
+    if (!review_status || m.reviews[r].status == *review_status) {
+      oldest_first.push_back(ExpectedReview(m, sut, r));
+    }
+  }
+  ExpectSame(
+      AllPages<Review>(
+          reviews, limit,
+          [&](const ListReviewsRequest& r) { return sut.service.ReviewQueue(ActorOf(kDave), r); },
+          "review list"),
+      oldest_first, "review list, " + std::to_string(limit) + " a page");
+}
+
+using LifecycleCommand = rc::state::Command<LifecycleModel, LifecycleSut>;
+
+// One use case, called `clicks` times in a row (a double click sends the same request twice).
+// Predict applies one call to the model and says what it should answer; Call makes the same call
+// on the system. Both build the request from `start`, the model as the command found it.
+class Operation : public LifecycleCommand {
+ public:
+  void apply(LifecycleModel& m) const final {
+    ++m.now;
+    const LifecycleModel start = m;
+    for (int click = 0; click < clicks_; ++click) Predict(m, start);
+  }
+
+  void run(const LifecycleModel& s0, LifecycleSut& sut) const final {
+    std::ostringstream name;
+    show(name);
+    Within(name.str(), [&] { Run(s0, sut); });
+  }
+
+  void show(std::ostream& os) const final {
+    Show(os);
+    if (clicks_ > 1) os << " x" << clicks_;
+  }
+
+ protected:
+  explicit Operation(int clicks = 1) : clicks_(clicks) {}
+
+  virtual Prediction Predict(LifecycleModel& m, const LifecycleModel& start) const = 0;
+  virtual Outcome Call(const LifecycleModel& start, LifecycleSut& sut) const = 0;
+  virtual void Show(std::ostream& os) const = 0;
+  // The documents whose rows the command may have changed.
+  virtual std::vector<int> Touched(const LifecycleModel& m) const = 0;
+
+ private:
+  // A new document or review gets its id from the system's answer; it must be above every id
+  // given before (DocumentStore: "greater than every id committed before").
+  static void Learn(const LifecycleModel& m, LifecycleSut& sut, const Outcome& actual) {
+    if (sut.document_ids.size() < m.documents.size()) {
+      const DocumentId id = actual.document.value().id;
+      if (!sut.document_ids.empty() && id <= sut.document_ids.back()) RC_FAIL("document id reused");
+      sut.document_ids.push_back(id);
+    }
+    if (sut.review_ids.size() < m.reviews.size()) {
+      const ReviewId id = actual.review.value().id;
+      if (!sut.review_ids.empty() && id <= sut.review_ids.back()) RC_FAIL("review id reused");
+      sut.review_ids.push_back(id);
+    }
+  }
+
+  void Run(const LifecycleModel& s0, LifecycleSut& sut) const {
+    LifecycleModel m = s0;
+    ++m.now;
+    const LifecycleModel start = m;
+    sut.rig.clock.Advance(milliseconds{1});
+    for (int click = 0; click < clicks_; ++click) {
+      const Prediction predicted = Predict(m, start);
+      const Outcome actual = Call(start, sut);
+      ExpectSame(actual.error, predicted.error,
+                 "answer to click " + std::to_string(click + 1) +
+                     (actual.error ? " (" + actual.detail + ")" : ""));
+      if (predicted.error) continue;
+      Learn(m, sut, actual);
+      if (predicted.document != kUnknown) {
+        ExpectSame(actual.document.value(), Expected(m, sut, predicted.document),
+                   "returned document");
+      }
+      if (predicted.review != kUnknown) {
+        ExpectSame(actual.review.value(), ExpectedReview(m, sut, predicted.review),
+                   "returned review");
+      }
+    }
+    for (const int d : Touched(m)) CheckDocument(m, sut, d);
+    CheckQueue(m, sut);
+    CheckInvariants(sut, CheckOutbox(m, sut));
+  }
+
+  int clicks_;
+};
+
+// A document reference: mostly one that exists, sometimes an id nobody was given. Commands on
+// documents are generated once one exists.
+int GenDocument(const LifecycleModel& m) {
+  RC_PRE(!m.documents.empty());
+  return *rc::gen::weightedOneOf<int>(
+      {{9, rc::gen::inRange<int>(0, static_cast<int>(m.documents.size()))},
+       {1, rc::gen::just(kUnknown)}});
+}
+
+// Mostly the document's author (for an unknown document, alice), often the admin (who becomes an
+// editor, kept from deciding the review by four eyes), else anyone.
+int GenOwnerish(const LifecycleModel& m, int document) {
+  const int likely = document == kUnknown ? kAlice : m.documents[document].author;
+  return *rc::gen::weightedOneOf<int>({{6, rc::gen::just(likely)},
+                                       {2, rc::gen::just<int>(kErin)},
+                                       {2, rc::gen::inRange<int>(0, kActorCount)}});
+}
+
+int GenClicks() { return *rc::gen::weightedElement<int>({{4, 1}, {1, 2}}); }
+
+void RequireKnown(const LifecycleModel& m, int document) {
+  RC_PRE(document == kUnknown || document < static_cast<int>(m.documents.size()));
+}
+
+std::vector<int> Only(int document) {
+  if (document == kUnknown) return {};
+  return {document};
+}
+
+class Create final : public Operation {
+ public:
+  explicit Create(const LifecycleModel&)
+      : actor_(
+            *rc::gen::weightedOneOf<int>({{4, rc::gen::element<int>(kAlice, kCarol, kFrank, kErin)},
+                                          {1, rc::gen::inRange<int>(0, kActorCount)}})),
+        title_(*rc::gen::weightedOneOf<std::string>(
+            {{12, rc::gen::element<std::string>("Guide", "Onboarding guide", "指南")},
+             {1, rc::gen::element<std::string>("", std::string(200, 't'), std::string(201, 't'))},
+             {1, rc::gen::element<std::string>(Repeat("指", 200), Repeat("指", 201))}})),
+        content_(*rc::gen::weightedOneOf<std::string>(
+            {{12, rc::gen::element<std::string>("Welcome aboard.", "", "第一版")},
+             {1, rc::gen::just(std::string("nul\0byte", 8))}})) {}
+
+ private:
+  static std::string Repeat(const std::string& part, int times) {
+    std::string text;
+    for (int i = 0; i < times; ++i) text += part;
+    return text;
+  }
+
+  Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
+    if (!ActorOf(actor_).CanAuthor()) return Refused(ErrorCode::kForbidden);
+    if (!ValidTitle(title_) || !ValidContent(content_)) return Refused(ErrorCode::kValidation);
+    ModelDocument doc;
+    doc.author = actor_;
+    doc.title = title_;
+    doc.versions.push_back(ModelVersion{content_, actor_});
+    doc.created_at = doc.updated_at = m.now;
+    m.documents.push_back(std::move(doc));
+    return Prediction{{}, static_cast<int>(m.documents.size()) - 1};
+  }
+  Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
+    return From(sut.service.Create(ActorOf(actor_), title_, content_));
+  }
+  void Show(std::ostream& os) const override {
+    os << "Create(" << IdOf(actor_) << ", title=" << ShowText(title_)
+       << ", content=" << ShowText(content_) << ")";
+  }
+  std::vector<int> Touched(const LifecycleModel& m) const override {
+    if (m.documents.empty()) return {};
+    return {static_cast<int>(m.documents.size()) - 1};
+  }
+
+  int actor_;
+  std::string title_;
+  std::string content_;
+};
+
+// Edit, submit and withdraw: the document's author (or an admin) acting on one document.
+class OnDocument : public Operation {
+ public:
+  void checkPreconditions(const LifecycleModel& m) const override { RequireKnown(m, document_); }
+
+ protected:
+  explicit OnDocument(const LifecycleModel& m)
+      : Operation(GenClicks()), document_(GenDocument(m)), actor_(GenOwnerish(m, document_)) {}
+
+  // The checks before the document's state, in the service's order: the role, the request's own
+  // refusal if it has one (`invalid`: a body the service refuses before reading a row), the
+  // document, its owner.
+  std::optional<ErrorCode> Refusal(const LifecycleModel& m,
+                                   std::optional<ErrorCode> invalid = std::nullopt) const {
+    const Actor actor = ActorOf(actor_);
+    if (!actor.CanAuthor()) return ErrorCode::kForbidden;
+    if (invalid) return invalid;
+    if (document_ == kUnknown) return ErrorCode::kNotFound;
+    if (!MayActOn(actor, actor_, m.documents[document_])) return ErrorCode::kForbidden;
+    return std::nullopt;
+  }
+  void ShowCall(std::ostream& os, const char* name) const {
+    os << name << "(" << IdOf(actor_) << ", doc " << document_ << ")";
+  }
+  std::vector<int> Touched(const LifecycleModel&) const override { return Only(document_); }
+
+  int document_;
+  int actor_;
+};
+
+// A field of a PUT: left out, sent unchanged, or set to a text.
+struct FieldEdit {
+  enum Kind { kAbsent, kSame, kText } kind = kAbsent;
+  std::string text;
+
+  std::optional<std::string> Resolve(const std::string& current) const {
+    if (kind == kAbsent) return std::nullopt;
+    return kind == kSame ? current : text;
+  }
+};
+
+FieldEdit GenFieldEdit(std::vector<std::string> texts) {
+  return *rc::gen::weightedOneOf<FieldEdit>(
+      {{2, rc::gen::just(FieldEdit{FieldEdit::kAbsent, ""})},
+       {1, rc::gen::just(FieldEdit{FieldEdit::kSame, ""})},
+       {3, rc::gen::map(rc::gen::elementOf(texts), [](std::string text) {
+          return FieldEdit{FieldEdit::kText, std::move(text)};
+        })}});
+}
+
+class Edit final : public OnDocument {
+ public:
+  enum IfMatch { kNoIfMatch, kCurrent, kStale, kAhead };
+
+  explicit Edit(const LifecycleModel& m)
+      : OnDocument(m),
+        title_(GenFieldEdit({"Guide v2", "Onboarding guide", "Guide v2", "Onboarding guide", "",
+                             std::string(201, 't')})),
+        content_(GenFieldEdit({"Welcome aboard.", "Second draft.", "第二版"})),
+        if_match_(*rc::gen::element(kNoIfMatch, kCurrent, kCurrent, kStale, kAhead)) {}
+
+ private:
+  EditRequest Request(const LifecycleModel& start) const {
+    EditRequest request;
+    if (document_ == kUnknown) {
+      request.title = title_.Resolve("Guide");
+      request.content = content_.Resolve("Welcome aboard.");
+      if (if_match_ != kNoIfMatch) request.if_match = 1;
+      return request;
+    }
+    const ModelDocument& doc = start.documents[document_];
+    request.title = title_.Resolve(doc.title);
+    request.content = content_.Resolve(doc.versions.back().content);
+    const std::int32_t version = doc.version();
+    if (if_match_ == kCurrent) request.if_match = version;
+    if (if_match_ == kStale) request.if_match = version - 1;
+    if (if_match_ == kAhead) request.if_match = version + 1;
+    return request;
+  }
+
+  Prediction Predict(LifecycleModel& m, const LifecycleModel& start) const override {
+    const EditRequest request = Request(start);
+    const bool valid = (request.title || request.content) &&
+                       (!request.title || ValidTitle(*request.title)) &&
+                       (!request.content || ValidContent(*request.content));
+    if (auto code = Refusal(m, valid ? std::nullopt : std::optional(ErrorCode::kValidation))) {
+      return Refused(*code);
+    }
+    ModelDocument& doc = m.documents[document_];
+    if (request.if_match && *request.if_match != doc.version()) {
+      return Refused(ErrorCode::kVersionMismatch);
+    }
+    if (!Editable(doc.status)) return Refused(ErrorCode::kInvalidState);
+    const std::string& content = doc.versions.back().content;
+    const bool title_changed = request.title && *request.title != doc.title;
+    const bool content_changed = request.content && *request.content != content;
+    if (title_changed) doc.title = *request.title;
+    if (title_changed || content_changed) {
+      doc.versions.push_back(ModelVersion{content_changed ? *request.content : content, actor_});
+    }
+    doc.status = DocumentStatus::kDraft;
+    doc.updated_at = m.now;
+    return Prediction{{}, document_};
+  }
+  Outcome Call(const LifecycleModel& start, LifecycleSut& sut) const override {
+    return From(sut.service.Edit(ActorOf(actor_), sut.DocumentIdOf(document_), Request(start)));
+  }
+  void Show(std::ostream& os) const override {
+    static constexpr const char* kFields[] = {"absent", "same", "text"};
+    static constexpr const char* kIfMatch[] = {"none", "current", "stale", "ahead"};
+    os << "Edit(" << IdOf(actor_) << ", doc " << document_ << ", title=" << kFields[title_.kind]
+       << (title_.kind == FieldEdit::kText ? " " + ShowText(title_.text) : "")
+       << ", content=" << kFields[content_.kind]
+       << (content_.kind == FieldEdit::kText ? " " + ShowText(content_.text) : "")
+       << ", If-Match=" << kIfMatch[if_match_] << ")";
+  }
+  FieldEdit title_;
+  FieldEdit content_;
+  IfMatch if_match_;
+};
+
+class Submit final : public OnDocument {
+ public:
+  explicit Submit(const LifecycleModel& m) : OnDocument(m) {}
+
+ private:
+  Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
+    if (auto code = Refusal(m)) return Refused(*code);
+    ModelDocument& doc = m.documents[document_];
+    if (!Editable(doc.status)) return Refused(ErrorCode::kInvalidState);
+    m.reviews.push_back(ModelReview{document_, doc.version(), ReviewStatus::kPending, actor_, m.now,
+                                    std::nullopt, std::nullopt, std::nullopt});
+    const int review = static_cast<int>(m.reviews.size()) - 1;
+    doc.status = DocumentStatus::kPendingReview;
+    doc.current_review = review;
+    doc.updated_at = m.now;
+    AddEvent(m, EventType::kSubmitted, review, actor_);
+    return Prediction{{}, document_, review};
+  }
+  Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
+    return From(sut.service.Submit(ActorOf(actor_), sut.DocumentIdOf(document_)));
+  }
+  void Show(std::ostream& os) const override { ShowCall(os, "Submit"); }
+};
+
+class Withdraw final : public OnDocument {
+ public:
+  explicit Withdraw(const LifecycleModel& m) : OnDocument(m) {}
+
+ private:
+  Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
+    if (auto code = Refusal(m)) return Refused(*code);
+    ModelDocument& doc = m.documents[document_];
+    if (!doc.current_review) return Refused(ErrorCode::kInvalidState);
+    const int review = *doc.current_review;
+    ModelReview& r = m.reviews[review];
+    doc.status = DocumentStatus::kDraft;
+    doc.current_review.reset();
+    doc.updated_at = m.now;
+    r.status = ReviewStatus::kWithdrawn;
+    r.decided_by = actor_;
+    r.decided_at = m.now;
+    AddEvent(m, EventType::kWithdrawn, review, actor_);
+    return Prediction{{}, document_, review};
+  }
+  Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
+    return From(sut.service.Withdraw(ActorOf(actor_), sut.DocumentIdOf(document_)));
+  }
+  void Show(std::ostream& os) const override { ShowCall(os, "Withdraw"); }
+};
+
+// Approve and reject: the same checks, then each its own effect.
+class Decide : public Operation {
+ public:
+  void checkPreconditions(const LifecycleModel& m) const override {
+    RC_PRE(review_ == kUnknown || review_ < static_cast<int>(m.reviews.size()));
+  }
+
+ protected:
+  explicit Decide(const LifecycleModel& m)
+      : Operation(GenClicks()),
+        review_(GenReview(m)),
+        actor_(*rc::gen::weightedOneOf<int>({{3, rc::gen::element<int>(kBob, kDave, kFrank, kErin)},
+                                             {1, rc::gen::inRange<int>(0, kActorCount)}})) {}
+
+  // The checks of API.md's order of business: role and body first (they need no row), then the
+  // review, four eyes on the locked rows, and the state last.
+  std::optional<ErrorCode> Refusal(const LifecycleModel& m, bool valid_text) const {
+    if (!ActorOf(actor_).CanReview()) return ErrorCode::kForbidden;
+    if (!valid_text) return ErrorCode::kValidation;
+    if (review_ == kUnknown) return ErrorCode::kNotFound;
+    const ModelReview& r = m.reviews[review_];
+    const ModelDocument& doc = m.documents[r.document];
+    // Four eyes: the author, and whoever wrote a version after the last approved one up to the
+    // version under review (an admin who edited it included).
+    if (actor_ == doc.author) return ErrorCode::kSelfReview;
+    for (std::int32_t v = doc.approved_version.value_or(0) + 1; v <= r.version; ++v) {
+      if (doc.versions[v - 1].edited_by == actor_) return ErrorCode::kSelfReview;
+    }
+    if (r.status != ReviewStatus::kPending || doc.status != DocumentStatus::kPendingReview ||
+        doc.current_review != review_ || doc.version() != r.version) {
+      return ErrorCode::kInvalidState;
+    }
+    return std::nullopt;
+  }
+
+  // Decides the review: both rows and the event.
+  Prediction Record(LifecycleModel& m, ReviewStatus status, EventType event,
+                    std::optional<std::string> comment) const {
+    ModelReview& r = m.reviews[review_];
+    ModelDocument& doc = m.documents[r.document];
+    doc.current_review.reset();
+    doc.updated_at = m.now;
+    r.status = status;
+    r.decided_by = actor_;
+    r.decided_at = m.now;
+    r.comment = std::move(comment);
+    AddEvent(m, event, review_, actor_);
+    return Prediction{{}, r.document, review_};
+  }
+
+  std::vector<int> Touched(const LifecycleModel& m) const override {
+    if (review_ == kUnknown || review_ >= static_cast<int>(m.reviews.size())) return {};
+    return {m.reviews[review_].document};
+  }
+
+  // Mostly a pending review, else any review (a decided or withdrawn one: stale), else an id
+  // nobody was given.
+  static int GenReview(const LifecycleModel& m) {
+    RC_PRE(!m.reviews.empty());
+    const auto any = rc::gen::inRange<int>(0, static_cast<int>(m.reviews.size()));
+    std::vector<int> pending = m.Pending();
+    if (pending.empty()) {
+      return *rc::gen::weightedOneOf<int>({{1, rc::gen::just(kUnknown)}, {3, any}});
+    }
+    return *rc::gen::weightedOneOf<int>(
+        {{1, rc::gen::just(kUnknown)}, {3, any}, {6, rc::gen::elementOf(std::move(pending))}});
+  }
+
+  int review_;
+  int actor_;
+};
+
+class Approve final : public Decide {
+ public:
+  explicit Approve(const LifecycleModel& m)
+      : Decide(m),
+        comment_(*rc::gen::weightedOneOf<std::optional<std::string>>(
+            {{9,
+              rc::gen::element<std::optional<std::string>>(std::nullopt, "clear and correct", "")},
+             {1, rc::gen::just(std::optional<std::string>(std::string(2001, 'c')))}})) {}
+
+ private:
+  Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
+    if (auto code = Refusal(m, !comment_ || ValidComment(*comment_))) return Refused(*code);
+    const ModelReview& r = m.reviews[review_];
+    ModelDocument& doc = m.documents[r.document];
+    doc.status = DocumentStatus::kApproved;
+    doc.approved_version = r.version;
+    doc.approved_at = m.now;
+    doc.ingest = IngestStatus::kPending;
+    return Record(m, ReviewStatus::kApproved, EventType::kApproved, comment_);
+  }
+  Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
+    return From(sut.service.Approve(ActorOf(actor_), sut.ReviewIdOf(review_), comment_));
+  }
+  void Show(std::ostream& os) const override {
+    os << "Approve(" << IdOf(actor_) << ", review " << review_
+       << ", comment=" << (comment_ ? ShowText(*comment_) : "none") << ")";
+  }
+
+  std::optional<std::string> comment_;
+};
+
+class Reject final : public Decide {
+ public:
+  explicit Reject(const LifecycleModel& m)
+      : Decide(m),
+        reason_(*rc::gen::weightedOneOf<std::string>(
+            {{9, rc::gen::element<std::string>("needs an example", std::string(2000, 'r'))},
+             {1, rc::gen::element<std::string>("", std::string(2001, 'r'))}})) {}
+
+ private:
+  Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
+    if (auto code = Refusal(m, ValidReason(reason_))) return Refused(*code);
+    m.documents[m.reviews[review_].document].status = DocumentStatus::kRejected;
+    return Record(m, ReviewStatus::kRejected, EventType::kRejected, reason_);
+  }
+  Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
+    return From(sut.service.Reject(ActorOf(actor_), sut.ReviewIdOf(review_), reason_));
+  }
+  void Show(std::ostream& os) const override {
+    os << "Reject(" << IdOf(actor_) << ", review " << review_ << ", reason=" << ShowText(reason_)
+       << ")";
+  }
+
+  std::string reason_;
+};
+
+// A whole history on one backend, then every row read back once more.
+void RunLifecycle(std::unique_ptr<PropertyBackend> (*make_backend)(milliseconds)) {
+  const LifecycleModel initial;
+  LifecycleSut sut(make_backend(milliseconds{60'000}));
+  const auto commands = *rc::state::gen::commands(
+      initial, rc::state::gen::execOneOfWithArgs<Create, Edit, Edit, Submit, Submit, Submit,
+                                                 Withdraw, Approve, Approve, Approve, Reject>());
+  rc::state::runAll(commands, initial, sut);
+
+  LifecycleModel final_state = initial;
+  rc::state::applyAll(commands, final_state);
+  Within("the final read-back", [&] {
+    for (int d = 0; d < static_cast<int>(final_state.documents.size()); ++d) {
+      CheckDocument(final_state, sut, d);
+    }
+    for (int r = 0; r < static_cast<int>(final_state.reviews.size()); ++r) {
+      CheckReview(final_state, sut, r);
+    }
+    CheckPaging(final_state, sut);
+    CheckQueue(final_state, sut);
+    CheckInvariants(sut, CheckOutbox(final_state, sut));
+  });
+  RC_TAG(final_state.documents.size() > 3 ? "4+ documents" : "up to 3 documents");
+  RC_CLASSIFY(std::any_of(final_state.reviews.begin(), final_state.reviews.end(),
+                          [](const ModelReview& r) { return r.status == ReviewStatus::kApproved; }),
+              "some approval");
+}
+
+TEST(LifecyclePropertyTest, MatchesTheModelOnTheFakeStore) {
+  CheckProperty(PropertyBudget{.cases = 600, .max_size = 100},
+                [] { RunLifecycle(&MakeFakeBackend); });
+}
+
+TEST(LifecyclePropertyTest, MatchesTheModelOnSqlite) {
+  CheckProperty(PropertyBudget{.cases = 120, .max_size = 80, .shrink = false},
+                [] { RunLifecycle(&MakeSqliteBackend); });
+}
+
+}  // namespace
+}  // namespace docgate
