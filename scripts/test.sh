@@ -39,12 +39,19 @@ eval "$exports"
 status=0
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@" || status=$?
 
-if [ -n "$sanitize" ] && [ -n "$(ls -A "$reports")" ]; then
-  echo "test.sh: $(ls "$reports" | wc -l) sanitizer report(s) ($sanitize) in $reports:" >&2
-  for f in "$reports"/*; do
-    echo "==== $f" >&2
-    cat "$f" >&2
-  done
-  status=1
+# Every sanitizer report ends with a "SUMMARY: <Sanitizer>: ..." line; a log file without one holds
+# only statistics (e.g. which documented suppressions matched).
+if [ -n "$sanitize" ]; then
+  found=$(grep -l "^SUMMARY: " "$reports"/* 2>/dev/null || true)
+  if [ -n "$found" ]; then
+    echo "test.sh: $(echo "$found" | wc -l) sanitizer report(s) ($sanitize):" >&2
+    for f in $found; do
+      echo "==== $f" >&2
+      cat "$f" >&2
+    done
+    status=1
+  else
+    echo "test.sh: no sanitizer report ($sanitize)"
+  fi
 fi
 exit "$status"

@@ -31,10 +31,6 @@
 #include "support/pg_test_database.h"
 #include "support/tcp_proxy.h"
 
-// libpqxx 6.4 leaks the PGresult of a statement sent on a connection that has just died (see
-// tests/integration/pg_connection_pool_test.cpp); this test kills connections on purpose.
-extern "C" const char* __lsan_default_suppressions() { return "leak:libpqxx-6.4.so\n"; }
-
 namespace docgate {
 namespace {
 

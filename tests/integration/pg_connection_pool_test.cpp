@@ -16,11 +16,6 @@
 #include "support/pg_test_database.h"
 #include "support/tcp_proxy.h"
 
-// libpqxx 6.4 leaks the PGresult of a statement sent on a connection that has just died (it asks
-// the dead connection for its encoding before taking ownership of the result). Only the tests
-// that kill connections reach that path; keep a sanitizer build's leak check about our code.
-extern "C" const char* __lsan_default_suppressions() { return "leak:libpqxx-6.4.so\n"; }
-
 namespace docgate {
 namespace {
 
