@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: run test build deps clean bench
+.PHONY: run test build deps clean bench fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -22,6 +22,19 @@ test: build
 
 bench: build
 	@bash bench/run.sh $(BUILD_DIR)
+
+# libFuzzer targets (docs/testing.md "Fuzzing"), in a build directory of their own, with clang:
+# FUZZ_SECONDS per target, FUZZ_TARGETS to pick some (e.g. FUZZ_TARGETS="chunker search").
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 --no-warn-unused-cli \
+	  -DDOCGATE_FUZZ=ON -DBUILD_TESTING=OFF -DDOCGATE_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target docgate_fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh $(FUZZ_BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR)
