@@ -89,6 +89,20 @@ TEST(HttpDto, JsonBodiesAreValidJson) {
   EXPECT_EQ((*ParseJsonBody(R"({"title": "张三"})"))["title"], "张三");
 }
 
+// Found by fuzz/json_body_fuzz.cpp (fuzz/regressions/json_body/): nlohmann's lexer takes a NUL
+// byte for the end of the input, so a body was JSON up to its first NUL, whatever followed.
+TEST(HttpDto, ABodyWithANulByteIsNotJson) {
+  for (const std::string& bad : {std::string("{\"title\": \"t\"}\0", 15),
+                                 std::string("{\"title\": \"t\"}\0{{{{ not json", 25),
+                                 std::string("8\0-", 3), std::string("\0", 1)}) {
+    const auto refused = ParseJsonBody(bad);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::kValidation);
+    EXPECT_EQ(refused.error().detail, "request body is not valid JSON");
+  }
+  EXPECT_EQ((*ParseJsonBody(R"({"title": "a\u0000b"})"))["title"], std::string("a\0b", 3));
+}
+
 TEST(HttpDto, ParsesStrictVersionTags) {
   EXPECT_EQ(ParseVersionTag("\"3\""), 3);
   EXPECT_EQ(VersionTag(3), "\"3\"");
