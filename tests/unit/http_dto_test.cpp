@@ -228,6 +228,19 @@ TEST(Router, MatchesTemplatesAndAnswers404And405) {
   EXPECT_EQ(wrong.allow, "GET, PUT");
 }
 
+// Found by fuzz/router_fuzz.cpp (fuzz/regressions/router/): a path without its leading '/' was
+// one segment, so the target "healthz" was routed to "/healthz".
+TEST(Router, OnlyPathsThatStartWithASlashNameARoute) {
+  Router router;
+  router.Add(HttpVerb::get, "/healthz", [](const RouteContext&) { return HttpResponse{}; });
+  router.Add(HttpVerb::get, "/{id}", [](const RouteContext&) { return HttpResponse{}; });
+  EXPECT_EQ(router.Find(HttpVerb::get, "/healthz").kind, Router::Match::Kind::kFound);
+  for (const char* path : {"healthz", "*", "17", "", "http://host/healthz"}) {
+    EXPECT_EQ(router.Find(HttpVerb::get, path).kind, Router::Match::Kind::kNotFound) << path;
+    EXPECT_EQ(router.Find(HttpVerb::post, path).kind, Router::Match::Kind::kNotFound) << path;
+  }
+}
+
 TEST(Router, ParsesQueryStrings) {
   auto query = ParseQuery("status=draft&author_id=a%40b+c", {"status", "author_id"});
   ASSERT_TRUE(query);
