@@ -108,6 +108,17 @@ std::optional<std::string> SubjectProblem(std::string_view sub) {
 std::string SignHs256Token(std::string_view secret, const TokenClaims& claims,
                            TimePoint issued_at) {
   if (secret.empty()) throw std::invalid_argument("the JWT secret is empty");
+  // A token the verifier would refuse is worth nothing; and text that is not UTF-8 cannot even be
+  // written as JSON (nlohmann would throw its own type_error).
+  if (auto problem = SubjectProblem(claims.subject)) throw std::invalid_argument(*problem);
+  if (claims.name && !IsPrintableText(*claims.name)) {
+    throw std::invalid_argument("token `name` must be UTF-8 without control characters");
+  }
+  for (const std::string& role : claims.roles) {
+    if (!IsStorableText(role)) {
+      throw std::invalid_argument("token `roles` must be UTF-8 strings without U+0000");
+    }
+  }
   using std::chrono::duration_cast;
   using std::chrono::seconds;
   json payload{{"sub", claims.subject},
