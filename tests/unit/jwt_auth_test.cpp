@@ -208,6 +208,10 @@ TEST_F(JwtAuthTest, SignsOnlyClaimsTheVerifierAccepts) {
   EXPECT_THROW(sign({"alice", {}, "Alice\tA.", {}}), std::invalid_argument);
   EXPECT_THROW(sign({"alice", {"author", "\xe4"}, {}, {}}), std::invalid_argument);
   EXPECT_THROW(sign({"alice", {std::string("a\0b", 3)}, {}, {}}), std::invalid_argument);
+  // Found by fuzz/jwt_fuzz.cpp too (fuzz/regressions/jwt/sign-token-above-8-kib): a token above
+  // the 8 KiB the verifier reads was signed, to be refused as too long.
+  EXPECT_THROW(sign({"alice", std::vector<std::string>(1000, "reviewer"), {}, {}}),
+               std::invalid_argument);
 
   const auto zhang =
       Check(sign({"张三", {"reviewer", "自定义"}, "张三 (审核)", clock_.Now() + 1h}));
