@@ -130,10 +130,11 @@ inline std::string WithOtherPassword(std::string_view url, Span password) {
 }
 
 // A WellFormedPassword of at least 8 bytes that, as written or percent-decoded, and so too with
-// OtherLetters, occurs nowhere else in `url`: for parsers that redact, an occurrence of it in what
-// they say can only be an echo of the password (not of the host, nor of a short password that
-// happens to spell part of a fixed message), so that what they say about the URL and about the
-// URL WithOtherPassword must be the same. nullopt for any other URL.
+// OtherLetters, occurs nowhere else in `url`, as written or decoded: for parsers that redact, an
+// occurrence of it in what they say can only be an echo of the password (not of the host or a
+// decoded query value, nor of a short password that happens to spell part of a fixed message), so
+// that what they say about the URL and about the URL WithOtherPassword must be the same. nullopt
+// for any other URL.
 inline std::optional<Span> DistinctivePassword(std::string_view url) {
   const auto span = WellFormedPassword(url);
   if (!span || span->end - span->begin < 8) return std::nullopt;
@@ -141,9 +142,13 @@ inline std::optional<Span> DistinctivePassword(std::string_view url) {
   const std::string other = OtherLetters(password);
   const std::string elsewhere =
       std::string(url.substr(0, span->begin)) + '\n' + std::string(url.substr(span->end));
+  const std::string decoded_elsewhere = PercentDecoded(elsewhere);
   for (const std::string& secret :
        {std::string(password), PercentDecoded(password), other, PercentDecoded(other)}) {
-    if (secret.empty() || elsewhere.find(secret) != std::string::npos) return std::nullopt;
+    if (secret.empty() || elsewhere.find(secret) != std::string::npos ||
+        decoded_elsewhere.find(secret) != std::string::npos) {
+      return std::nullopt;
+    }
   }
   return span;
 }

@@ -114,8 +114,8 @@ std::optional<HttpRequest> ParseRequest(std::string_view text) {
     if (!std::all_of(value.begin(), value.end(), IsValueChar)) return std::nullopt;
     if (const auto token = Tokens().find(value); token != Tokens().end()) value = token->second;
     // As std::string, NUL-terminated like the names Beast's parser inserts (followed by ':'):
-    // Beast 1.74's iequals reads one byte past the end of a name that differs from its
-    // neighbour's in the last character.
+    // Beast 1.74's iequals reads one byte past the end of a name whose last character differs
+    // from its neighbour's in case only.
     request.insert(std::string(field.substr(0, colon)), std::string(value));
   }
   request.body() = std::string(text);

@@ -65,7 +65,8 @@ void CheckRoundTrip(std::uint16_t status, std::string_view text) {
         colon == std::string_view::npos ? std::string_view{} : lines[i].substr(colon + 1);
     if (name.empty()) continue;
     // As std::string, NUL-terminated like every name docgate inserts: Beast 1.74's iequals reads
-    // one byte past the end of a name that differs from its neighbour's in the last character.
+    // one byte past the end of a name whose last character differs from its neighbour's in case
+    // only.
     response.insert(std::string(name), std::string(value));
   }
   std::string body;
