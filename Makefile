@@ -16,7 +16,7 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
 # service and the end-to-end suites that race clients, instances and outages.
 TSAN_TESTS ?= Relay|Consumer|Janitor|InProcess|LockGate|RedisLease|CircuitBreaker|ConnectionPool|PgServiceRace|PgOutbox|AmqpEventS|HttpServer|MetricsRegistry|IdempotencyService|PgOutage|AmqpTwoInstances|AmqpOutage|RaceTest|RedisGateTest|LoadShedding|GatedApiTest|IdempotencyTest|TwoInstances|FromTwoProcesses|SecondWriter|GracefulStop|KeepAlive|Garbage
 
-.PHONY: run test build deps clean bench test-asan test-tsan
+.PHONY: run test build deps clean bench test-asan test-tsan fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -47,6 +47,18 @@ test-tsan: deps
 
 bench: build
 	@bash bench/run.sh $(BUILD_DIR)
+
+# libFuzzer targets (docs/testing.md "Fuzzing"), in a build directory of their own, with clang:
+# FUZZ_SECONDS per target, FUZZ_TARGETS to pick some (e.g. FUZZ_TARGETS="chunker search").
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 --no-warn-unused-cli \
+	  -DDOCGATE_FUZZ=ON -DBUILD_TESTING=OFF -DDOCGATE_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target docgate_fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh $(FUZZ_BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(TSAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -246,14 +246,17 @@ class PieceFinder {
       : size_(paragraph.size()), config_(config), marks_(MarkCuts(paragraph)) {}
 
   // The end of a piece that starts at `start`, is at most max_bytes long and ends after
-  // `min_end`: the last sentence end, else the last end of a word, else the last code point
-  // boundary. nullopt when no code point ends in (min_end, start + max_bytes].
+  // `min_end` and after `start`: the last sentence end, else the last end of a word, else the
+  // last code point boundary. nullopt when no code point ends in (max(min_end, start),
+  // start + max_bytes]. (A piece that skips whitespace starts after min_end; in text that is not
+  // UTF-8 the last boundary may lie in that whitespace, before the piece.)
   std::optional<std::size_t> End(std::size_t start, std::size_t min_end) {
     const std::size_t limit = start + config_.max_bytes;
     if (limit >= size_) return size_;
-    if (auto cut = last_sentence_end_.In(min_end, limit)) return cut;
-    if (auto cut = last_space_after_word_.In(min_end, limit)) return cut;
-    return last_code_point_.In(min_end, limit);
+    const std::size_t after = std::max(min_end, start);
+    if (auto cut = last_sentence_end_.In(after, limit)) return cut;
+    if (auto cut = last_space_after_word_.In(after, limit)) return cut;
+    return last_code_point_.In(after, limit);
   }
 
   // Where the piece after [previous_start, previous_end) starts: `no_overlap_start` or, repeating

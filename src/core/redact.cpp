@@ -1,5 +1,6 @@
 #include "core/redact.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/percent_encoding.h"
@@ -10,6 +11,7 @@ namespace {
 struct Span {
   std::size_t begin = 0;
   std::size_t end = 0;
+  bool userinfo = false;  // the userinfo's password, not a query value
 };
 
 // Where the secrets of `url` are: the userinfo's password and every password=
@@ -17,8 +19,7 @@ struct Span {
 std::vector<Span> SecretSpans(std::string_view url) {
   std::vector<Span> spans;
   const std::size_t scheme_end = url.find("://");
-  const std::size_t authority =
-      scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  const std::size_t authority = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
   // The userinfo ends at the last '@' before the path: a password may itself
   // hold '@' or '/' when written unescaped, which libpq and others tolerate.
   const std::size_t query = url.find('?', authority);
@@ -26,18 +27,15 @@ std::vector<Span> SecretSpans(std::string_view url) {
   const std::size_t at = head.rfind('@');
   if (at != std::string_view::npos && at > authority) {
     const std::size_t colon = head.find(':', authority);
-    if (colon != std::string_view::npos && colon < at)
-      spans.push_back({colon + 1, at});
+    if (colon != std::string_view::npos && colon < at) spans.push_back({colon + 1, at, true});
   }
   if (query != std::string_view::npos) {
     std::size_t from = query + 1;
     while (from <= url.size()) {
       std::size_t end = url.find('&', from);
-      if (end == std::string_view::npos)
-        end = url.size();
+      if (end == std::string_view::npos) end = url.size();
       constexpr std::string_view kKey = "password=";
-      if (url.substr(from, kKey.size()) == kKey)
-        spans.push_back({from + kKey.size(), end});
+      if (url.substr(from, kKey.size()) == kKey) spans.push_back({from + kKey.size(), end, false});
       from = end + 1;
     }
   }
@@ -45,15 +43,14 @@ std::vector<Span> SecretSpans(std::string_view url) {
 }
 
 void ReplaceAll(std::string &text, const std::string &secret) {
-  if (secret.empty())
-    return;
+  if (secret.empty()) return;
   for (std::size_t at = text.find(secret); at != std::string::npos;
        at = text.find(secret, at + kRedacted.size())) {
     text.replace(at, secret.size(), kRedacted);
   }
 }
 
-} // namespace
+}  // namespace
 
 std::string RedactUrl(std::string_view url) {
   std::string out;
@@ -68,14 +65,26 @@ std::string RedactUrl(std::string_view url) {
 }
 
 std::string RedactSecretsOf(std::string_view text, std::string_view url) {
-  std::string out(text);
+  // Every span a parser may take for the password: RedactUrl's, which ends at
+  // the last '@', and those ending at an earlier '@', where libpq and the RFC
+  // end the userinfo when a later '@' belongs to the path. Longest first, so
+  // that a secret containing another is replaced whole.
+  std::vector<std::string> secrets;
   for (const Span &span : SecretSpans(url)) {
-    const std::string_view secret =
-        url.substr(span.begin, span.end - span.begin);
-    ReplaceAll(out, std::string(secret));
-    ReplaceAll(out, PercentDecoded(secret));
+    const std::string_view secret = url.substr(span.begin, span.end - span.begin);
+    secrets.emplace_back(secret);
+    secrets.push_back(PercentDecoded(secret));
+    for (std::size_t at = span.userinfo ? secret.find('@') : secret.npos;
+         at != std::string_view::npos; at = secret.find('@', at + 1)) {
+      secrets.emplace_back(secret.substr(0, at));
+      secrets.push_back(PercentDecoded(secret.substr(0, at)));
+    }
   }
+  std::stable_sort(secrets.begin(), secrets.end(),
+                   [](const std::string &a, const std::string &b) { return a.size() > b.size(); });
+  std::string out(text);
+  for (const std::string &secret : secrets) ReplaceAll(out, secret);
   return out;
 }
 
-} // namespace docgate
+}  // namespace docgate

@@ -16,7 +16,9 @@ std::string RedactUrl(std::string_view url);
 
 // `text` (a library's error message, say) with every occurrence of the
 // passwords `url` carries, as written and percent-decoded, replaced by
-// kRedacted.
+// kRedacted. When the authority holds several '@', each span from the
+// userinfo's ':' to one of them counts as a password, as parsers differ on
+// which '@' ends the userinfo.
 std::string RedactSecretsOf(std::string_view text, std::string_view url);
 
-} // namespace docgate
+}  // namespace docgate

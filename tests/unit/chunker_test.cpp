@@ -316,6 +316,23 @@ TEST(Chunker, PiecesOfOnlyWhitespaceAreNoChunks) {
               ElementsAre("One", "ne", "abcdefgh", "efghijklmnopqrst"));
 }
 
+// Found by fuzz/chunker_fuzz.cpp (fuzz/regressions/chunker/): a piece that skips whitespace
+// starts after the previous piece's end, and in text that is not UTF-8 the last code point
+// boundary in reach was one of those spaces, before the piece's start; the piece then ran to the
+// paragraph's end, far beyond max_bytes. It is cut at max_bytes, as documented.
+TEST(Chunker, TextThatIsNotUtf8NeverGivesAChunkAboveMaxBytes) {
+  const std::string text = "abcdefghij" + std::string(10, ' ') + std::string(40, '\x80');
+  EXPECT_THAT(SplitIntoChunks(text, Config(16, 0)),
+              ElementsAre("abcdefghij", std::string(16, '\x80'), std::string(16, '\x80'),
+                          std::string(8, '\x80')));
+  for (const std::size_t overlap : {1, 5, 15}) {
+    for (const std::string& chunk : SplitIntoChunks(text, Config(16, overlap))) {
+      EXPECT_FALSE(chunk.empty());
+      EXPECT_LE(chunk.size(), 16u) << "overlap " << overlap;
+    }
+  }
+}
+
 TEST(Chunker, IsDeterministic) {
   const std::string text = MultiByteText() + "\r\n\r\n" + MultiByteText();
   const ChunkerConfig config = Config(50, 20);

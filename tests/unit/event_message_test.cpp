@@ -108,6 +108,15 @@ TEST(EventMessage, MalformedBodiesAreRefused) {
   }
 }
 
+// Found with fuzz/json_body_fuzz.cpp's NUL finding, which applies here too: nlohmann's lexer
+// takes a NUL byte for the end of the input, so a body decoded up to its first NUL.
+TEST(EventMessage, ABodyWithANulByteIsRefused) {
+  const std::string body = EncodeEventBody(Approved());
+  ASSERT_TRUE(DecodeEventBody(body).has_value());
+  EXPECT_FALSE(DecodeEventBody(body + std::string("\0", 1)).has_value());
+  EXPECT_FALSE(DecodeEventBody(body + std::string("\0garbage", 8)).has_value());
+}
+
 TEST(EventMessage, BoundaryValuesAreAccepted) {
   OutboxEvent event = Approved();
   event.sequence = 0;

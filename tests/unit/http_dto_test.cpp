@@ -89,6 +89,20 @@ TEST(HttpDto, JsonBodiesAreValidJson) {
   EXPECT_EQ((*ParseJsonBody(R"({"title": "张三"})"))["title"], "张三");
 }
 
+// Found by fuzz/json_body_fuzz.cpp (fuzz/regressions/json_body/): nlohmann's lexer takes a NUL
+// byte for the end of the input, so a body was JSON up to its first NUL, whatever followed.
+TEST(HttpDto, ABodyWithANulByteIsNotJson) {
+  for (const std::string& bad : {std::string("{\"title\": \"t\"}\0", 15),
+                                 std::string("{\"title\": \"t\"}\0{{{{ not json", 25),
+                                 std::string("8\0-", 3), std::string("\0", 1)}) {
+    const auto refused = ParseJsonBody(bad);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, ErrorCode::kValidation);
+    EXPECT_EQ(refused.error().detail, "request body is not valid JSON");
+  }
+  EXPECT_EQ((*ParseJsonBody(R"({"title": "a\u0000b"})"))["title"], std::string("a\0b", 3));
+}
+
 TEST(HttpDto, ParsesStrictVersionTags) {
   EXPECT_EQ(ParseVersionTag("\"3\""), 3);
   EXPECT_EQ(VersionTag(3), "\"3\"");
@@ -212,6 +226,19 @@ TEST(Router, MatchesTemplatesAndAnswers404And405) {
   auto wrong = router.Find(HttpVerb::delete_, "/api/v1/documents/1");
   ASSERT_EQ(wrong.kind, Router::Match::Kind::kMethodNotAllowed);
   EXPECT_EQ(wrong.allow, "GET, PUT");
+}
+
+// Found by fuzz/router_fuzz.cpp (fuzz/regressions/router/): a path without its leading '/' was
+// one segment, so the target "healthz" was routed to "/healthz".
+TEST(Router, OnlyPathsThatStartWithASlashNameARoute) {
+  Router router;
+  router.Add(HttpVerb::get, "/healthz", [](const RouteContext&) { return HttpResponse{}; });
+  router.Add(HttpVerb::get, "/{id}", [](const RouteContext&) { return HttpResponse{}; });
+  EXPECT_EQ(router.Find(HttpVerb::get, "/healthz").kind, Router::Match::Kind::kFound);
+  for (const char* path : {"healthz", "*", "17", "", "http://host/healthz"}) {
+    EXPECT_EQ(router.Find(HttpVerb::get, path).kind, Router::Match::Kind::kNotFound) << path;
+    EXPECT_EQ(router.Find(HttpVerb::post, path).kind, Router::Match::Kind::kNotFound) << path;
+  }
 }
 
 TEST(Router, ParsesQueryStrings) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -74,6 +75,21 @@ TEST(StoredResponse, AnEnvelopeAboveTheBoundIsRefusedNotStored) {
   const std::size_t envelope = EncodeResponse(HttpResponse{HttpStatus::ok, 11}).size();
   response.body() = std::string(kMaxStoredResponseBytes - envelope, 'x');
   EXPECT_EQ(EncodeResponse(response).size(), kMaxStoredResponseBytes);
+}
+
+// Found by review while writing fuzz/idempotency_codec_fuzz.cpp: Beast holds a field name or
+// value of at most 64 KiB and throws std::length_error beyond, which DecodeResponse let escape.
+TEST(StoredResponse, AFieldTooLongForBeastIsMalformedText) {
+  const std::string long_name = nlohmann::json{
+      {"status", 200},
+      {"headers", {{std::string(70'000, 'x'), "v"}}},
+      {"body", ""}}.dump();
+  EXPECT_THROW(DecodeResponse(long_name), std::runtime_error);
+  const std::string long_value = nlohmann::json{
+      {"status", 200},
+      {"headers", {{"X-A", std::string(70'000, 'v')}}},
+      {"body", ""}}.dump();
+  EXPECT_THROW(DecodeResponse(long_value), std::runtime_error);
 }
 
 TEST(StoredResponse, MalformedTextIsRefused) {

@@ -161,7 +161,8 @@ TEST_F(JwtAuthTest, SubjectIsAtMost255BytesOfPrintableUtf8) {
   EXPECT_TRUE(Check(Craft({{"alg", "HS256"}}, {{"sub", chinese}})));
   ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", chinese + "张"}}));
   ExpectRejected(Craft({{"alg", "HS256"}}, {{"sub", longest + "a"}}));
-  ExpectRejected(SignHs256Token(kSecret, TokenClaims{longest + "a", {}, {}, {}}, clock_.Now()));
+  EXPECT_THROW(SignHs256Token(kSecret, TokenClaims{longest + "a", {}, {}, {}}, clock_.Now()),
+               std::invalid_argument);
 
   for (const std::string& bad :
        {std::string("ali\nce"), std::string("a\0b", 3), std::string("\x1b[2J"),
@@ -191,6 +192,34 @@ TEST_F(JwtAuthTest, SubjectProblemExplainsTheLimit) {
             "token `sub` must be at most 255 bytes, got 256");
   EXPECT_EQ(SubjectProblem(""), "token `sub` must be a non-empty string");
   EXPECT_EQ(SubjectProblem("a\tb"), "token `sub` must be UTF-8 without control characters");
+}
+
+// Found by fuzz/jwt_fuzz.cpp (fuzz/regressions/jwt/): claims that are not UTF-8 made
+// SignHs256Token throw nlohmann's type_error, and claims the verifier refuses (a `name` with a
+// control character) were signed into tokens that could only ever be 401.
+TEST_F(JwtAuthTest, SignsOnlyClaimsTheVerifierAccepts) {
+  const auto sign = [&](TokenClaims claims) {
+    return SignHs256Token(kSecret, claims, clock_.Now());
+  };
+  EXPECT_THROW(sign({"\xe5\xbc", {}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(sign({"ali\nce", {}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(sign({"", {}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(sign({"alice", {}, "\xff", {}}), std::invalid_argument);
+  EXPECT_THROW(sign({"alice", {}, "Alice\tA.", {}}), std::invalid_argument);
+  EXPECT_THROW(sign({"alice", {"author", "\xe4"}, {}, {}}), std::invalid_argument);
+  EXPECT_THROW(sign({"alice", {std::string("a\0b", 3)}, {}, {}}), std::invalid_argument);
+  // Found by fuzz/jwt_fuzz.cpp too (fuzz/regressions/jwt/sign-token-above-8-kib): a token above
+  // the 8 KiB the verifier reads was signed, to be refused as too long.
+  EXPECT_THROW(sign({"alice", std::vector<std::string>(1000, "reviewer"), {}, {}}),
+               std::invalid_argument);
+
+  const auto zhang =
+      Check(sign({"张三", {"reviewer", "自定义"}, "张三 (审核)", clock_.Now() + 1h}));
+  ASSERT_TRUE(zhang) << zhang.error().detail;
+  EXPECT_EQ(zhang->id, "张三");
+  EXPECT_EQ(zhang->name, "张三 (审核)");
+  EXPECT_TRUE(zhang->is_reviewer);
+  EXPECT_FALSE(zhang->is_author);
 }
 
 TEST_F(JwtAuthTest, EmptySecretIsRefused) {

@@ -1,7 +1,6 @@
 #include "adapters/amqp/amqp_url.h"
 
 #include <charconv>
-#include <ranges>
 
 namespace docgate {
 namespace {
@@ -41,8 +40,10 @@ std::string Decoded(std::string_view text, std::string_view what) {
 }
 
 void ApplyQuery(std::string_view query, AmqpEndpoint& endpoint) {
-  for (const auto part : std::views::split(query, '&')) {
-    const std::string_view pair(part.begin(), part.end());
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     if (pair.empty()) continue;
     const auto equals = pair.find('=');
     const std::string_view name = pair.substr(0, equals);

@@ -65,6 +65,8 @@ std::string EncodeEventBody(const OutboxEvent& event) {
 }
 
 std::optional<OutboxEvent> DecodeEventBody(std::string_view body) {
+  // nlohmann's lexer takes a NUL byte for the end of the input, which JSON text never holds.
+  if (body.find('\0') != std::string_view::npos) return std::nullopt;
   const Json object = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!object.is_object()) return std::nullopt;
 

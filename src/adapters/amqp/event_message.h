@@ -15,10 +15,10 @@ namespace docgate {
 // `sequence` is docgate's own and is not sent.
 std::string EncodeEventBody(const OutboxEvent& event);
 
-// The inverse of EncodeEventBody: nullopt for anything that is not such an object (bad JSON, a
-// field missing or of the wrong type, an unknown type, an id that is not a non-negative decimal
-// int64, a version outside int32, a time not in FormatTime's form, an empty event_id). Fields
-// beyond these are ignored, so that producers may add some. `sequence` is left 0.
+// The inverse of EncodeEventBody: nullopt for anything that is not such an object (bad JSON, a NUL
+// byte anywhere included, a field missing or of the wrong type, an unknown type, an id that is not
+// a non-negative decimal int64, a version outside int32, a time not in FormatTime's form, an empty
+// event_id). Fields beyond these are ignored, so that producers may add some. `sequence` is left 0.
 std::optional<OutboxEvent> DecodeEventBody(std::string_view body);
 
 }  // namespace docgate

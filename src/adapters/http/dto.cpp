@@ -41,6 +41,11 @@ std::optional<std::int64_t> ParsePositiveId(std::string_view text) {
 }
 
 Result<json> ParseJsonBody(std::string_view body) {
+  // JSON text holds no NUL byte, and nlohmann's lexer would take one for the end of the input:
+  // `{...}\0anything` would pass as JSON, what follows the NUL unread and unbounded.
+  if (body.find('\0') != std::string_view::npos) {
+    return MakeError(ErrorCode::kValidation, "request body is not valid JSON");
+  }
   bool too_deep = false;
   // `depth` is that of the container a value goes into: a top-level array starts at depth 0.
   const auto bounded = [&too_deep](int depth, json::parse_event_t event, json&) {

@@ -30,9 +30,9 @@ std::string VersionTag(std::int32_t version);
 // The deepest nesting of arrays and objects a request body may have ("[[1]]" is 2 levels).
 inline constexpr int kMaxJsonDepth = 64;
 
-// A request body as JSON. VALIDATION when it is not JSON (invalid UTF-8 in a string included) or
-// nests deeper than kMaxJsonDepth. The parser is iterative and drops what lies too deep, so no
-// body can exhaust the stack or build a deep tree.
+// A request body as JSON. VALIDATION when it is not JSON (invalid UTF-8 in a string and a NUL byte
+// anywhere included) or nests deeper than kMaxJsonDepth. The parser is iterative and drops what
+// lies too deep, so no body can exhaust the stack or build a deep tree.
 Result<nlohmann::json> ParseJsonBody(std::string_view body);
 
 nlohmann::json ToJson(const Document& doc);

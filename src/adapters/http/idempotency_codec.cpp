@@ -87,7 +87,12 @@ HttpResponse DecodeResponse(const std::string& stored) {
     if (!field.is_array() || field.size() != 2 || !field[0].is_string() || !field[1].is_string()) {
       throw std::runtime_error("stored idempotent response has a malformed header field");
     }
-    response.insert(field[0].get<std::string>(), field[1].get<std::string>());
+    try {
+      response.insert(field[0].get<std::string>(), field[1].get<std::string>());
+    } catch (const std::length_error&) {
+      // Beast holds a field name or value of at most 64 KiB; Encode never stores a longer one.
+      throw std::runtime_error("stored idempotent response has a header field too long");
+    }
   }
   response.body() = envelope["body"].get<std::string>();
   return response;

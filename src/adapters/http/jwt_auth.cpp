@@ -1,12 +1,12 @@
 #include "adapters/http/jwt_auth.h"
 
 #include <jwt.h>
-#include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "core/utf8.h"
@@ -108,6 +108,17 @@ std::optional<std::string> SubjectProblem(std::string_view sub) {
 std::string SignHs256Token(std::string_view secret, const TokenClaims& claims,
                            TimePoint issued_at) {
   if (secret.empty()) throw std::invalid_argument("the JWT secret is empty");
+  // A token the verifier would refuse is worth nothing; and text that is not UTF-8 cannot even be
+  // written as JSON (nlohmann would throw its own type_error).
+  if (auto problem = SubjectProblem(claims.subject)) throw std::invalid_argument(*problem);
+  if (claims.name && !IsPrintableText(*claims.name)) {
+    throw std::invalid_argument("token `name` must be UTF-8 without control characters");
+  }
+  for (const std::string& role : claims.roles) {
+    if (!IsStorableText(role)) {
+      throw std::invalid_argument("token `roles` must be UTF-8 strings without U+0000");
+    }
+  }
   using std::chrono::duration_cast;
   using std::chrono::seconds;
   json payload{{"sub", claims.subject},
@@ -128,7 +139,13 @@ std::string SignHs256Token(std::string_view secret, const TokenClaims& claims,
   }
   CString token(jwt_encode_str(jwt.get()));
   if (!token) throw std::runtime_error("jwt_encode_str failed");
-  return token.get();
+  std::string text = token.get();
+  if (text.size() > kMaxTokenBytes) {
+    throw std::invalid_argument("the token would be " + std::to_string(text.size()) +
+                                " bytes, above the " + std::to_string(kMaxTokenBytes) +
+                                " a bearer token may have");
+  }
+  return text;
 }
 
 JwtVerifier::JwtVerifier(std::string secret, Clock& clock)
@@ -154,8 +171,9 @@ Result<Actor> JwtVerifier::Verify(const std::string& token) const {
   // libjwt reads a C string: an embedded NUL would truncate what it verifies.
   if (token.find('\0') != std::string::npos) return Unauthenticated("malformed bearer token");
   jwt_t* raw = nullptr;
-  const int rc = jwt_decode(&raw, token.c_str(), reinterpret_cast<const unsigned char*>(secret_.data()),
-                            static_cast<int>(secret_.size()));
+  const int rc =
+      jwt_decode(&raw, token.c_str(), reinterpret_cast<const unsigned char*>(secret_.data()),
+                 static_cast<int>(secret_.size()));
   JwtPtr jwt(raw);
   if (rc != 0 || !jwt) return Unauthenticated("malformed or badly signed bearer token");
   // jwt_decode accepts whatever algorithm the token names (`none` included on some versions);

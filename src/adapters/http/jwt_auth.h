@@ -32,8 +32,11 @@ struct TokenClaims {
   std::optional<TimePoint> expires_at;
 };
 
-// A signed HS256 token carrying `claims` and `iat` = issued_at. Throws std::runtime_error if
-// libjwt fails (out of memory) and std::invalid_argument for an empty secret.
+// A signed HS256 token carrying `claims` and `iat` = issued_at, which JwtVerifier accepts with the
+// same secret until it expires. Throws std::invalid_argument for an empty secret and for claims
+// the verifier would refuse (a subject with a SubjectProblem, a `name` with control characters or
+// not UTF-8, a role not UTF-8 or holding U+0000, so many roles that the token exceeds the 8 KiB a
+// bearer token may have), and std::runtime_error if libjwt fails (out of memory).
 std::string SignHs256Token(std::string_view secret, const TokenClaims& claims, TimePoint issued_at);
 
 // Verifies bearer tokens. Thread-safe (immutable after construction); `clock` must outlive it.

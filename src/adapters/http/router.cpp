@@ -149,8 +149,10 @@ bool Router::Matches(const Route& route, const std::vector<std::string_view>& se
 }
 
 Router::Match Router::Find(HttpVerb verb, std::string_view path) const {
-  const auto segments = Segments(path);
   Match match;
+  // Segments("healthz") is {"healthz"}, which the template "/healthz" would match.
+  if (!path.starts_with('/')) return match;
+  const auto segments = Segments(path);
   std::vector<std::string_view> allowed;
   for (const auto& route : routes_) {
     if (!Matches(route, segments, nullptr)) continue;

@@ -65,7 +65,8 @@ class Router {
     // of another method matching the path; valid as long as the router.
     std::string_view pattern;
   };
-  // `path` without the query string.
+  // `path` without the query string. A path that does not start with '/' ("healthz", "*", an
+  // absolute URL) matches nothing.
   Match Find(HttpVerb verb, std::string_view path) const;
 
   // Every (verb, template) added, in the order added: "/api/v1/documents/{id}/submit".

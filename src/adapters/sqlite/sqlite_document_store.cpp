@@ -10,6 +10,7 @@
 
 #include "adapters/sqlite/sqlite_connection.h"
 #include "adapters/sqlite/sqlite_connection_pool.h"
+#include "adapters/sqlite/sqlite_fts_query.h"
 #include "adapters/sqlite/sqlite_migrations.h"
 #include "adapters/sqlite/sqlite_statements.h"
 #include "app/inbox_rows.h"
@@ -113,25 +114,6 @@ SearchHit HitFromRow(const SqliteStatement &row) {
 }
 
 std::string TextFromRow(const SqliteStatement &row) { return row.Text(0); }
-
-// The user's words as an FTS5 query that cannot be anything else: each word a
-// string (quoted, with `"` doubled), which FTS5 tokenizes like the indexed
-// text, and the strings ANDed.
-std::string FtsQuery(const std::vector<std::string> &words) {
-  std::string query;
-  for (const std::string &word : words) {
-    if (!query.empty())
-      query += ' ';
-    query += '"';
-    for (const char c : word) {
-      if (c == '"')
-        query += '"';
-      query += c;
-    }
-    query += '"';
-  }
-  return query;
-}
 
 struct InboxRow {
   std::string state;

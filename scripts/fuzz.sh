@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of a DOCGATE_FUZZ build (`make fuzz`; docs/testing.md "Fuzzing").
+# For each target: first every input kept in fuzz/regressions/<target>/ (each must pass), then
+# FUZZ_SECONDS (default 60) of fuzzing from the seeds of fuzz/corpus/<target>/. New inputs go to a
+# working corpus in the build directory, never into the repository. FUZZ_TARGETS (names separated
+# by spaces or commas, e.g. "chunker search") selects targets; all by default.
+# Exits non-zero when any target crashes, printing the command that reproduces it.
+set -euo pipefail
+
+build_dir=$(cd "${1:?usage: scripts/fuzz.sh BUILD_DIR}" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${FUZZ_SECONDS:-60}
+bin_dir=$build_dir/fuzz
+work=$build_dir/fuzz-work
+
+# The longest input each target is given: enough for its grammar, short enough to stay fast.
+max_len() {
+  case $1 in
+    chunker) echo 8192 ;;
+    http_api | json_body | idempotency_codec) echo 4096 ;;
+    jwt) echo 2048 ;;
+    redact | search | event_message) echo 1024 ;;
+    *) echo 512 ;;
+  esac
+}
+
+all=$(cd "$root/fuzz" && ls ./*_fuzz.cpp | sed 's|^\./||; s|_fuzz\.cpp$||')
+selected=${FUZZ_TARGETS:-$all}
+selected=${selected//,/ }
+
+# Every finding aborts with a report; libmongoc must not leave shared-memory files behind.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export MONGOC_DISABLE_SHM=1
+
+failed=()
+for target in $selected; do
+  bin=$bin_dir/${target}_fuzz
+  if [ ! -x "$bin" ]; then
+    echo "fuzz: no target '$target' in $bin_dir (targets: $(echo $all))" >&2
+    exit 2
+  fi
+  mkdir -p "$work/corpus/$target" "$work/artifacts/$target" "$work/logs"
+  log=$work/logs/$target.log
+  args=(-max_len="$(max_len "$target")" -timeout=25 -rss_limit_mb=2048
+        -artifact_prefix="$work/artifacts/$target/")
+  if [ -f "$root/fuzz/$target.dict" ]; then args+=(-dict="$root/fuzz/$target.dict"); fi
+
+  regressions=()
+  if [ -d "$root/fuzz/regressions/$target" ]; then
+    while IFS= read -r -d '' file; do regressions+=("$file"); done \
+      < <(find "$root/fuzz/regressions/$target" -type f -print0 | sort -z)
+  fi
+  if [ ${#regressions[@]} -gt 0 ]; then
+    if ! "$bin" "${args[@]}" "${regressions[@]}" >"$log" 2>&1; then
+      tail -n 40 "$log" >&2
+      echo "fuzz: $target fails a kept regression input; reproduce with:" >&2
+      echo "  $bin ${regressions[*]}" >&2
+      failed+=("$target")
+      continue
+    fi
+    echo "fuzz: $target: ${#regressions[@]} regression input(s) pass"
+  fi
+
+  before=$(ls "$work/artifacts/$target" | wc -l)
+  if "$bin" "${args[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+      "$work/corpus/$target" "$root/fuzz/corpus/$target" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
+    echo "fuzz: $target: ${seconds}s, ${runs:-?} inputs, ${cov:-cov: ?}, no crash"
+  else
+    tail -n 60 "$log" >&2
+    artifact=$(ls -t "$work/artifacts/$target" | head -n 1)
+    echo "fuzz: $target crashed (log: $log); reproduce with:" >&2
+    if [ "$(ls "$work/artifacts/$target" | wc -l)" -gt "$before" ] && [ -n "$artifact" ]; then
+      echo "  $bin $work/artifacts/$target/$artifact" >&2
+    else
+      echo "  $bin ${args[*]} $work/corpus/$target $root/fuzz/corpus/$target" >&2
+    fi
+    failed+=("$target")
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz: every target passed"
