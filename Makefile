@@ -15,6 +15,8 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
 # with lease renewal, in-process), the connection pools, the HTTP server, the idempotency
 # service and the end-to-end suites that race clients, instances and outages.
 TSAN_TESTS ?= Relay|Consumer|Janitor|InProcess|LockGate|RedisLease|CircuitBreaker|ConnectionPool|PgServiceRace|PgOutbox|AmqpEventS|HttpServer|MetricsRegistry|IdempotencyService|PgOutage|AmqpTwoInstances|AmqpOutage|RaceTest|RedisGateTest|LoadShedding|GatedApiTest|IdempotencyTest|TwoInstances|FromTwoProcesses|SecondWriter|GracefulStop|KeepAlive|Garbage
+# Only the executables those tests are in are built.
+TSAN_TARGETS = docgate docgate_unit_tests docgate_integration_tests docgate_e2e_tests
 
 .PHONY: run test build deps clean bench test-asan test-tsan fuzz
 
@@ -42,7 +44,7 @@ test-asan: deps
 # The concurrent parts (TSAN_TESTS), built with ThreadSanitizer.
 test-tsan: deps
 	@cmake -S . -B $(TSAN_BUILD_DIR) $(SANITIZER_FLAGS) -DDOCGATE_SANITIZE=thread >/dev/null
-	@cmake --build $(TSAN_BUILD_DIR) -j $(JOBS)
+	@cmake --build $(TSAN_BUILD_DIR) -j $(JOBS) --target $(TSAN_TARGETS)
 	@bash scripts/test.sh $(TSAN_BUILD_DIR) -R '$(TSAN_TESTS)'
 
 bench: build
@@ -55,6 +57,7 @@ FUZZ_TARGETS ?=
 
 fuzz: deps
 	@cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 --no-warn-unused-cli \
 	  -DDOCGATE_FUZZ=ON -DBUILD_TESTING=OFF -DDOCGATE_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target docgate_fuzz
