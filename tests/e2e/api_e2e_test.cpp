@@ -403,12 +403,13 @@ TEST_P(ApiTest, SubjectIsAtMost255BytesAndChineseIdsWork) {
   const auto mine = Get("/api/v1/documents?author_id=" + longest, Alice());
   ASSERT_EQ(mine.status(), 200u) << mine.body();
   EXPECT_EQ(mine.json()["items"].size(), 1u);
-  ExpectProblem(Get("/api/v1/documents", As(longest + "a", {"author"})), 401, "UNAUTHENTICATED");
-  ExpectProblem(
-      Post("/api/v1/documents", As(longest + "a", {"author"}), R"({"title": "t", "content": "c"})"),
-      401, "UNAUTHENTICATED");
+  ExpectProblem(Get("/api/v1/documents", ForgedAs(longest + "a", {"author"})), 401,
+                "UNAUTHENTICATED");
+  ExpectProblem(Post("/api/v1/documents", ForgedAs(longest + "a", {"author"}),
+                     R"({"title": "t", "content": "c"})"),
+                401, "UNAUTHENTICATED");
   for (const std::string bad : {"alice\n", "\x1b[31m", "bob\r\nroot"}) {
-    ExpectProblem(Get("/api/v1/documents", As(bad, {"author"})), 401, "UNAUTHENTICATED");
+    ExpectProblem(Get("/api/v1/documents", ForgedAs(bad, {"author"})), 401, "UNAUTHENTICATED");
   }
 
   const Headers zhang = As("张三", {"author"});

@@ -5,6 +5,8 @@
 // secret; helpers for the common requests and for problem+json assertions.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -20,11 +22,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "adapters/http/http_server.h"
 #include "adapters/http/jwt_auth.h"
 #include "e2e/http_client.h"
+#include "e2e/token_forge.h"
 #include "fakes/fake_clock.h"
 #include "fakes/recording_consumer.h"
 #include "runtime/application.h"
@@ -36,12 +41,14 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 namespace http = boost::beast::http;
 
-// A FakeClock whose Now() can be made to block once, to hold a request in flight.
+// A FakeClock whose Now() can be made to block once, to hold a request in flight: only a call from
+// one of the HTTP server's threads blocks, never one from the relay, the janitor or the consumers,
+// which read the same clock at any moment.
 class GatedClock final : public Clock {
  public:
   TimePoint Now() override {
     std::unique_lock lock(mutex_);
-    if (armed_) {
+    if (armed_ && OnAnHttpServerThread()) {
       armed_ = false;
       blocked_ = true;
       changed_.notify_all();
@@ -68,6 +75,12 @@ class GatedClock final : public Clock {
 
  private:
   FakeClock inner_;
+  static bool OnAnHttpServerThread() {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    return std::string_view(name).starts_with(kHttpThreadPrefix);
+  }
+
   std::mutex mutex_;
   std::condition_variable changed_;
   bool armed_ = false;
@@ -264,6 +277,16 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
   }
   Headers As(const std::string& sub, std::vector<std::string> roles) {
     return {{"Authorization", "Bearer " + Token(sub, std::move(roles))}};
+  }
+  // A token signed with the server's secret whose claims SignHs256Token refuses to sign (a subject
+  // too long, control characters): what a client with a leaked secret or another signer may send.
+  Headers ForgedAs(const std::string& sub, const std::vector<std::string>& roles) {
+    const auto exp = std::chrono::duration_cast<std::chrono::seconds>(
+        (clock_.Now() + 1h).time_since_epoch());
+    const json claims{{"sub", sub}, {"roles", roles}, {"exp", exp.count()}};
+    return {{"Authorization",
+             "Bearer " + Hs256SignedByHand(R"({"alg":"HS256","typ":"JWT"})", claims.dump(),
+                                           app_->jwt_secret())}};
   }
   Headers Alice() { return As("alice", {"author"}); }
   Headers Carol() { return As("carol", {"author"}); }

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <chrono>
 #include <string>
@@ -22,13 +21,8 @@ constexpr char kSecret[] = "unit-test-secret-0123456789abcdef";
 // A token built by hand, so that tests control every byte: header, claims and signature.
 std::string CraftText(const json& header, const std::string& claims,
                       const EVP_MD* md = EVP_sha256(), const std::string& secret = kSecret) {
-  const std::string input = e2e::SigningInput(header.dump(), claims);
-  if (md == nullptr) return input + ".";
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  HMAC(md, secret.data(), static_cast<int>(secret.size()),
-       reinterpret_cast<const unsigned char*>(input.data()), input.size(), mac, &length);
-  return input + "." + e2e::Base64Url(std::string(reinterpret_cast<char*>(mac), length));
+  if (md == nullptr) return e2e::SigningInput(header.dump(), claims) + ".";
+  return e2e::Hs256SignedByHand(header.dump(), claims, secret, md);
 }
 
 std::string Craft(const json& header, const json& claims, const EVP_MD* md = EVP_sha256(),

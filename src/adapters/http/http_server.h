@@ -54,6 +54,9 @@ inline constexpr std::string_view kShedConnections = "connections";
 inline constexpr std::string_view kShedQueueFull = "queue_full";
 inline constexpr std::string_view kShedQueueTimeout = "queue_timeout";
 
+// Every thread of the server has a name that starts with this.
+inline constexpr std::string_view kHttpThreadPrefix = "http-";
+
 // What the server holds right now, for the metrics. Refused connections only grow.
 struct HttpServerStats {
   std::size_t connections = 0;   // open, spare ones included
@@ -69,6 +72,7 @@ using RequestHandler = std::function<HttpResponse(const HttpRequest&, RequestTra
 
 // An HTTP/1.1 server (Boost.Beast/Asio): `io_threads` threads run the sockets, and each request's
 // handler runs on a bounded pool of `worker_threads`, so that blocking handlers never stall I/O.
+// The threads are named "http-io" and "http-worker" (kHttpThreadPrefix, then io / worker).
 // Keep-alive, per-connection read timeouts, a body limit (413) and a header limit (400) are
 // enforced here; the response's Connection and Content-Length are set here.
 //
