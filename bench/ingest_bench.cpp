@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   while (app.relay().RunOnce() > 0) {
   }
   const double ingest_seconds = Seconds(Stopwatch::now() - ingest_start);
-  if (app.outbox().Backlog().pending != 0) {
+  if (app.stores().outbox->Backlog().pending != 0) {
     std::cerr << "ingest_bench: the outbox did not drain\n";
     return 1;
   }

@@ -375,6 +375,11 @@ class TimedOutbox final : public docgate::OutboxStore {
     return inner_.PruneDelivered(cutoff, limit);
   }
   docgate::OutboxBacklog Backlog() override { return inner_.Backlog(); }
+  void Requeue(const OutboxEvent& event) override { inner_.Requeue(event); }
+  std::vector<OutboxEvent> FindStuckIngestions(docgate::TimePoint delivered_before,
+                                               int limit) override {
+    return inner_.FindStuckIngestions(delivered_before, limit);
+  }
 
  private:
   docgate::OutboxStore& inner_;
@@ -715,7 +720,7 @@ int Latency(int documents, int rate, int threads) {
                200, "submit " + id));
     reviews[static_cast<std::size_t>(i)] = submitted.at("review").at("id");
   });
-  for (int i = 0; app.outbox().Backlog().pending > 0; ++i) {
+  for (int i = 0; app.stores().outbox->Backlog().pending > 0; ++i) {
     if (i > 600) Die("the submitted events were not published within 60 s");
     std::this_thread::sleep_for(milliseconds(100));
   }

@@ -80,10 +80,9 @@ int Work(const Config& config) {
         "(without a broker, docgate serve consumes events in process)");
   }
   const sigset_t signals = BlockStopSignals();
-  const OpenedStore store = OpenStore(config);
+  const Stores stores = OpenStores(config);
   SystemClock clock;
-  ConsumerPipeline pipeline(config, *store.consumers, *store.documents, clock,
-                            nullptr);
+  ConsumerPipeline pipeline(config, stores, clock, nullptr);
   pipeline.Start();
   spdlog::info("docgate: worker consuming {} (database {})", config.amqp.queue,
                RedactUrl(config.database.url));

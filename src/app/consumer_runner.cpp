@@ -18,7 +18,7 @@ std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event) {
   return std::move(*content);
 }
 
-ConsumerRunner::ConsumerRunner(ConsumerStore& store, Clock& clock, ConsumerRunnerConfig config)
+ConsumerRunner::ConsumerRunner(InboxStore& store, Clock& clock, ConsumerRunnerConfig config)
     : store_(store), clock_(clock), config_(config) {}
 
 void ConsumerRunner::Register(InboxConsumer& consumer) { consumers_.push_back(&consumer); }

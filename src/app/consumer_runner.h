@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/clock.h"
-#include "app/consumer_store.h"
+#include "app/inbox_store.h"
 #include "app/events.h"
 
 namespace docgate {
@@ -80,11 +80,11 @@ struct ConsumerCounters {
 // delivered again, so the relay defers it with backoff.
 class ConsumerRunner final : public EventConsumer {
  public:
-  ConsumerRunner(ConsumerStore& store, Clock& clock, ConsumerRunnerConfig config = {});
+  ConsumerRunner(InboxStore& store, Clock& clock, ConsumerRunnerConfig config = {});
 
   // `consumer` must outlive the runner.
   void Register(InboxConsumer& consumer);
-  // A consumer that throws has the attempt counted (ConsumerStore::RecordFailure) and is parked at
+  // A consumer that throws has the attempt counted (InboxStore::RecordFailure) and is parked at
   // max_attempts, or at its first attempt when it throws PermanentConsumerError;
   // StorageUnavailable, from the inbox or a consumer's backend, is not the event's fault: it
   // propagates uncounted and the caller delivers the event again later.
@@ -96,7 +96,7 @@ class ConsumerRunner final : public EventConsumer {
   const ConsumerCounters& counters() const { return counters_; }
 
  private:
-  ConsumerStore& store_;
+  InboxStore& store_;
   Clock& clock_;
   ConsumerRunnerConfig config_;
   std::vector<InboxConsumer*> consumers_;

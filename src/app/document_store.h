@@ -189,11 +189,24 @@ class OutboxStore {
   // Deletes up to `limit` events delivered before `cutoff`, oldest first, and returns how many;
   // undelivered events are never deleted, nor is the document.approved event of a document's
   // approved_version while its ingest_status is not `done` (the reconciler replays it:
-  // ConsumerStore::FindStuckIngestions).
+  // FindStuckIngestions).
   virtual int PruneDelivered(TimePoint cutoff, int limit) = 0;
   // Undelivered events and the oldest one's occurred_at (nullopt when none), for readiness and
   // metrics.
   virtual OutboxBacklog Backlog() = 0;
+
+  // Puts `event` back into the outbox as undelivered (by event_id: the row is reset when it still
+  // exists, written again when it was pruned), with no attempts and no claim, so the relay
+  // delivers it again with the same event_id. Tells the relay through the usual wake-up.
+  virtual void Requeue(const OutboxEvent& event) = 0;
+
+  // The approval events of approved versions whose ingestion is missing or stuck: the document's
+  // approved_version is set, its ingest_status is `pending` or `none`, and the document.approved
+  // event of that version (the outbox's newest for it) was delivered before `delivered_before`.
+  // Oldest delivery first, at most `limit`. Events still waiting in the outbox are not stuck, and
+  // `failed` means parked, which is for an operator. The outbox never prunes the approval event of
+  // a version whose ingestion is not done, so every such version is found.
+  virtual std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) = 0;
 };
 
 }  // namespace docgate

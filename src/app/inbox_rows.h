@@ -4,12 +4,12 @@
 #include <utility>
 #include <vector>
 
-#include "app/consumer_store.h"
+#include "app/inbox_store.h"
 #include "core/model.h"
 
 namespace docgate {
 
-// Helpers the ConsumerStore implementations share, so that they answer alike.
+// Helpers the InboxStore implementations share, so that they answer alike.
 
 // What Claim reports for an inbox row it did not write: `state` is the stored spelling, 'done' or
 // 'parked'. Throws StorageError naming `store` for anything else.

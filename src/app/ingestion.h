@@ -37,7 +37,7 @@ inline constexpr std::size_t kMaxChunksPerDocument = 10000;
 class Ingestion final : public InboxConsumer {
  public:
   // `store` (for OnParked) and `embedder` (optional) must outlive this.
-  Ingestion(ConsumerStore& store, ChunkerConfig chunker, ChunkEmbedder* embedder = nullptr)
+  Ingestion(InboxStore& store, ChunkerConfig chunker, ChunkEmbedder* embedder = nullptr)
       : store_(store), chunker_(chunker), embedder_(embedder) {}
 
   std::string_view Name() const override { return "ingestion"; }
@@ -45,7 +45,7 @@ class Ingestion final : public InboxConsumer {
   void OnParked(const OutboxEvent& event) override;
 
  private:
-  ConsumerStore& store_;
+  InboxStore& store_;
   ChunkerConfig chunker_;
   ChunkEmbedder* embedder_;
 };

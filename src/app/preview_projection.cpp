@@ -21,11 +21,4 @@ void PreviewProjection::Prepare(const OutboxEvent &event) {
                                   std::move(*content), event.occurred_at});
 }
 
-bool DatabasePreviewStore::Project(const PreviewRecord &record) {
-  auto tx = store_.BeginConsumer();
-  const bool wrote = tx->UpsertPreview(record);
-  tx->Commit();
-  return wrote;
-}
-
 }  // namespace docgate

@@ -31,18 +31,4 @@ class PreviewProjection final : public InboxConsumer {
   DocumentStore &documents_;
 };
 
-// The PreviewStore in the consumers' own database (the default).
-class DatabasePreviewStore final : public PreviewStore {
- public:
-  // `store` must outlive this.
-  explicit DatabasePreviewStore(ConsumerStore& store) : store_(store) {}
-
-  bool Project(const PreviewRecord &record) override;
-  std::optional<PreviewRecord> Find(DocumentId id) override { return store_.FindPreview(id); }
-  bool Ping() override { return true; }  // the database's own readiness check covers it
-
- private:
-  ConsumerStore& store_;
-};
-
 }  // namespace docgate

@@ -1,23 +1,35 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
 
-#include "app/consumer_store.h"
+#include "core/model.h"
 
 namespace docgate {
 
+// The approved rendition of a document, as the preview projection keeps it.
+struct PreviewRecord {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::string content;
+  TimePoint approved_at{};
+
+  bool operator==(const PreviewRecord&) const = default;
+};
+
 // Where the preview projection keeps each document's approved rendition: the database by default,
 // MongoDB when configured. Thread-safe. Throws StorageUnavailable when its backend cannot be
-// reached and StorageError on anything else.
+// reached and StorageError on anything else (a preview of a document the database does not have
+// is a StorageError there).
 class PreviewStore {
  public:
   virtual ~PreviewStore() = default;
-  // Writes `record` at once, in its own unit of work, unless the stored preview
-  // of that document has a version >= record.version (a stale event never
-  // wins); true when it wrote. Called outside any consumer transaction, so a
-  // slow or unreachable store holds no database lock; the version guard makes a
-  // repeat a no-op.
-  virtual bool Project(const PreviewRecord &record) = 0;
+  // Writes `record` at once, in its own unit of work, unless the stored preview of that document
+  // has a version >= record.version (a stale event never wins); true when it wrote. Called
+  // outside any consumer transaction, so a slow or unreachable store holds no database lock; the
+  // version guard makes a repeat a no-op.
+  virtual bool Project(const PreviewRecord& record) = 0;
   virtual std::optional<PreviewRecord> Find(DocumentId id) = 0;
   // True when the backend answers (readiness).
   virtual bool Ping() = 0;

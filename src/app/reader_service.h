@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "app/consumer_store.h"
+#include "app/chunk_index.h"
 #include "app/document_service.h"
 #include "app/document_store.h"
 #include "app/preview_store.h"
@@ -23,7 +23,7 @@ struct ReaderConfig {
 class ReaderService {
  public:
   // The stores must outlive the service.
-  ReaderService(DocumentStore& documents, PreviewStore& previews, ConsumerStore& chunks,
+  ReaderService(DocumentStore& documents, PreviewStore& previews, ChunkIndex& chunks,
                 ReaderConfig config = {})
       : documents_(documents), previews_(previews), chunks_(chunks), config_(config) {}
 
@@ -39,7 +39,7 @@ class ReaderService {
  private:
   DocumentStore& documents_;
   PreviewStore& previews_;
-  ConsumerStore& chunks_;
+  ChunkIndex& chunks_;
   const ReaderConfig config_;
 };
 

@@ -4,62 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include "adapters/memory/disabled_lock_gate.h"
-#include "adapters/pg/pg_document_store.h"
 #include "adapters/redis/redis_lock_gate.h"
 
 #include <utility>
 
 namespace docgate {
-
-SqliteConfig ToSqliteConfig(const Config& config) {
-  SqliteConfig sqlite;
-  sqlite.path = SqlitePath(config.database.url).value_or(std::string{});
-  sqlite.pool_size = config.database.pool_size;
-  sqlite.busy_timeout = config.database.busy_timeout;
-  sqlite.outbox_claim_ttl = config.relay.claim_ttl;
-  return sqlite;
-}
-
-PgConfig ToPgConfig(const Config& config) {
-  PgConfig pg;
-  pg.url = config.database.url;
-  pg.pool_size = config.database.pool_size;
-  pg.connect_timeout = config.database.connect_timeout;
-  pg.statement_timeout = config.database.statement_timeout;
-  pg.pool_wait_timeout = config.database.busy_timeout;
-  pg.outbox_claim_ttl = config.relay.claim_ttl;
-  return pg;
-}
-
-void ApplyMigrations(const Config& config) {
-  ValidateConfig(config);
-  if (IsPostgresUrl(config.database.url)) {
-    PgDocumentStore::Migrate(ToPgConfig(config));
-  } else {
-    SqliteDocumentStore store(ToSqliteConfig(config));
-  }
-}
-
-namespace {
-
-template <typename Store, typename StoreConfig>
-OpenedStore Open(StoreConfig store_config) {
-  auto store = std::make_unique<Store>(std::move(store_config));
-  OpenedStore opened;
-  opened.outbox = store.get();
-  opened.idempotency = store.get();
-  opened.consumers = store.get();
-  opened.pool_stats = [raw = store.get()] { return raw->pool_stats(); };
-  opened.documents = std::move(store);
-  return opened;
-}
-
-}  // namespace
-
-OpenedStore OpenStore(const Config& config) {
-  return IsPostgresUrl(config.database.url) ? Open<PgDocumentStore>(ToPgConfig(config))
-                                            : Open<SqliteDocumentStore>(ToSqliteConfig(config));
-}
 
 Application::Application(Config config, Clock* clock) : config_(std::move(config)) {
   ValidateConfig(config_);
@@ -72,13 +21,9 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   random_ = std::make_unique<OpenSslRandom>();
   metrics_ = std::make_unique<MetricsRegistry>();
   jwt_secret_ = ResolveJwtSecret(config_, *random_);
-  OpenedStore opened = OpenStore(config_);
-  store_ = std::move(opened.documents);
-  outbox_ = opened.outbox;
-  idempotency_store_ = opened.idempotency;
-  consumer_store_ = opened.consumers;
-  ExposePoolMetrics(*metrics_, std::move(opened.pool_stats));
-  ExposeOutboxMetrics(*metrics_, *outbox_, *clock_);
+  stores_ = OpenStores(config_);
+  ExposePoolMetrics(*metrics_, stores_.pool_stats);
+  ExposeOutboxMetrics(*metrics_, *stores_.outbox, *clock_);
   RedisLockGate* redis_gate = nullptr;
   if (config_.gate.enabled && !config_.redis.url.empty()) {
     auto redis = std::make_unique<RedisLockGate>(config_.redis, *random_, config_.gate.key_prefix);
@@ -98,23 +43,22 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
     broker_ = std::make_unique<AmqpEventSink>(config_.amqp);
     sink_ = broker_.get();
   }
-  relay_ = std::make_unique<OutboxRelay>(*outbox_, *sink_, *clock_, config_.relay);
+  relay_ = std::make_unique<OutboxRelay>(*stores_.outbox, *sink_, *clock_, config_.relay);
   ExposeRelayMetrics(*metrics_, relay_->counters());
-  pipeline_ = std::make_unique<ConsumerPipeline>(
-      config_, *consumer_store_, *store_, *clock_, relay_.get());
+  pipeline_ = std::make_unique<ConsumerPipeline>(config_, stores_, *clock_, relay_.get());
   if (broker_ == nullptr) consumers_->Register(pipeline_->runner());
   ExposeConsumerMetrics(*metrics_, pipeline_->runner().counters(), pipeline_->reconciler());
-  service_ = std::make_unique<DocumentService>(*store_, *observed_gate_, *clock_, *random_,
+  service_ = std::make_unique<DocumentService>(*stores_.documents, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));
-  reader_ = std::make_unique<ReaderService>(*store_, pipeline_->previews(), *consumer_store_,
-                                            config_.consumers.reader);
-  idempotency_ = std::make_unique<IdempotencyService>(*idempotency_store_, *clock_, *random_,
+  reader_ = std::make_unique<ReaderService>(*stores_.documents, pipeline_->previews(),
+                                            *stores_.chunks, config_.consumers.reader);
+  idempotency_ = std::make_unique<IdempotencyService>(*stores_.idempotency, *clock_, *random_,
                                                       config_.idempotency);
-  janitor_ = std::make_unique<Janitor>(*idempotency_, *consumer_store_, *clock_, config_.janitor);
+  janitor_ = std::make_unique<Janitor>(*idempotency_, *stores_.inbox, *clock_, config_.janitor);
   ExposeJanitorMetrics(*metrics_, janitor_->counters());
   verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
   HealthChecks health;
-  health.database = [store = store_.get()] { return store->Ping(); };
+  health.database = [store = stores_.documents] { return store->Ping(); };
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };

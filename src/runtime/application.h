@@ -19,7 +19,6 @@
 #include "adapters/pg/pg_outbox_listener.h"
 #include "adapters/prometheus/metrics_registry.h"
 #include "adapters/prometheus/observed_lock_gate.h"
-#include "adapters/sqlite/sqlite_document_store.h"
 #include "app/clock.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
@@ -27,23 +26,12 @@
 #include "runtime/config.h"
 #include "runtime/consumer_pipeline.h"
 #include "runtime/metrics.h"
+#include "runtime/stores.h"
 #include "worker/in_process_event_sink.h"
 #include "worker/janitor.h"
 #include "worker/outbox_relay.h"
 
 namespace docgate {
-
-// The configured database, open and migrated: one store object serving every store port.
-struct OpenedStore {
-  std::unique_ptr<DocumentStore> documents;
-  OutboxStore* outbox = nullptr;            // the same object as `documents`
-  IdempotencyStore* idempotency = nullptr;  // the same object as `documents`
-  ConsumerStore* consumers = nullptr;       // the same object as `documents`
-  std::function<PoolStats()> pool_stats;
-};
-// Opens the store DOCGATE_DATABASE_URL names (SQLite or PostgreSQL) and applies pending
-// migrations. Throws StorageUnavailable when it cannot.
-OpenedStore OpenStore(const Config& config);
 
 // One running docgate wired from a Config: the store its DOCGATE_DATABASE_URL names (SQLite or
 // PostgreSQL), the Redis lock gate when DOCGATE_REDIS_URL is set, else the in-process one (or none,
@@ -91,13 +79,12 @@ class Application {
   Clock& clock() { return *clock_; }
   DocumentService& service() { return *service_; }
   ReaderService& reader() { return *reader_; }
-  ConsumerStore& consumer_store() { return *consumer_store_; }
   ConsumerPipeline& pipeline() { return *pipeline_; }
   IdempotencyService& idempotency() { return *idempotency_; }
   Janitor& janitor() { return *janitor_; }
   LockGate& gate() { return *gate_; }
-  DocumentStore& store() { return *store_; }
-  OutboxStore& outbox() { return *outbox_; }
+  // The database's stores, for tests and benchmarks that look behind the API.
+  const Stores& stores() const { return stores_; }
   OutboxRelay& relay() { return *relay_; }
   MetricsRegistry& metrics() { return *metrics_; }
   // Sends the request log to `sink` as well (formatted with RequestLog::MakeFormatter). Thread-safe,
@@ -111,10 +98,7 @@ class Application {
   std::unique_ptr<OpenSslRandom> random_;
   std::unique_ptr<MetricsRegistry> metrics_;  // before everything it reads at a scrape
   std::string jwt_secret_;
-  std::unique_ptr<DocumentStore> store_;
-  OutboxStore* outbox_ = nullptr;                  // the same object as store_
-  IdempotencyStore* idempotency_store_ = nullptr;  // the same object as store_
-  ConsumerStore* consumer_store_ = nullptr;        // the same object as store_
+  Stores stores_;
   std::unique_ptr<LockGate> gate_;
   std::unique_ptr<ObservedLockGate> observed_gate_;  // gate_ as the use cases see it: counted
   std::unique_ptr<InProcessEventSink> consumers_;  // the in-process delivery, and AddConsumer's
@@ -137,13 +121,5 @@ class Application {
   std::jthread janitor_thread_;
   bool started_ = false;
 };
-
-// The store settings of a Config: its sqlite:// path or postgresql:// URL, pool size, timeouts.
-SqliteConfig ToSqliteConfig(const Config& config);
-PgConfig ToPgConfig(const Config& config);
-
-// `docgate migrate`: applies pending migrations to the configured database and returns.
-// Throws what the store throws.
-void ApplyMigrations(const Config& config);
 
 }  // namespace docgate

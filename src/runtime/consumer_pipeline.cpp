@@ -4,20 +4,19 @@
 
 namespace docgate {
 
-ConsumerPipeline::ConsumerPipeline(const Config &config, ConsumerStore &store,
-                                   DocumentStore &documents, Clock &clock,
-                                   OutboxWakeup *wakeup) {
-  if (config.mongo.uri.empty()) {
-    previews_ = std::make_unique<DatabasePreviewStore>(store);
-  } else {
-    previews_ = std::make_unique<MongoPreviewStore>(config.mongo);
+ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, Clock& clock,
+                                   OutboxWakeup* wakeup) {
+  previews_ = stores.previews.get();
+  if (!config.mongo.uri.empty()) {
+    mongo_previews_ = std::make_unique<MongoPreviewStore>(config.mongo);
+    previews_ = mongo_previews_.get();
   }
-  projection_ = std::make_unique<PreviewProjection>(*previews_, documents);
-  ingestion_ = std::make_unique<Ingestion>(store, config.consumers.chunker);
-  runner_ = std::make_unique<ConsumerRunner>(store, clock, config.consumers.runner);
+  projection_ = std::make_unique<PreviewProjection>(*previews_, *stores.documents);
+  ingestion_ = std::make_unique<Ingestion>(*stores.inbox, config.consumers.chunker);
+  runner_ = std::make_unique<ConsumerRunner>(*stores.inbox, clock, config.consumers.runner);
   runner_->Register(*projection_);
   runner_->Register(*ingestion_);
-  reconciler_ = std::make_unique<Reconciler>(store, clock, wakeup, config.consumers.reconciler);
+  reconciler_ = std::make_unique<Reconciler>(*stores.outbox, clock, wakeup, config.consumers.reconciler);
   // Without a queue (a serve that leaves consuming to workers may have none) there is nothing to
   // take events from.
   if (!config.amqp.url.empty() && !config.amqp.queue.empty()) {

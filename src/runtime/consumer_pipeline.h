@@ -9,6 +9,7 @@
 #include "app/ingestion.h"
 #include "app/preview_projection.h"
 #include "runtime/config.h"
+#include "runtime/stores.h"
 #include "worker/event_worker.h"
 #include "worker/reconciler.h"
 
@@ -22,13 +23,11 @@ namespace docgate {
 // Lifecycle: construct -> Start -> Stop (also run by the destructor). Not thread-safe.
 class ConsumerPipeline {
  public:
-   // `store`, `documents` (the same database's DocumentStore) and `clock` must
-   // outlive the pipeline; `wakeup` (the relay of this process, if any) is told
-   // when the reconciler re-enqueued events. Throws ConfigError /
-   // StorageUnavailable when the preview store cannot be set up.
-   ConsumerPipeline(const Config &config, ConsumerStore &store,
-                    DocumentStore &documents, Clock &clock,
-                    OutboxWakeup *wakeup);
+  // The stores (the database's; its previews unless MongoDB is configured) and `clock` must
+  // outlive the pipeline; `wakeup` (the relay of this process, if any) is told when the
+  // reconciler re-enqueued events. Throws ConfigError / StorageUnavailable when the preview store
+  // cannot be set up.
+  ConsumerPipeline(const Config& config, const Stores& stores, Clock& clock, OutboxWakeup* wakeup);
    ~ConsumerPipeline();
    ConsumerPipeline(const ConsumerPipeline &) = delete;
    ConsumerPipeline &operator=(const ConsumerPipeline &) = delete;
@@ -47,7 +46,8 @@ class ConsumerPipeline {
    EventSource *source() { return source_.get(); }
 
  private:
-  std::unique_ptr<PreviewStore> previews_;
+  std::unique_ptr<PreviewStore> mongo_previews_;  // DOCGATE_MONGODB_URI
+  PreviewStore* previews_ = nullptr;              // mongo_previews_ or the database's
   std::unique_ptr<PreviewProjection> projection_;
   std::unique_ptr<Ingestion> ingestion_;
   std::unique_ptr<ConsumerRunner> runner_;

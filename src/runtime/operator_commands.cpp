@@ -3,20 +3,19 @@
 #include <set>
 
 #include "adapters/amqp/amqp_event_source.h"
-#include "runtime/application.h"
+#include "runtime/stores.h"
 #include "worker/reconciler.h"
 
 namespace docgate {
 
 std::vector<ParkedEvent> ListParkedEvents(const Config& config, int limit) {
-  const OpenedStore store = OpenStore(config);
-  return store.consumers->ListParked(limit);
+  return OpenStores(config).inbox->ListParked(limit);
 }
 
 ReplayReport ReplayParkedEvents(const Config& config, const std::optional<std::string>& event_id) {
-  const OpenedStore store = OpenStore(config);
+  const Stores stores = OpenStores(config);
   ReplayReport report;
-  const std::vector<OutboxEvent> unparked = store.consumers->Unpark(event_id);
+  const std::vector<OutboxEvent> unparked = stores.inbox->Unpark(event_id);
   report.unparked = static_cast<int>(unparked.size());
   std::set<std::string> moved;
   if (!config.amqp.url.empty()) {
@@ -29,16 +28,16 @@ ReplayReport ReplayParkedEvents(const Config& config, const std::optional<std::s
   }
   for (const OutboxEvent& event : unparked) {
     if (moved.contains(event.event_id)) continue;
-    store.consumers->Requeue(event);
+    stores.outbox->Requeue(event);
     ++report.requeued;
   }
   return report;
 }
 
 int ReconcileOnce(const Config& config) {
-  const OpenedStore store = OpenStore(config);
+  const Stores stores = OpenStores(config);
   SystemClock clock;
-  Reconciler reconciler(*store.consumers, clock, nullptr, config.consumers.reconciler);
+  Reconciler reconciler(*stores.outbox, clock, nullptr, config.consumers.reconciler);
   return reconciler.RunOnce();
 }
 

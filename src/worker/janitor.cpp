@@ -9,16 +9,16 @@
 
 namespace docgate {
 
-Janitor::Janitor(IdempotencyService& idempotency, ConsumerStore& consumers, Clock& clock,
+Janitor::Janitor(IdempotencyService& idempotency, InboxStore& inbox, Clock& clock,
                  JanitorConfig config)
-    : idempotency_(idempotency), consumers_(consumers), clock_(clock), config_(config) {}
+    : idempotency_(idempotency), inbox_(inbox), clock_(clock), config_(config) {}
 
 int Janitor::PruneIdempotencyKeys() { return idempotency_.PruneExpired(); }
 
 int Janitor::PruneInbox() {
   const TimePoint cutoff = clock_.Now() - config_.inbox_retention;
   return PruneInBatches(config_.inbox_prune_batch, [&](int batch) {
-    const int deleted = consumers_.PruneInbox(cutoff, batch);
+    const int deleted = inbox_.PruneInbox(cutoff, batch);
     counters_.inbox_pruned += static_cast<std::uint64_t>(deleted);
     return deleted;
   });

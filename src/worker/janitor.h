@@ -6,7 +6,7 @@
 #include <stop_token>
 
 #include "app/clock.h"
-#include "app/consumer_store.h"
+#include "app/inbox_store.h"
 #include "app/idempotency.h"
 
 namespace docgate {
@@ -14,7 +14,7 @@ namespace docgate {
 struct JanitorConfig {
   std::chrono::milliseconds interval{60000};  // between rounds
   // `done` inbox rows are deleted once older than this (DOCGATE_INBOX_RETENTION_HOURS, by default
-  // and at least DOCGATE_OUTBOX_RETENTION_HOURS: see ConsumerStore::PruneInbox),
+  // and at least DOCGATE_OUTBOX_RETENTION_HOURS: see InboxStore::PruneInbox),
   // inbox_prune_batch rows per statement.
   std::chrono::hours inbox_retention{24 * 7};
   int inbox_prune_batch = 1000;
@@ -27,11 +27,11 @@ struct JanitorCounters {
 
 // Housekeeping on its own thread: deletes expired Idempotency-Key records (IdempotencyService::
 // PruneExpired) and `done` consumer inbox rows past the inbox retention
-// (ConsumerStore::PruneInbox), in bounded batches. Every instance on a database may run one; they
+// (InboxStore::PruneInbox), in bounded batches. Every instance on a database may run one; they
 // do not get in each other's way.
 class Janitor {
  public:
-  Janitor(IdempotencyService& idempotency, ConsumerStore& consumers, Clock& clock,
+  Janitor(IdempotencyService& idempotency, InboxStore& inbox, Clock& clock,
           JanitorConfig config = {});
 
   // Expired idempotency records deleted; throws what the store throws.
@@ -52,7 +52,7 @@ class Janitor {
 
  private:
   IdempotencyService& idempotency_;
-  ConsumerStore& consumers_;
+  InboxStore& inbox_;
   Clock& clock_;
   const JanitorConfig config_;
   JanitorCounters counters_;

@@ -8,20 +8,20 @@
 
 namespace docgate {
 
-Reconciler::Reconciler(ConsumerStore& store, Clock& clock, OutboxWakeup* wakeup,
+Reconciler::Reconciler(OutboxStore& outbox, Clock& clock, OutboxWakeup* wakeup,
                        ReconcilerConfig config)
-    : store_(store), clock_(clock), wakeup_(wakeup), config_(config) {}
+    : outbox_(outbox), clock_(clock), wakeup_(wakeup), config_(config) {}
 
 int Reconciler::RunOnce() {
   int total = 0;
   const TimePoint delivered_before = clock_.Now() - config_.stuck_after;
   for (;;) {
     // Each re-enqueued event leaves the stuck set, so the next query returns the next batch.
-    const auto stuck = store_.FindStuckIngestions(delivered_before, config_.batch_size);
+    const auto stuck = outbox_.FindStuckIngestions(delivered_before, config_.batch_size);
     for (const OutboxEvent& event : stuck) {
       spdlog::warn("reconciler: ingestion of document {} version {} is stuck; re-enqueuing event {}",
                    event.document_id, event.version, event.event_id);
-      store_.Requeue(event);
+      outbox_.Requeue(event);
     }
     total += static_cast<int>(stuck.size());
     if (static_cast<int>(stuck.size()) < config_.batch_size) break;

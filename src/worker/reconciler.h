@@ -6,7 +6,7 @@
 #include <stop_token>
 
 #include "app/clock.h"
-#include "app/consumer_store.h"
+#include "app/document_store.h"
 #include "app/events.h"
 
 namespace docgate {
@@ -19,14 +19,14 @@ struct ReconcilerConfig {
   int batch_size = 100;                       // approvals re-enqueued per query
 };
 
-// Finds approved versions whose ingestion is missing or stuck (ConsumerStore::FindStuckIngestions)
+// Finds approved versions whose ingestion is missing or stuck (OutboxStore::FindStuckIngestions)
 // and puts their approval events back into the outbox, so the relay delivers them again with the
 // same event_id: consumers that already processed one skip it (inbox), ingestion runs. Safe on
 // several instances at once: a re-enqueued event is undelivered, hence no longer stuck.
 class Reconciler {
  public:
   // `wakeup` (optional: the relay of this process) is told after a round re-enqueued something.
-  Reconciler(ConsumerStore& store, Clock& clock, OutboxWakeup* wakeup,
+  Reconciler(OutboxStore& outbox, Clock& clock, OutboxWakeup* wakeup,
              ReconcilerConfig config = {});
 
   // Re-enqueues every stuck approval, batch_size at a time; returns how many. Throws what the
@@ -39,7 +39,7 @@ class Reconciler {
   std::uint64_t requeued() const { return requeued_.load(); }
 
  private:
-  ConsumerStore& store_;
+  OutboxStore& outbox_;
   Clock& clock_;
   OutboxWakeup* wakeup_;
   const ReconcilerConfig config_;

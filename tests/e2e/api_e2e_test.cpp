@@ -641,7 +641,7 @@ TEST_P(SqliteApiTest, DatabaseBusyBeyondItsTimeoutIs503WithRetryAfter) {
   port_ = app_->port();
   const std::string id = Create(Alice());
   {
-    auto writer = app_->store().Begin();  // holds SQLite's single writer slot
+    auto writer = app_->stores().documents->Begin();  // holds SQLite's single writer slot
     const auto reply = Post("/api/v1/documents", Alice(), R"({"title": "t", "content": "c"})");
     ExpectProblem(reply, 503, "UNAVAILABLE");
     EXPECT_GE(std::stoi(reply.header(http::field::retry_after)), 1);

@@ -148,7 +148,7 @@ TEST_P(ConsumersInProcessTest, AnApprovedDocumentGetsItsPreviewAndIsSearchable) 
   ASSERT_EQ(preview.status(), 200u) << preview.body();
   EXPECT_EQ(preview.json()["version"], 1);
   EXPECT_EQ(preview.json()["content"], content);
-  const auto chunks = app_->consumer_store().ListChunks(std::stoll(id));
+  const auto chunks = app_->stores().chunks->ListChunks(std::stoll(id));
   EXPECT_EQ(chunks, ExpectedChunks(content));
   EXPECT_GE(chunks.size(), 2u);
 
@@ -195,8 +195,8 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
   // (a requeue before that mark would be undone by it), before the next.
   std::size_t seen = 1;
   for (int i = 0; i < 4; ++i) {
-    ASSERT_TRUE(WaitUntil([&] { return app_->outbox().Backlog().pending == 0; }));
-    app_->consumer_store().Requeue(approval);
+    ASSERT_TRUE(WaitUntil([&] { return app_->stores().outbox->Backlog().pending == 0; }));
+    app_->stores().outbox->Requeue(approval);
     ASSERT_TRUE(WaitUntil([&] {
       std::size_t count = 0;
       for (const auto& event : consumer_.events()) count += event.event_id == approval.event_id;
@@ -204,7 +204,7 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
     })) << "redelivery " << i;
     ++seen;
   }
-  EXPECT_EQ(app_->consumer_store().ListChunks(id), ExpectedChunks(content));
+  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
   const auto hits = app_->reader().Search("zqfivex", 50);
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ(hits->size(), hits_before->size()) << "one set of chunks, as before";
@@ -217,7 +217,7 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
   auto submitted = app_->service().Submit(kAuthor, doc->id);
   ASSERT_TRUE(app_->service().Approve(kReviewer, submitted->review.id, std::nullopt).ok());
 
-  ASSERT_TRUE(WaitUntil([&] { return !app_->consumer_store().ListParked(10).empty(); }));
+  ASSERT_TRUE(WaitUntil([&] { return !app_->stores().inbox->ListParked(10).empty(); }));
   const auto parked = ListParkedEvents(app_->config(), 10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "preview");
@@ -241,7 +241,7 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
       [&] { return app_->pipeline().previews().Find(doc->id).has_value(); }));
   EXPECT_EQ(app_->pipeline().previews().Find(doc->id)->content,
             "A preview that cannot be written.");
-  EXPECT_TRUE(app_->consumer_store().ListParked(10).empty());
+  EXPECT_TRUE(app_->stores().inbox->ListParked(10).empty());
 }
 
 // Approved documents are final, so a stale approval is one of an older version delivered late:
@@ -259,7 +259,7 @@ TEST_P(ConsumersInProcessTest, AStaleApprovalArrivingLateChangesNothing) {
   ASSERT_EQ(stale.version, 2);
   stale.event_id = "late-approval-of-version-1-" + std::to_string(doc->id);
   stale.version = 1;
-  app_->consumer_store().Requeue(stale);
+  app_->stores().outbox->Requeue(stale);
   ASSERT_TRUE(WaitUntil([&] {
     for (const auto& event : consumer_.events()) {
       if (event.event_id == stale.event_id) return true;
@@ -268,9 +268,9 @@ TEST_P(ConsumersInProcessTest, AStaleApprovalArrivingLateChangesNothing) {
   }));
   EXPECT_EQ(app_->reader().GetPreview(doc->id)->version, 2);
   EXPECT_EQ(app_->reader().GetPreview(doc->id)->content, "version two zqtwox");
-  EXPECT_EQ(app_->consumer_store().ListChunks(doc->id), std::vector<std::string>{"version two zqtwox"});
+  EXPECT_EQ(app_->stores().chunks->ListChunks(doc->id), std::vector<std::string>{"version two zqtwox"});
   EXPECT_TRUE(app_->reader().Search("zqonex", 10)->empty());
-  EXPECT_EQ(app_->store().FindDocument(doc->id)->ingest_status, IngestStatus::kDone);
+  EXPECT_EQ(app_->stores().documents->FindDocument(doc->id)->ingest_status, IngestStatus::kDone);
 }
 
 // The scale check: 1,000 approved documents, each searchable by its own word, with
@@ -285,16 +285,16 @@ TEST_P(ConsumersInProcessTest, AThousandApprovedDocumentsAreAllSearchableWithExa
   }
   ASSERT_TRUE(WaitUntil(
       [&] {
-        return app_->store().FindDocument(ids.back())->ingest_status == IngestStatus::kDone &&
-               app_->outbox().Backlog().pending == 0;
+        return app_->stores().documents->FindDocument(ids.back())->ingest_status == IngestStatus::kDone &&
+               app_->stores().outbox->Backlog().pending == 0;
       },
       180s));
   std::size_t expected_total = 0;
   std::size_t actual_total = 0;
   for (int i = 0; i < kDocuments; ++i) {
-    ASSERT_EQ(app_->store().FindDocument(ids[i])->ingest_status, IngestStatus::kDone) << i;
+    ASSERT_EQ(app_->stores().documents->FindDocument(ids[i])->ingest_status, IngestStatus::kDone) << i;
     const auto expected = ExpectedChunks(contents[i]);
-    const auto actual = app_->consumer_store().ListChunks(ids[i]);
+    const auto actual = app_->stores().chunks->ListChunks(ids[i]);
     EXPECT_EQ(actual, expected) << "document " << i;
     expected_total += expected.size();
     actual_total += actual.size();
@@ -313,7 +313,7 @@ TEST_P(ConsumersBrokerTest, TheServesWorkerIngestsAndIgnoresDuplicateMessages) {
   const std::string content = Article(21, "zqbrokerx");
   const DocumentId id = Approved("Broker", content);
   WaitForIngestStatus(std::to_string(id), "done");
-  EXPECT_EQ(app_->consumer_store().ListChunks(id), ExpectedChunks(content));
+  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
   EXPECT_TRUE(app_->reader().GetPreview(id).ok());
   ASSERT_NE(app_->pipeline().worker(), nullptr);
   const auto processed = app_->pipeline().worker()->counters().processed.load();
@@ -344,7 +344,7 @@ TEST_P(ConsumersBrokerTest, TheServesWorkerIngestsAndIgnoresDuplicateMessages) {
     return counters.processed.load() >= processed + 5 && counters.parked.load() >= 1;
   }));
   EXPECT_EQ(app_->pipeline().worker()->counters().parked.load(), 1u);
-  EXPECT_EQ(app_->consumer_store().ListChunks(id), ExpectedChunks(content));
+  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
   EXPECT_EQ(ParkedCount(), 1);
 }
 
@@ -354,7 +354,7 @@ TEST_P(ConsumersBrokerTest, APoisonedEventIsParkedInTheParkingQueueAndReplayedFr
   auto submitted = app_->service().Submit(kAuthor, doc->id);
   ASSERT_TRUE(app_->service().Approve(kReviewer, submitted->review.id, std::nullopt).ok());
   ASSERT_TRUE(WaitUntil([&] { return ParkedCount() == 1; }));
-  const auto parked = app_->consumer_store().ListParked(10);
+  const auto parked = app_->stores().inbox->ListParked(10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].attempts, 3);
   EXPECT_GE(app_->pipeline().worker()->counters().retried.load(), 2u);
@@ -376,7 +376,7 @@ TEST_P(ConsumersBrokerTest, AnApprovalWhoseMessageWasLostIsIngestedAfterTheRecon
   StartApp(config);
   const std::string content = Article(31, "zqlostx");
   const DocumentId id = Approved("Lost", content);
-  ASSERT_TRUE(WaitUntil([&] { return app_->outbox().Backlog().pending == 0; }));
+  ASSERT_TRUE(WaitUntil([&] { return app_->stores().outbox->Backlog().pending == 0; }));
   {
     const auto deadline = [] { return AmqpConnection::Clock::now() + 10s; };
     AmqpConnection admin(ParseAmqpUrl(e2e::RequiredEnv("DOCGATE_TEST_AMQP_URL"), 0), "",
@@ -390,7 +390,7 @@ TEST_P(ConsumersBrokerTest, AnApprovalWhoseMessageWasLostIsIngestedAfterTheRecon
 
   StartApp(ConsumerConfig());  // consumers on; the queue is declared again before the relay runs
   WaitForIngestStatus(std::to_string(id), "done");
-  EXPECT_EQ(app_->consumer_store().ListChunks(id), ExpectedChunks(content));
+  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
 }
 
 // `docgate serve` without consumers, and `docgate worker` processes (the real binary) doing the
@@ -418,7 +418,7 @@ TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAf
   const auto done = [&] {
     int count = 0;
     for (DocumentId id : ids) {
-      count += app_->store().FindDocument(id)->ingest_status == IngestStatus::kDone;
+      count += app_->stores().documents->FindDocument(id)->ingest_status == IngestStatus::kDone;
     }
     return count;
   };
@@ -433,7 +433,7 @@ TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAf
   e2e::DocgateProcess restarted(env, "worker");
   ASSERT_TRUE(WaitUntil([&] { return done() == kDocuments; }, 60s)) << done();
   for (int i = 0; i < kDocuments; ++i) {
-    EXPECT_EQ(app_->consumer_store().ListChunks(ids[i]), ExpectedChunks(contents[i])) << i;
+    EXPECT_EQ(app_->stores().chunks->ListChunks(ids[i]), ExpectedChunks(contents[i])) << i;
     EXPECT_TRUE(app_->reader().GetPreview(ids[i]).ok()) << i;
   }
   EXPECT_EQ(restarted.Terminate(), 0) << "SIGTERM stops a worker cleanly";

@@ -379,7 +379,7 @@ TEST_P(LoadSheddingTest, ASaturatedApiSheds503WhileTheProbesAnswerAndTheShedding
   std::vector<e2e::HttpReply> held(2);
   std::vector<std::jthread> clients;  // joined after the writer below lets them finish
   {
-    auto writer = app_->store().Begin();  // holds SQLite's single writer slot
+    auto writer = app_->stores().documents->Begin();  // holds SQLite's single writer slot
     // The first create runs (and waits for the write lock), then the second one waits for it.
     const char* gauges[] = {"docgate_http_busy_workers", "docgate_http_queued_requests"};
     for (std::size_t i = 0; i < held.size(); ++i) {

@@ -164,7 +164,7 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
   const std::string big = R"({"title": "t", "content": ")" + std::string(1024 * 1024, 'x') + "\"}";
   ASSERT_EQ(Record(http::verb::post, "/api/v1/documents", Alice(), big).status(), 413u);
   {
-    auto writer = app_->store().Begin();  // holds SQLite's single writer slot
+    auto writer = app_->stores().documents->Begin();  // holds SQLite's single writer slot
     ExpectProblem(Record(http::verb::post, "/api/v1/documents", Alice(), doc_body), 503,
                   "UNAVAILABLE");
   }

@@ -292,7 +292,8 @@ class FakeDocumentStore::ConsumerTx final : public ConsumerTransaction, private 
     return ContentRow(id, version);
   }
 
-  bool UpsertPreview(const PreviewRecord& record) override {
+  // PreviewStore::Project's write (not part of ConsumerTransaction).
+  bool UpsertPreview(const PreviewRecord& record) {
     Data& data = Open();
     const auto found = data.previews.find(record.document_id);
     if (found != data.previews.end()) {
@@ -616,6 +617,17 @@ OutboxBacklog FakeDocumentStore::Instance::Backlog() {
   return store_.Backlog();
 }
 
+void FakeDocumentStore::Instance::Requeue(const OutboxEvent& event) {
+  ThrowIfCutOff();
+  store_.Requeue(event);
+}
+
+std::vector<OutboxEvent> FakeDocumentStore::Instance::FindStuckIngestions(
+    TimePoint delivered_before, int limit) {
+  ThrowIfCutOff();
+  return store_.FindStuckIngestions(delivered_before, limit);
+}
+
 int FakeDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
   std::unique_lock lock(mutex_);
   ThrowIfUnavailable();
@@ -861,7 +873,14 @@ std::vector<OutboxEvent> FakeDocumentStore::FindStuckIngestions(TimePoint delive
   return events;
 }
 
-std::optional<PreviewRecord> FakeDocumentStore::FindPreview(DocumentId id) {
+bool FakeDocumentStore::Project(const PreviewRecord& record) {
+  ConsumerTx tx(*this, StartWrite());
+  const bool wrote = tx.UpsertPreview(record);
+  tx.Commit();
+  return wrote;
+}
+
+std::optional<PreviewRecord> FakeDocumentStore::Find(DocumentId id) {
   std::lock_guard lock(mutex_);
   ThrowIfUnavailable();
   return Lookup(data_.previews, id);

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "app/clock.h"
-#include "app/consumer_store.h"
+#include "app/chunk_index.h"
 #include "app/document_store.h"
+#include "app/inbox_store.h"
+#include "app/preview_store.h"
 
 namespace docgate {
 
@@ -27,9 +29,10 @@ namespace docgate {
 // here with StorageError: one pending review per document, reviews and content only for existing
 // documents, content of a version written once, unique event ids, updates of existing rows only.
 //
-// The ConsumerStore side works the same way: BeginConsumer() is a write transaction like Begin()
-// (the same writer slot, the same copy-and-swap), so claims serialise as on SQLite; previews and
-// chunks of a missing document are StorageError like the databases' foreign keys.
+// The inbox, preview and chunk ports work the same way: BeginConsumer() (and Project, in one of its
+// own) is a write transaction like Begin() (the same writer slot, the same copy-and-swap), so
+// claims serialise as on SQLite; previews and chunks of a missing document are StorageError like
+// the databases' foreign keys.
 //
 // Its full-text search is a stand-in for the engines' and differs from them: a word is a run of
 // ASCII letters and digits and of non-ASCII code points outside U+2000..U+2BFF and below U+1F000
@@ -52,7 +55,9 @@ namespace docgate {
 class FakeDocumentStore final : public DocumentStore,
                                 public OutboxStore,
                                 public IdempotencyStore,
-                                public ConsumerStore {
+                                public InboxStore,
+                                public PreviewStore,
+                                public ChunkIndex {
  public:
   class Instance;
 
@@ -108,7 +113,9 @@ class FakeDocumentStore final : public DocumentStore,
   void Requeue(const OutboxEvent& event) override;
   std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
   int PruneInbox(TimePoint cutoff, int limit) override;
-  std::optional<PreviewRecord> FindPreview(DocumentId id) override;
+  // A consumer transaction of its own (BeginConsumer) holding the version-guarded write.
+  bool Project(const PreviewRecord& record) override;
+  std::optional<PreviewRecord> Find(DocumentId id) override;
   std::vector<SearchHit> Search(const std::string& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
@@ -231,6 +238,8 @@ class FakeDocumentStore::Instance final : public OutboxStore {
   int RenewClaims() override;
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
+  void Requeue(const OutboxEvent& event) override;
+  std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
 
  private:
   void ThrowIfCutOff() const;

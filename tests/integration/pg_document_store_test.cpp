@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "app/document_service.h"
-#include "contract/consumer_store_contract.h"
+#include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/inbox_store_contract.h"
+#include "contract/outbox_requeue_contract.h"
+#include "contract/preview_store_contract.h"
 #include "core/error.h"
 #include "core/lifecycle.h"
 #include "fakes/counting_wakeup.h"
@@ -45,7 +48,10 @@ struct PgStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentStoreContract, ::testing::Types<PgStoreFactory>);
-INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ConsumerStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, InboxStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxRequeueContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, PreviewStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ChunkIndexContract, ::testing::Types<PgStoreFactory>);
 
 namespace {
 

@@ -15,8 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "contract/consumer_store_contract.h"
+#include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/inbox_store_contract.h"
+#include "contract/outbox_requeue_contract.h"
+#include "contract/preview_store_contract.h"
 #include "core/error.h"
 #include "support/temp_dir.h"
 
@@ -88,7 +91,10 @@ struct SqliteStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<SqliteStoreFactory>);
-INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ConsumerStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, InboxStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxRequeueContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, PreviewStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ChunkIndexContract, ::testing::Types<SqliteStoreFactory>);
 
 namespace {
 

@@ -5,7 +5,7 @@
 // the consumer side claims in the inbox with commits and crashes, failures counted up to parking,
 // the parked list, replays (Unpark + Requeue) and inbox retention, with duplicate deliveries and
 // redeliveries throughout; on the fake store and on SQLite. The model encodes the port contracts
-// of app/document_store.h (OutboxStore) and app/consumer_store.h (ConsumerStore) and predicts
+// of app/document_store.h (OutboxStore) and app/inbox_store.h (InboxStore) and predicts
 // every answer; the outbox and its backlog are compared after every command. At the end the relays
 // drain the outbox: every event was published at least once and every row is delivered.
 
@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/consumer_store.h"
+#include "app/inbox_store.h"
 #include "app/document_service.h"
 #include "app/document_store.h"
 #include "property_backends.h"
@@ -97,7 +97,7 @@ struct PipelineModel {
     return kNone;
   }
   // A broker may hand an event to consumers again while the outbox still holds it (retention is
-  // set beyond every redelivery: ConsumerStore::PruneInbox).
+  // set beyond every redelivery: InboxStore::PruneInbox).
   std::vector<int> Redeliverable() const {
     std::vector<int> events;
     for (int e = 0; e < static_cast<int>(publishes.size()); ++e) {
@@ -540,7 +540,7 @@ class Consume final : public Delivery {
     if (sut == nullptr) return;
     const std::string& event_id = sut->events.at(event_).event_id;
     {
-      const auto tx = sut->backend->consumers().BeginConsumer();
+      const auto tx = sut->backend->inbox().BeginConsumer();
       const InboxState state = tx->Claim(ConsumerName(consumer_), event_id, ModelTime(m.now));
       ExpectSame(state, expected, "inbox claim of " + ConsumerName(consumer_) + " on " + event_id);
       if (state == InboxState::kNew && commit_) {
@@ -579,7 +579,7 @@ class Fail final : public Delivery {
       if (row.attempts >= max_attempts_) row.state = InboxRowState::kParked;
     }
     if (sut == nullptr) return;
-    const ConsumerFailure failure = sut->backend->consumers().RecordFailure(
+    const ConsumerFailure failure = sut->backend->inbox().RecordFailure(
         ConsumerName(consumer_), sut->Event(event_), error, max_attempts_, ModelTime(m.now));
     ExpectSameText(Show(failure),
                    Show(ConsumerFailure{row.attempts, row.state == InboxRowState::kParked}),
@@ -617,7 +617,7 @@ class ListParked final : public Step {
     if (sut == nullptr) return;
     std::vector<ParkedEvent> expected = Parked(m, *sut);
     expected.resize(std::min<std::size_t>(expected.size(), limit_));
-    ExpectSameText(Show(sut->backend->consumers().ListParked(limit_)), Show(expected),
+    ExpectSameText(Show(sut->backend->inbox().ListParked(limit_)), Show(expected),
                    "parked events");
   }
   void show(std::ostream& os) const override { os << "ListParked(" << limit_ << ")"; }
@@ -674,7 +674,7 @@ class Replay final : public Step {
     if (sut != nullptr) {
       std::optional<std::string> id;
       if (event_ != kNone) id = sut->events.at(event_).event_id;
-      answer = sut->backend->consumers().Unpark(id);
+      answer = sut->backend->inbox().Unpark(id);
       std::vector<OutboxEvent> expected;
       for (const int e : unparked) expected.push_back(sut->Event(e));
       ExpectSame(answer, expected, "unparked events");
@@ -689,7 +689,7 @@ class Replay final : public Step {
         m.rows.push_back(OutboxRow{event});
       }
       if (sut == nullptr) continue;
-      sut->backend->consumers().Requeue(answer[i]);
+      sut->backend->relay(0).Requeue(answer[i]);
       if (live == kNone) sut->LastRow(answer[i].event_id);
     }
   }
@@ -731,7 +731,7 @@ class PruneInbox final : public Step {
       ++pruned;
     }
     if (sut != nullptr) {
-      const int deleted = sut->backend->consumers().PruneInbox(ModelTime(cutoff_), kRetentionLimit);
+      const int deleted = sut->backend->inbox().PruneInbox(ModelTime(cutoff_), kRetentionLimit);
       ExpectSame(std::int64_t{deleted}, pruned, "inbox rows pruned");
     }
   }

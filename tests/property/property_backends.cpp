@@ -23,7 +23,7 @@ class FakeBackend final : public PropertyBackend {
       : store_(claim_clock_, claim_ttl), other_(store_.AnotherInstance()) {}
 
   DocumentStore& documents() override { return store_; }
-  ConsumerStore& consumers() override { return store_; }
+  InboxStore& inbox() override { return store_; }
   OutboxStore& relay(int instance) override {
     if (instance == 0) return store_;
     return *other_;
@@ -59,7 +59,7 @@ class SqliteBackend final : public PropertyBackend {
         raw_(Config(dir_, claim_ttl).path, std::chrono::seconds(5)) {}
 
   DocumentStore& documents() override { return store_; }
-  ConsumerStore& consumers() override { return store_; }
+  InboxStore& inbox() override { return store_; }
   OutboxStore& relay(int instance) override {
     if (instance == 0) return store_;
     return other_;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/consumer_store.h"
 #include "app/document_store.h"
+#include "app/inbox_store.h"
 #include "core/model.h"
 
 namespace docgate {
@@ -20,7 +20,7 @@ class PropertyBackend {
   virtual ~PropertyBackend() = default;
 
   virtual DocumentStore& documents() = 0;
-  virtual ConsumerStore& consumers() = 0;
+  virtual InboxStore& inbox() = 0;
   // Relay instance 0 is the store itself; instance 1 is another process on the same database
   // (claims of its own, the same claim TTL).
   virtual OutboxStore& relay(int instance) = 0;

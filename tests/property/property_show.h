@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/consumer_store.h"
+#include "app/inbox_store.h"
 #include "core/error.h"
 #include "core/model.h"
 

@@ -50,8 +50,7 @@ struct FakeBackedApi {
   DocumentService service{store, gate, clock, random, wakeup};
   JwtVerifier verifier{kSecret, clock};
   IdempotencyService idempotency{store, clock, random, IdempotencyConfig{}};
-  DatabasePreviewStore previews{store};
-  ReaderService reader{store, previews, store};
+  ReaderService reader{store, store, store};
   RestApi api;
 };
 

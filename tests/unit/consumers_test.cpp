@@ -96,7 +96,7 @@ class ConsumersTest : public ::testing::Test {
   DocumentService service_{store_, gate_, clock_, random_, wakeup_};
   ChunkerConfig chunker_{80, 20};  // small, so that kContent makes several chunks
   RecordingEmbedder embedder_;
-  DatabasePreviewStore previews_{store_};
+  PreviewStore& previews_ = store_;
   PreviewProjection projection_{previews_, store_};
   Ingestion ingestion_{store_, chunker_, &embedder_};
   ConsumerRunner runner_{store_, clock_, ConsumerRunnerConfig{3}};

@@ -5,8 +5,11 @@
 #include <chrono>
 #include <memory>
 
-#include "contract/consumer_store_contract.h"
+#include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/inbox_store_contract.h"
+#include "contract/outbox_requeue_contract.h"
+#include "contract/preview_store_contract.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
 
@@ -28,7 +31,10 @@ struct FakeStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentStoreContract, ::testing::Types<FakeStoreFactory>);
-INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ConsumerStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, InboxStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxRequeueContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, PreviewStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ChunkIndexContract, ::testing::Types<FakeStoreFactory>);
 
 namespace {
 

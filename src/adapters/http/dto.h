@@ -11,7 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/consumer_store.h"
+#include "app/chunk_index.h"
+#include "app/inbox_store.h"
 #include "app/document_service.h"
 #include "core/error.h"
 #include "core/model.h"

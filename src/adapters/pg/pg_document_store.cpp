@@ -499,7 +499,8 @@ public:
     return work_.ReadContent(id, version);
   }
 
-  bool UpsertPreview(const PreviewRecord &record) override {
+  // PreviewStore::Project's statement (not part of ConsumerTransaction).
+  bool UpsertPreview(const PreviewRecord &record) {
     return work_.Run(
         "write preview of document", record.document_id, [&](pqxx::work &w) {
           return w.exec_prepared(kUpsertPreview.name, record.document_id,
@@ -947,7 +948,14 @@ int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
                     });
 }
 
-std::optional<PreviewRecord> PgDocumentStore::FindPreview(DocumentId id) {
+bool PgDocumentStore::Project(const PreviewRecord &record) {
+  auto tx = BeginOn<PgConsumerTransaction>(*pool_);
+  const bool wrote = tx->UpsertPreview(record);
+  tx->Commit();
+  return wrote;
+}
+
+std::optional<PreviewRecord> PgDocumentStore::Find(DocumentId id) {
   return Autocommit(*pool_, config_.pool_wait_timeout,
                     Describe("find preview of document", id),
                     [&](pqxx::transaction_base &tx) {

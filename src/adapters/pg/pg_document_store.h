@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "adapters/pg/pg_config.h"
-#include "app/consumer_store.h"
+#include "app/chunk_index.h"
 #include "app/document_store.h"
+#include "app/inbox_store.h"
 #include "app/pool_stats.h"
+#include "app/preview_store.h"
 
 namespace docgate {
 
 class PgConnectionPool;
 
-// DocumentStore, OutboxStore, IdempotencyStore and ConsumerStore on PostgreSQL (libpqxx), schema in
+// DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on PostgreSQL (libpqxx), schema in
 // migrations/postgres.
 //
 // Transactions: Begin() takes a pooled connection and opens a READ COMMITTED transaction on it,
@@ -63,7 +65,9 @@ class PgConnectionPool;
 class PgDocumentStore final : public DocumentStore,
                               public OutboxStore,
                               public IdempotencyStore,
-                              public ConsumerStore {
+                              public InboxStore,
+                              public PreviewStore,
+                              public ChunkIndex {
  public:
   // Applies pending migrations (see Migrate); pooled connections are opened on demand. Throws
   // StorageUnavailable for an invalid config or URL and when the server cannot be reached (the
@@ -88,7 +92,7 @@ class PgDocumentStore final : public DocumentStore,
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
   std::vector<Review> ListReviews(const ReviewQuery& query) override;
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
-  // SELECT 1; false on any failure, never throws. Waits for a pooled connection at most the shorter
+  // SELECT 1; false on any failure, never throws (DocumentStore's and PreviewStore's readiness). Waits for a pooled connection at most the shorter
   // of pool_wait_timeout and connect_timeout.
   bool Ping() override;
 
@@ -132,7 +136,9 @@ class PgDocumentStore final : public DocumentStore,
   void Requeue(const OutboxEvent& event) override;
   std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
   int PruneInbox(TimePoint cutoff, int limit) override;
-  std::optional<PreviewRecord> FindPreview(DocumentId id) override;
+  // A consumer transaction of its own (BeginConsumer) holding the version-guarded upsert.
+  bool Project(const PreviewRecord& record) override;
+  std::optional<PreviewRecord> Find(DocumentId id) override;
   std::vector<SearchHit> Search(const std::string& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 

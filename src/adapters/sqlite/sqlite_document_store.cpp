@@ -417,7 +417,8 @@ public:
     return SelectContent(scope_.Open(), id, version);
   }
 
-  bool UpsertPreview(const PreviewRecord &record) override {
+  // PreviewStore::Project's statement (not part of ConsumerTransaction).
+  bool UpsertPreview(const PreviewRecord &record) {
     SqliteConnection &connection = scope_.Open();
     connection.Prepare(kUpsertPreview)
         .Bind(1, record.document_id)
@@ -801,7 +802,14 @@ int SqliteDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
   return static_cast<int>(lease->Changes());
 }
 
-std::optional<PreviewRecord> SqliteDocumentStore::FindPreview(DocumentId id) {
+bool SqliteDocumentStore::Project(const PreviewRecord &record) {
+  SqliteConsumerTransaction tx(pool_->AcquireWriter());
+  const bool wrote = tx.UpsertPreview(record);
+  tx.Commit();
+  return wrote;
+}
+
+std::optional<PreviewRecord> SqliteDocumentStore::Find(DocumentId id) {
   std::vector<PreviewRecord> rows =
       ReadAll(*pool_, kSelectPreview, &PreviewFromRow, id);
   if (rows.empty())

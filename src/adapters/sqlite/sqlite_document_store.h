@@ -9,9 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "app/consumer_store.h"
+#include "app/chunk_index.h"
 #include "app/document_store.h"
+#include "app/inbox_store.h"
 #include "app/pool_stats.h"
+#include "app/preview_store.h"
 
 namespace docgate {
 
@@ -29,7 +31,8 @@ struct SqliteConfig {
   std::chrono::milliseconds outbox_claim_ttl{3000};
 };
 
-// DocumentStore, OutboxStore, IdempotencyStore and ConsumerStore on one SQLite file in WAL mode
+// DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on one
+// SQLite file in WAL mode
 // (readers never wait for the writer).
 //
 // Writes: one at a time, as SQLite allows. Begin() waits, in arrival order, for the process's
@@ -58,7 +61,9 @@ struct SqliteConfig {
 class SqliteDocumentStore final : public DocumentStore,
                                   public OutboxStore,
                                   public IdempotencyStore,
-                                  public ConsumerStore {
+                                  public InboxStore,
+                                  public PreviewStore,
+                                  public ChunkIndex {
  public:
   // Opens the pool, turns on WAL, the busy timeout and foreign keys, and applies pending
   // migrations (recorded in schema_migrations). Throws StorageUnavailable with a message naming
@@ -122,7 +127,9 @@ class SqliteDocumentStore final : public DocumentStore,
   void Requeue(const OutboxEvent& event) override;
   std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) override;
   int PruneInbox(TimePoint cutoff, int limit) override;
-  std::optional<PreviewRecord> FindPreview(DocumentId id) override;
+  // A consumer transaction of its own (BeginConsumer) holding the version-guarded upsert.
+  bool Project(const PreviewRecord& record) override;
+  std::optional<PreviewRecord> Find(DocumentId id) override;
   std::vector<SearchHit> Search(const std::string& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 

@@ -11,30 +11,11 @@
 
 namespace docgate {
 
-// The approved rendition of a document, as the preview projection keeps it.
-struct PreviewRecord {
-  DocumentId document_id = 0;
-  std::int32_t version = 0;
-  std::string content;
-  TimePoint approved_at{};
-
-  bool operator==(const PreviewRecord&) const = default;
-};
-
 // What the inbox holds for one (consumer, event_id) when a consumer transaction claims it.
 enum class InboxState {
   kNew,     // never processed (or only failed so far): the claim recorded it as done, pending commit
   kDone,    // processed before: the consumer must do nothing
   kParked,  // given up on after too many failures: the consumer must do nothing until replayed
-};
-
-// One ranked full-text hit: a chunk of an approved, ingested version.
-struct SearchHit {
-  DocumentId document_id = 0;
-  std::int32_t version = 0;
-  std::string title;
-  std::string snippet;  // an excerpt of the chunk around the matched terms, plain text
-  double score = 0;     // higher is better; comparable within one result only
 };
 
 // A failed attempt, as RecordFailure counted it.
@@ -53,7 +34,7 @@ struct ParkedEvent {
 };
 
 // One consumer's unit of work: the inbox row and the consumer's effect commit together or not at
-// all, so a redelivered event changes nothing. Obtained from ConsumerStore::BeginConsumer; rolled
+// all, so a redelivered event changes nothing. Obtained from InboxStore::BeginConsumer; rolled
 // back by the destructor unless Commit succeeded. Not thread-safe. Throws like StoreTransaction
 // (StorageUnavailable, StorageError), after which the transaction is finished.
 //
@@ -70,9 +51,6 @@ class ConsumerTransaction {
   virtual InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) = 0;
   virtual std::optional<Document> LockDocument(DocumentId id) = 0;
   virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
-  // Writes the preview of record.document_id unless the stored one has a version >= record.version
-  // (a stale event never wins). True when it wrote.
-  virtual bool UpsertPreview(const PreviewRecord& record) = 0;
   // Replaces every chunk of `id` (of any version) with `chunks`, in order, indexed for full-text
   // search under `title`. Never appends: afterwards the document has exactly these chunks.
   virtual void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
@@ -82,18 +60,17 @@ class ConsumerTransaction {
   virtual void Commit() = 0;
 };
 
-// The consumers' side of the database: the inbox, failures and parked events, the preview
-// projection, the chunks and their full-text index, and the reconciler's queries. Implemented by
-// the same store class as DocumentStore. Thread-safe; several processes on one database may use it
-// at once. Throws StorageUnavailable / StorageError like DocumentStore.
+// The inbox of the built-in consumers (ADR 0004): the consumer transactions that claim an event
+// for a consumer, the failures counted and the events parked. Thread-safe; several processes on
+// one database may use it at once. Throws StorageUnavailable / StorageError like DocumentStore.
 //
 // Writes whose effect is not idempotent (RecordFailure, Unpark) take effect at most once per call:
 // a store tries one again only when it knows the first try did not commit. StorageUnavailable from
 // one of them means "not done" or, when the commit's outcome was lost with the connection, maybe
 // "done, answer lost"; see each method for what the caller does then.
-class ConsumerStore {
+class InboxStore {
  public:
-  virtual ~ConsumerStore() = default;
+  virtual ~InboxStore() = default;
   virtual std::unique_ptr<ConsumerTransaction> BeginConsumer() = 0;
 
   // Records a failed attempt of (consumer, event.event_id) in its own transaction: the attempt
@@ -112,19 +89,6 @@ class ConsumerStore {
   // "outcome unknown" (the connection broke during the commit) may have deleted the rows; the
   // events are then no longer listed as parked and must be put back by hand (docs/runbook.md).
   virtual std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) = 0;
-  // Puts `event` back into the outbox as undelivered (by event_id: the row is reset when it still
-  // exists, written again when it was pruned), with no attempts and no claim, so the relay
-  // delivers it again with the same event_id. Tells the relay through the usual wake-up.
-  virtual void Requeue(const OutboxEvent& event) = 0;
-
-  // The approval events of approved versions whose ingestion is missing or stuck: the document's
-  // approved_version is set, its ingest_status is `pending` or `none`, and the document.approved
-  // event of that version (the outbox's newest for it) was delivered before `delivered_before`.
-  // Oldest delivery first, at most `limit`. Events still waiting in the outbox are not stuck, and
-  // `failed` means parked, which is for an operator. The outbox never prunes the approval event of
-  // a version whose ingestion is not done, so every such version is found.
-  virtual std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) = 0;
-
   // Deletes up to `limit` `done` inbox rows last written before `cutoff` whose event is no longer
   // in the outbox; returns how many. A `done` row is what makes a redelivery a no-op, so the
   // caller's cutoff must lie behind every redelivery still possible: at least the outbox retention
@@ -134,12 +98,6 @@ class ConsumerStore {
   // replay.
   virtual int PruneInbox(TimePoint cutoff, int limit) = 0;
 
-  virtual std::optional<PreviewRecord> FindPreview(DocumentId id) = 0;
-  // Chunks matching the words of `query` (every word must match; case-insensitive; the engine's
-  // stemming), best first, at most `limit`. An empty or all-punctuation query matches nothing.
-  virtual std::vector<SearchHit> Search(const std::string& query, int limit) = 0;
-  // The chunks of one document in order (for tests, the reconciler and operators).
-  virtual std::vector<std::string> ListChunks(DocumentId id) = 0;
 };
 
 }  // namespace docgate

@@ -1,0 +1,53 @@
+#pragma once
+
+// The contract of the database's PreviewStore (app/preview_store.h): a newer version wins, a
+// stale one never overwrites. Instantiate with a factory of DocumentStoreContract.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "contract/consumer_contract_fixture.h"
+#include "core/error.h"
+
+namespace docgate {
+
+template <typename Factory>
+class PreviewStoreContract : public ConsumerContractFixture<Factory> {};
+
+TYPED_TEST_SUITE_P(PreviewStoreContract);
+
+TYPED_TEST_P(PreviewStoreContract, PreviewRoundTripsAndANewerVersionWins) {
+  const DocumentId id = this->AddDocument(3).id;
+  EXPECT_EQ(this->previews().Find(id), std::nullopt);
+  const PreviewRecord v3{id, 3, "# Guide\n\xE2\x9C\x93 'v3' \"quoted\"", ContractTime(30)};
+  const PreviewRecord v4{id, 4, "v4", ContractTime(40)};
+  EXPECT_TRUE(this->Upsert(v3));
+  EXPECT_EQ(this->previews().Find(id), v3);
+  EXPECT_TRUE(this->Upsert(v4));
+  EXPECT_EQ(this->previews().Find(id), v4);
+}
+
+TYPED_TEST_P(PreviewStoreContract, AStalePreviewNeverOverwritesANewerOne) {
+  const DocumentId id = this->AddDocument(4).id;
+  const PreviewRecord v4{id, 4, "v4", ContractTime(40)};
+  EXPECT_TRUE(this->Upsert(v4));
+  EXPECT_FALSE(this->Upsert(PreviewRecord{id, 3, "v3", ContractTime(30)}));
+  EXPECT_FALSE(this->Upsert(PreviewRecord{id, 4, "v4 again", ContractTime(41)}));
+  EXPECT_EQ(this->previews().Find(id), v4);
+}
+
+TYPED_TEST_P(PreviewStoreContract, AMissingDocumentsPreviewIsAStorageError) {
+  EXPECT_THROW(this->previews().Project(PreviewRecord{12345, 1, "x", ContractTime()}),
+               StorageError);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(PreviewStoreContract, PreviewRoundTripsAndANewerVersionWins, AStalePreviewNeverOverwritesANewerOne, AMissingDocumentsPreviewIsAStorageError);
+
+}  // namespace docgate
