@@ -566,6 +566,10 @@ PgDocumentStore::PgDocumentStore(PgConfig config)
 
 PgDocumentStore::~PgDocumentStore() = default;
 
+Stores OpenPgStores(PgConfig config) {
+  return StoresOf(std::make_shared<PgDocumentStore>(std::move(config)));
+}
+
 PoolStats PgDocumentStore::pool_stats() const { return pool_->Stats(); }
 
 void PgDocumentStore::Migrate(const PgConfig &config) {

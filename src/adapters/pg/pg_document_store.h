@@ -14,6 +14,7 @@
 #include "app/inbox_store.h"
 #include "app/pool_stats.h"
 #include "app/preview_store.h"
+#include "app/stores.h"
 
 namespace docgate {
 
@@ -147,5 +148,9 @@ class PgDocumentStore final : public DocumentStore,
   std::string instance_token_;  // claimed_by of this instance's outbox claims
   std::unique_ptr<PgConnectionPool> pool_;
 };
+
+// The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like
+// PgDocumentStore's constructor.
+Stores OpenPgStores(PgConfig config);
 
 }  // namespace docgate
