@@ -18,7 +18,7 @@
 
 namespace docgate {
 
-class PgConnectionPool;
+class PgSession;
 
 // DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on PostgreSQL (libpqxx), schema in
 // migrations/postgres.
@@ -144,9 +144,7 @@ class PgDocumentStore final : public DocumentStore,
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:
-  PgConfig config_;
-  std::string instance_token_;  // claimed_by of this instance's outbox claims
-  std::unique_ptr<PgConnectionPool> pool_;
+  std::shared_ptr<PgSession> session_;  // config, instance token, pool (pg_session.h)
 };
 
 // The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like

@@ -316,7 +316,7 @@ constexpr Statement kSearch{
 
 constexpr Statement kPing{"ping", "SELECT 1"};
 
-constexpr std::array kStatements{
+inline constexpr std::array kStatements{
     kSelectDocument,
     kLockDocument,
     kInsertDocument,
@@ -337,7 +337,6 @@ constexpr std::array kStatements{
     kRenewClaims,
     kPruneDelivered,
     kBacklog,
-    kPing,
     kReserveIdempotencyKey,
     kSelectIdempotencyKey,
     kCompleteIdempotencyKey,
