@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "adapters/pg/pg_outbox_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_statements.h"
@@ -127,13 +128,7 @@ public:
   }
 
   void AppendEvent(const OutboxEvent &event) override {
-    work_.Run(
-        "append event of document", event.document_id, [&](pqxx::work &w) {
-          w.exec_prepared(kInsertEvent.name, Checked(event.event_id),
-                          Name(ToString(event.type)), event.document_id,
-                          event.review_id, event.version,
-                          Checked(event.actor_id), Millis(event.occurred_at));
-        });
+    PgOutboxStore::Append(work_, event);
   }
 
   void CompleteIdempotentRequest(const std::string &caller,
@@ -245,8 +240,21 @@ private:
 
 } // namespace
 
+namespace {
+
+// Every statement of the stores this class still stands for, prepared on each connection.
+std::vector<Statement> AllStatements() {
+  std::vector<Statement> all(kStatements.begin(), kStatements.end());
+  const auto outbox = PgOutboxStore::Statements();
+  all.insert(all.end(), outbox.begin(), outbox.end());
+  return all;
+}
+
+}  // namespace
+
 PgDocumentStore::PgDocumentStore(PgConfig config)
-    : session_(std::make_shared<PgSession>(std::move(config), kStatements)) {}
+    : session_(std::make_shared<PgSession>(std::move(config), AllStatements())),
+      outbox_(std::make_unique<PgOutboxStore>(session_)) {}
 
 PgDocumentStore::~PgDocumentStore() = default;
 
@@ -331,79 +339,18 @@ std::vector<Review> PgDocumentStore::ListDocumentReviews(DocumentId id) {
 
 bool PgDocumentStore::Ping() { return session_->Ping(); }
 
-std::vector<OutboxEvent> PgDocumentStore::ClaimPending(int limit) {
-  if (limit <= 0)
-    return {};
-  auto events = session_->Autocommit("claim outbox events",
-      [&](pqxx::transaction_base &tx) {
-        return All<OutboxEvent>(
-            tx.exec_prepared(
-                kClaimEvents.name, limit, session_->instance_token(),
-                static_cast<std::int64_t>(session_->config().outbox_claim_ttl.count())),
-            ToEvent);
-      });
-  std::sort(events.begin(), events.end(),
-            [](const OutboxEvent &a, const OutboxEvent &b) {
-              return a.sequence < b.sequence;
-            });
-  return events;
-}
 
 
-void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t> &sequences,
-                                    TimePoint at) {
-  if (sequences.empty())
-    return;
-  session_->Autocommit("mark outbox events delivered",
-             [&](pqxx::transaction_base &tx) {
-               tx.exec_prepared(kMarkDelivered.name, IdArray(sequences),
-                                Millis(at));
-             });
-}
 
-void PgDocumentStore::Defer(const std::vector<std::int64_t> &sequences,
-                            std::chrono::milliseconds delay,
-                            std::chrono::milliseconds max_delay,
-                            std::string_view reason) {
-  if (sequences.empty())
-    return;
-  session_->Autocommit("defer outbox events",
-             [&](pqxx::transaction_base &tx) {
-               tx.exec_prepared(kDeferEvents.name, IdArray(sequences),
-                                static_cast<std::int64_t>(delay.count()),
-                                static_cast<std::int64_t>(max_delay.count()),
-                                Checked(std::string(reason)), session_->instance_token());
-             });
-}
 
-void PgDocumentStore::ReleaseClaims() {
-  session_->Autocommit("release outbox claims",
-             [&](pqxx::transaction_base &tx) {
-               tx.exec_prepared(kReleaseClaims.name, session_->instance_token());
-             });
-}
 
-int PgDocumentStore::RenewClaims() {
-  return session_->Autocommit("renew outbox claims",
-      [&](pqxx::transaction_base &tx) {
-        return static_cast<int>(
-            tx.exec_prepared(
-                  kRenewClaims.name, session_->instance_token(),
-                  static_cast<std::int64_t>(session_->config().outbox_claim_ttl.count()))
-                .affected_rows());
-      });
-}
 
-int PgDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
-  if (limit <= 0)
-    return 0;
-  return session_->Autocommit("prune delivered outbox events",
-      [&](pqxx::transaction_base &tx) {
-        return static_cast<int>(
-            tx.exec_prepared(kPruneDelivered.name, Millis(cutoff), limit)
-                .affected_rows());
-      });
-}
+
+
+
+
+
+
 
 std::optional<IdempotencyRecord> PgDocumentStore::ReserveIdempotencyKey(
     const std::string &caller, const std::string &key,
@@ -483,18 +430,7 @@ int PgDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
       });
 }
 
-OutboxBacklog PgDocumentStore::Backlog() {
-  return session_->Autocommit("count pending outbox events",
-      [&](pqxx::transaction_base &tx) {
-        const pqxx::result result = tx.exec_prepared(kBacklog.name);
-        OutboxBacklog backlog;
-        backlog.pending = result[0][0].as<std::int64_t>();
-        if (const auto oldest = Nullable<std::int64_t>(result[0][1])) {
-          backlog.oldest_occurred_at = FromMillis(*oldest);
-        }
-        return backlog;
-      });
-}
+
 
 std::unique_ptr<ConsumerTransaction> PgDocumentStore::BeginConsumer() {
   return session_->Begin<PgConsumerTransaction>();
@@ -550,28 +486,9 @@ PgDocumentStore::Unpark(const std::optional<std::string> &event_id) {
   return OldestParkedFirstOnce(std::move(deleted));
 }
 
-void PgDocumentStore::Requeue(const OutboxEvent &event) {
-  session_->Autocommit("requeue event " + event.event_id,
-      [&](pqxx::transaction_base &tx) {
-        tx.exec_prepared(kRequeueEvent.name, Checked(event.event_id),
-                         Name(ToString(event.type)), event.document_id,
-                         event.review_id, event.version,
-                         Checked(event.actor_id), Millis(event.occurred_at));
-      });
-}
 
-std::vector<OutboxEvent>
-PgDocumentStore::FindStuckIngestions(TimePoint delivered_before, int limit) {
-  if (limit <= 0)
-    return {};
-  return session_->Autocommit("find stuck ingestions",
-                    [&](pqxx::transaction_base &tx) {
-                      return All<OutboxEvent>(
-                          tx.exec_prepared(kFindStuckIngestions.name,
-                                           Millis(delivered_before), limit),
-                          ToEvent);
-                    });
-}
+
+
 
 int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
   if (limit <= 0)
@@ -619,6 +536,29 @@ std::vector<std::string> PgDocumentStore::ListChunks(DocumentId id) {
   return session_->Autocommit(Describe("list chunks of document", id), [&](pqxx::transaction_base &tx) {
         return All<std::string>(tx.exec_prepared(kListChunks.name, id), ToText);
       });
+}
+
+
+// The outbox's side, until the stores are built apart (ADR 0006): PgOutboxStore on this session.
+std::vector<OutboxEvent> PgDocumentStore::ClaimPending(int limit) { return outbox_->ClaimPending(limit); }
+void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t> &sequences, TimePoint at) {
+  outbox_->MarkDelivered(sequences, at);
+}
+void PgDocumentStore::Defer(const std::vector<std::int64_t> &sequences,
+                            std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
+                            std::string_view reason) {
+  outbox_->Defer(sequences, delay, max_delay, reason);
+}
+void PgDocumentStore::ReleaseClaims() { outbox_->ReleaseClaims(); }
+int PgDocumentStore::RenewClaims() { return outbox_->RenewClaims(); }
+int PgDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
+  return outbox_->PruneDelivered(cutoff, limit);
+}
+OutboxBacklog PgDocumentStore::Backlog() { return outbox_->Backlog(); }
+void PgDocumentStore::Requeue(const OutboxEvent &event) { outbox_->Requeue(event); }
+std::vector<OutboxEvent> PgDocumentStore::FindStuckIngestions(TimePoint delivered_before,
+                                                              int limit) {
+  return outbox_->FindStuckIngestions(delivered_before, limit);
 }
 
 } // namespace docgate

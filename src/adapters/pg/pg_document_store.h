@@ -18,6 +18,7 @@
 
 namespace docgate {
 
+class PgOutboxStore;
 class PgSession;
 
 // DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on PostgreSQL (libpqxx), schema in
@@ -31,15 +32,7 @@ class PgSession;
 // row locks. Each statement, row-lock waits included, is bounded by statement_timeout; the wait for
 // a pooled connection by pool_wait_timeout; opening one by connect_timeout.
 //
-// Outbox: ClaimPending claims the head rows it returns (FOR UPDATE SKIP LOCKED) for
-// outbox_claim_ttl (database clock) on behalf of this store instance; rows claimed by another
-// instance are skipped until their claim runs out, so several docgate processes on one database
-// never hand out the same row at the same time, and a crashed process's rows are taken over once
-// the TTL has passed since the claim or its last renewal (RenewClaims). This instance gets its own
-// claimed rows again on its next call (a delivery that threw is retried at once, not after the
-// TTL). Retry times (Defer) are on the database clock too. Every
-// transaction that appends events sends NOTIFY docgate_outbox at commit (a trigger), which
-// PgOutboxListener turns into relay wake-ups.
+// Outbox: PgOutboxStore (pg_outbox_store.h) on this store's session, which this class forwards to.
 //
 // Errors: StorageUnavailable when PostgreSQL cannot serve (unreachable within connect_timeout,
 // connection lost, shutdown, too many connections, statement timeout, serialization failure or
@@ -145,6 +138,7 @@ class PgDocumentStore final : public DocumentStore,
 
  private:
   std::shared_ptr<PgSession> session_;  // config, instance token, pool (pg_session.h)
+  std::unique_ptr<PgOutboxStore> outbox_;
 };
 
 // The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like

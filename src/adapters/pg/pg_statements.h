@@ -76,89 +76,7 @@ constexpr Statement kSelectEditors{
                       " WHERE document_id = $1 AND version > $2 AND version <= "
                       "$3 ORDER BY edited_by"};
 
-constexpr Statement kInsertEvent{
-    "insert_event", "INSERT INTO kh_outbox (event_id, event_type, document_id, "
-                    "review_id, version, actor_id,"
-                    " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"};
-// The event again as new: undelivered, unclaimed, no attempts, due now. The
-// statement-level AFTER INSERT trigger fires for an INSERT ... ON CONFLICT DO
-// UPDATE too, so the relays are woken whichever way it went.
-constexpr Statement kRequeueEvent{
-    "requeue_event", "INSERT INTO kh_outbox (event_id, event_type, "
-                     "document_id, review_id, version, actor_id,"
-                     " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
-                     " ON CONFLICT (event_id) DO UPDATE SET delivered_at = "
-                     "NULL, claimed_by = NULL,"
-                     "   claimed_until = NULL, attempts = 0, next_attempt_at = "
-                     "0, last_error = NULL"};
-// Claims and retry times are on the database's clock (now_ms, epoch millis):
-// one clock for every instance, whatever their hosts' clocks say.
-//
-// Claims up to $1 head events (each document's oldest undelivered event) whose
-// retry time has come, for instance $2, for $3 ms. Rows another instance is
-// claiming right now are skipped, not waited for, and so, being heads, are
-// their documents' later events; rows of an expired claim, or already this
-// instance's, are taken.
-constexpr Statement kClaimEvents{
-    "claim_events",
-    "WITH now_ms AS (SELECT (extract(epoch FROM clock_timestamp()) * "
-    "1000)::bigint AS ms)"
-    " UPDATE kh_outbox SET claimed_by = $2, claimed_until = (SELECT ms FROM "
-    "now_ms) + $3"
-    " WHERE id IN (SELECT o.id FROM kh_outbox o WHERE o.delivered_at IS NULL"
-    "   AND o.next_attempt_at <= (SELECT ms FROM now_ms)"
-    "   AND (o.claimed_until IS NULL OR o.claimed_until < (SELECT ms FROM "
-    "now_ms)"
-    "        OR o.claimed_by = $2)"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox p WHERE p.document_id = "
-    "o.document_id"
-    "                   AND p.delivered_at IS NULL AND p.id < o.id)"
-    "   ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED)"
-    " RETURNING id, event_id, event_type, document_id, review_id, version, "
-    "actor_id, occurred_at"};
-constexpr Statement kMarkDelivered{
-    "mark_delivered",
-    "UPDATE kh_outbox SET delivered_at = $2, claimed_by = NULL, claimed_until "
-    "= NULL"
-    " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL"};
-// Defers this instance ($5) claimed rows $1: the next attempt after $2 *
-// 2^attempts ms (attempts before this one), at most $3 ms.
-constexpr Statement kDeferEvents{
-    "defer_events", "WITH now_ms AS (SELECT (extract(epoch FROM "
-                    "clock_timestamp()) * 1000)::bigint AS ms)"
-                    " UPDATE kh_outbox SET claimed_by = NULL, claimed_until = "
-                    "NULL, attempts = attempts + 1,"
-                    "   next_attempt_at = (SELECT ms FROM now_ms) + "
-                    "LEAST($3::bigint, $2::bigint << LEAST(attempts, 30)),"
-                    "   last_error = $4"
-                    " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL "
-                    "AND claimed_by = $5"};
 
-constexpr Statement kReleaseClaims{
-    "release_claims",
-    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
-    " WHERE claimed_by = $1 AND delivered_at IS NULL"};
-// Extends instance $1's claims on undelivered rows to $2 ms from now.
-constexpr Statement kRenewClaims{
-    "renew_claims", "UPDATE kh_outbox"
-                    " SET claimed_until = (extract(epoch FROM "
-                    "clock_timestamp()) * 1000)::bigint + $2"
-                    " WHERE claimed_by = $1 AND delivered_at IS NULL"};
-// Keeps the approval event of every approved version whose ingestion is not
-// done: the reconciler replays it (FindStuckIngestions).
-constexpr Statement kPruneDelivered{
-    "prune_delivered",
-    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
-    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < $1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = "
-    "'document.approved'"
-    "                   AND d.id = o.document_id AND d.approved_version = "
-    "o.version"
-    "                   AND d.ingest_status <> 'done')"
-    " ORDER BY o.delivered_at LIMIT $2)"};
-constexpr Statement kBacklog{"outbox_backlog",
-                             "SELECT count(*), min(occurred_at) FROM kh_outbox "
-                             "WHERE delivered_at IS NULL"};
 
 // Idempotency keys bind $1 caller, $2 key, $3 owner. A reservation inserts the
 // in-flight row, or takes over an expired one; concurrent reservations of one
@@ -259,20 +177,6 @@ constexpr Statement kPruneInbox{
     "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = "
     "i.event_id)"
     " ORDER BY i.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)"};
-// The newest approval event of each approved version not ingested, if delivered
-// before $1.
-constexpr Statement kFindStuckIngestions{
-    "find_stuck_ingestions",
-    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
-    "o.version, o.actor_id,"
-    " o.occurred_at FROM kh_document d"
-    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
-    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
-    "     AND n.version = d.approved_version)"
-    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', "
-    "'pending')"
-    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < $1"
-    " ORDER BY o.delivered_at, o.id LIMIT $2"};
 
 constexpr Statement kSetIngestStatus{
     "set_ingest_status",
@@ -329,27 +233,17 @@ inline constexpr std::array kStatements{
     kSelectContent,
     kInsertContent,
     kSelectEditors,
-    kInsertEvent,
-    kClaimEvents,
-    kMarkDelivered,
-    kDeferEvents,
-    kReleaseClaims,
-    kRenewClaims,
-    kPruneDelivered,
-    kBacklog,
     kReserveIdempotencyKey,
     kSelectIdempotencyKey,
     kCompleteIdempotencyKey,
     kReleaseIdempotencyKey,
     kPruneIdempotencyKeys,
-    kRequeueEvent,
     kClaimInbox,
     kSelectInbox,
     kRecordFailure,
     kListParked,
     kUnpark,
     kPruneInbox,
-    kFindStuckIngestions,
     kSetIngestStatus,
     kUpsertPreview,
     kSelectPreview,
