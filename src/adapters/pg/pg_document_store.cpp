@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "adapters/pg/pg_idempotency_store.h"
 #include "adapters/pg/pg_outbox_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
@@ -131,21 +132,10 @@ public:
     PgOutboxStore::Append(work_, event);
   }
 
-  void CompleteIdempotentRequest(const std::string &caller,
-                                 const std::string &key,
-                                 const std::string &owner,
-                                 const std::string &response,
+  void CompleteIdempotentRequest(const std::string &caller, const std::string &key,
+                                 const std::string &owner, const std::string &response,
                                  TimePoint expires_at) override {
-    const auto result =
-        work_.Run("complete idempotency key", 0, [&](pqxx::work &w) {
-          return w.exec_prepared(kCompleteIdempotencyKey.name, Checked(caller),
-                                 Checked(key), Checked(owner),
-                                 Checked(response), Millis(expires_at));
-        });
-    if (result.affected_rows() != 1) {
-      throw StorageError("postgres: idempotency key '" + key + "' of " +
-                         caller + " is no longer reserved by this request");
-    }
+    PgIdempotencyStore::Complete(work_, caller, key, owner, response, expires_at);
   }
 
   void Commit() override { work_.Commit(); }
@@ -245,8 +235,9 @@ namespace {
 // Every statement of the stores this class still stands for, prepared on each connection.
 std::vector<Statement> AllStatements() {
   std::vector<Statement> all(kStatements.begin(), kStatements.end());
-  const auto outbox = PgOutboxStore::Statements();
-  all.insert(all.end(), outbox.begin(), outbox.end());
+  for (const auto part : {PgOutboxStore::Statements(), PgIdempotencyStore::Statements()}) {
+    all.insert(all.end(), part.begin(), part.end());
+  }
   return all;
 }
 
@@ -254,7 +245,8 @@ std::vector<Statement> AllStatements() {
 
 PgDocumentStore::PgDocumentStore(PgConfig config)
     : session_(std::make_shared<PgSession>(std::move(config), AllStatements())),
-      outbox_(std::make_unique<PgOutboxStore>(session_)) {}
+      outbox_(std::make_unique<PgOutboxStore>(session_)),
+      idempotency_(std::make_unique<PgIdempotencyStore>(session_)) {}
 
 PgDocumentStore::~PgDocumentStore() = default;
 
@@ -352,83 +344,13 @@ bool PgDocumentStore::Ping() { return session_->Ping(); }
 
 
 
-std::optional<IdempotencyRecord> PgDocumentStore::ReserveIdempotencyKey(
-    const std::string &caller, const std::string &key,
-    const std::string &fingerprint, const std::string &owner, TimePoint now,
-    TimePoint lease_until) {
-  // The live row may vanish between the two statements (released after a
-  // failure, or pruned): then the key is free and the reservation is tried
-  // again.
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    const bool reserved = session_->Autocommit("reserve idempotency key",
-        [&](pqxx::transaction_base &tx) {
-          return !tx.exec_prepared(kReserveIdempotencyKey.name, Checked(caller),
-                                   Checked(key), Checked(owner),
-                                   Checked(fingerprint), Millis(now),
-                                   Millis(lease_until))
-                      .empty();
-        });
-    if (reserved)
-      return std::nullopt;
-    const auto row = session_->Autocommit("read idempotency key",
-        [&](pqxx::transaction_base &tx) {
-          return First<std::pair<IdempotencyRecord, std::string>>(
-              tx.exec_prepared(kSelectIdempotencyKey.name, Checked(caller),
-                               Checked(key)),
-              [](const pqxx::row &r) {
-                return std::pair{
-                    IdempotencyRecord{r[0].as<std::string>(),
-                                      Nullable<std::string>(r[1]),
-                                      FromMillis(r[2].as<std::int64_t>())},
-                    r[3].as<std::string>()};
-              });
-        });
-    if (!row)
-      continue;
-    // Our own row: the insert committed, but its answer was lost with the
-    // connection and the retried statement found the row live.
-    if (row->second == owner)
-      return std::nullopt;
-    return row->first;
-  }
-  throw StorageUnavailable("postgres: idempotency key '" + key + "' of " +
-                           caller + " kept changing under concurrent requests");
-}
 
-bool PgDocumentStore::CompleteIdempotentRequest(const std::string &caller,
-                                                const std::string &key,
-                                                const std::string &owner,
-                                                const std::string &response,
-                                                TimePoint expires_at) {
-  return session_->Autocommit("complete idempotency key",
-      [&](pqxx::transaction_base &tx) {
-        return tx.exec_prepared(kCompleteIdempotencyKey.name, Checked(caller),
-                                Checked(key), Checked(owner), Checked(response),
-                                Millis(expires_at))
-                   .affected_rows() == 1;
-      });
-}
 
-void PgDocumentStore::ReleaseIdempotencyKey(const std::string &caller,
-                                            const std::string &key,
-                                            const std::string &owner) {
-  session_->Autocommit("release idempotency key",
-             [&](pqxx::transaction_base &tx) {
-               tx.exec_prepared(kReleaseIdempotencyKey.name, Checked(caller),
-                                Checked(key), Checked(owner));
-             });
-}
 
-int PgDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
-  if (limit <= 0)
-    return 0;
-  return session_->Autocommit("prune idempotency keys",
-      [&](pqxx::transaction_base &tx) {
-        return static_cast<int>(
-            tx.exec_prepared(kPruneIdempotencyKeys.name, Millis(now), limit)
-                .affected_rows());
-      });
-}
+
+
+
+
 
 
 
@@ -559,6 +481,26 @@ void PgDocumentStore::Requeue(const OutboxEvent &event) { outbox_->Requeue(event
 std::vector<OutboxEvent> PgDocumentStore::FindStuckIngestions(TimePoint delivered_before,
                                                               int limit) {
   return outbox_->FindStuckIngestions(delivered_before, limit);
+}
+
+// The idempotency side, until the stores are built apart (ADR 0006): PgIdempotencyStore.
+std::optional<IdempotencyRecord> PgDocumentStore::ReserveIdempotencyKey(
+    const std::string &caller, const std::string &key, const std::string &fingerprint,
+    const std::string &owner, TimePoint now, TimePoint lease_until) {
+  return idempotency_->ReserveIdempotencyKey(caller, key, fingerprint, owner, now, lease_until);
+}
+bool PgDocumentStore::CompleteIdempotentRequest(const std::string &caller, const std::string &key,
+                                                const std::string &owner,
+                                                const std::string &response,
+                                                TimePoint expires_at) {
+  return idempotency_->CompleteIdempotentRequest(caller, key, owner, response, expires_at);
+}
+void PgDocumentStore::ReleaseIdempotencyKey(const std::string &caller, const std::string &key,
+                                            const std::string &owner) {
+  idempotency_->ReleaseIdempotencyKey(caller, key, owner);
+}
+int PgDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
+  return idempotency_->PruneIdempotencyKeys(now, limit);
 }
 
 } // namespace docgate

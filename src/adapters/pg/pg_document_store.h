@@ -18,6 +18,7 @@
 
 namespace docgate {
 
+class PgIdempotencyStore;
 class PgOutboxStore;
 class PgSession;
 
@@ -101,9 +102,7 @@ class PgDocumentStore final : public DocumentStore,
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
 
-  // Autocommit statements. A reservation is INSERT ... ON CONFLICT DO UPDATE WHERE expired, then,
-  // when another request holds the key, a read of its row; concurrent reservations on any number of
-  // instances serialise on the primary key, so exactly one of them gets the key.
+  // Forwarded to PgIdempotencyStore (pg_idempotency_store.h).
   std::optional<IdempotencyRecord> ReserveIdempotencyKey(const std::string& caller,
                                                          const std::string& key,
                                                          const std::string& fingerprint,
@@ -139,6 +138,7 @@ class PgDocumentStore final : public DocumentStore,
  private:
   std::shared_ptr<PgSession> session_;  // config, instance token, pool (pg_session.h)
   std::unique_ptr<PgOutboxStore> outbox_;
+  std::unique_ptr<PgIdempotencyStore> idempotency_;
 };
 
 // The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like

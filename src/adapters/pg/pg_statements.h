@@ -78,40 +78,6 @@ constexpr Statement kSelectEditors{
 
 
 
-// Idempotency keys bind $1 caller, $2 key, $3 owner. A reservation inserts the
-// in-flight row, or takes over an expired one; concurrent reservations of one
-// key serialise on the primary key, and the losers' ON CONFLICT finds the
-// winner's row live and returns nothing.
-constexpr Statement kReserveIdempotencyKey{
-    "reserve_idempotency_key",
-    "INSERT INTO kh_idempotency"
-    " (caller, idem_key, owner, fingerprint, response, created_at, expires_at)"
-    " VALUES ($1, $2, $3, $4, NULL, $5, $6)"
-    " ON CONFLICT (caller, idem_key) DO UPDATE SET owner = EXCLUDED.owner,"
-    "   fingerprint = EXCLUDED.fingerprint, response = NULL, created_at = "
-    "EXCLUDED.created_at,"
-    "   expires_at = EXCLUDED.expires_at"
-    " WHERE kh_idempotency.expires_at <= $5"
-    " RETURNING owner"};
-constexpr Statement kSelectIdempotencyKey{
-    "select_idempotency_key",
-    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
-    " WHERE caller = $1 AND idem_key = $2"};
-constexpr Statement kCompleteIdempotencyKey{
-    "complete_idempotency_key",
-    "UPDATE kh_idempotency SET response = $4, expires_at = $5"
-    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL"};
-constexpr Statement kReleaseIdempotencyKey{
-    "release_idempotency_key",
-    "DELETE FROM kh_idempotency"
-    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL"};
-// Rows another instance is pruning right now are skipped, not waited for.
-constexpr Statement kPruneIdempotencyKeys{
-    "prune_idempotency_keys",
-    "DELETE FROM kh_idempotency WHERE (caller, idem_key) IN (SELECT caller, "
-    "idem_key"
-    " FROM kh_idempotency WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2"
-    " FOR UPDATE SKIP LOCKED)"};
 
 // The consumer inbox binds $1 consumer, $2 event_id. A claim writes a 'done'
 // row, or turns a 'failing' one into 'done', and returns a row when it did; a
@@ -233,11 +199,6 @@ inline constexpr std::array kStatements{
     kSelectContent,
     kInsertContent,
     kSelectEditors,
-    kReserveIdempotencyKey,
-    kSelectIdempotencyKey,
-    kCompleteIdempotencyKey,
-    kReleaseIdempotencyKey,
-    kPruneIdempotencyKeys,
     kClaimInbox,
     kSelectInbox,
     kRecordFailure,
