@@ -6,14 +6,15 @@
 #include <string_view>
 #include <utility>
 
+#include "adapters/pg/pg_chunk_index.h"
 #include "adapters/pg/pg_idempotency_store.h"
 #include "adapters/pg/pg_outbox_store.h"
+#include "adapters/pg/pg_preview_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_statements.h"
 #include "app/inbox_rows.h"
 #include "core/error.h"
-#include "core/search_text.h"
 
 namespace docgate {
 namespace {
@@ -189,27 +190,9 @@ public:
     return ReadContentIn(work_, id, version);
   }
 
-  // PreviewStore::Project's statement (not part of ConsumerTransaction).
-  bool UpsertPreview(const PreviewRecord &record) {
-    return work_.Run(
-        "write preview of document", record.document_id, [&](pqxx::work &w) {
-          return w.exec_prepared(kUpsertPreview.name, record.document_id,
-                                 record.version, Checked(record.content),
-                                 Millis(record.approved_at))
-                     .affected_rows() == 1;
-        });
-  }
-
-  void ReplaceChunks(DocumentId id, std::int32_t version,
-                     const std::string &title,
+  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string &title,
                      const std::vector<std::string> &chunks) override {
-    work_.Run("replace chunks of document", id, [&](pqxx::work &w) {
-      w.exec_prepared(kDeleteChunks.name, id);
-      for (std::size_t i = 0; i < chunks.size(); ++i) {
-        w.exec_prepared(kInsertChunk.name, id, static_cast<std::int32_t>(i),
-                        version, Checked(title), Checked(chunks[i]));
-      }
-    });
+    PgChunkIndex::Replace(work_, id, version, title, chunks);
   }
 
   void SetIngestStatus(DocumentId id, IngestStatus status) override {
@@ -235,7 +218,8 @@ namespace {
 // Every statement of the stores this class still stands for, prepared on each connection.
 std::vector<Statement> AllStatements() {
   std::vector<Statement> all(kStatements.begin(), kStatements.end());
-  for (const auto part : {PgOutboxStore::Statements(), PgIdempotencyStore::Statements()}) {
+  for (const auto part : {PgOutboxStore::Statements(), PgIdempotencyStore::Statements(),
+                          PgPreviewStore::Statements(), PgChunkIndex::Statements()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -246,7 +230,9 @@ std::vector<Statement> AllStatements() {
 PgDocumentStore::PgDocumentStore(PgConfig config)
     : session_(std::make_shared<PgSession>(std::move(config), AllStatements())),
       outbox_(std::make_unique<PgOutboxStore>(session_)),
-      idempotency_(std::make_unique<PgIdempotencyStore>(session_)) {}
+      idempotency_(std::make_unique<PgIdempotencyStore>(session_)),
+      previews_(std::make_unique<PgPreviewStore>(session_)),
+      chunks_(std::make_unique<PgChunkIndex>(session_)) {}
 
 PgDocumentStore::~PgDocumentStore() = default;
 
@@ -424,41 +410,13 @@ int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
                     });
 }
 
-bool PgDocumentStore::Project(const PreviewRecord &record) {
-  auto tx = session_->Begin<PgConsumerTransaction>();
-  const bool wrote = tx->UpsertPreview(record);
-  tx->Commit();
-  return wrote;
-}
 
-std::optional<PreviewRecord> PgDocumentStore::Find(DocumentId id) {
-  return session_->Autocommit(Describe("find preview of document", id),
-                    [&](pqxx::transaction_base &tx) {
-                      return First<PreviewRecord>(
-                          tx.exec_prepared(kSelectPreview.name, id), ToPreview);
-                    });
-}
 
-std::vector<SearchHit> PgDocumentStore::Search(const std::string &query,
-                                               int limit) {
-  const std::vector<std::string> words = SearchWords(query);
-  if (words.empty() || limit <= 0)
-    return {};
-  std::string text;
-  for (const std::string &word : words)
-    text += (text.empty() ? "" : " ") + word;
-  return session_->Autocommit("search",
-                    [&](pqxx::transaction_base &tx) {
-                      return All<SearchHit>(
-                          tx.exec_prepared(kSearch.name, text, limit), ToHit);
-                    });
-}
 
-std::vector<std::string> PgDocumentStore::ListChunks(DocumentId id) {
-  return session_->Autocommit(Describe("list chunks of document", id), [&](pqxx::transaction_base &tx) {
-        return All<std::string>(tx.exec_prepared(kListChunks.name, id), ToText);
-      });
-}
+
+
+
+
 
 
 // The outbox's side, until the stores are built apart (ADR 0006): PgOutboxStore on this session.
@@ -501,6 +459,16 @@ void PgDocumentStore::ReleaseIdempotencyKey(const std::string &caller, const std
 }
 int PgDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
   return idempotency_->PruneIdempotencyKeys(now, limit);
+}
+
+// The preview and chunk sides, until the stores are built apart (ADR 0006).
+bool PgDocumentStore::Project(const PreviewRecord &record) { return previews_->Project(record); }
+std::optional<PreviewRecord> PgDocumentStore::Find(DocumentId id) { return previews_->Find(id); }
+std::vector<SearchHit> PgDocumentStore::Search(const std::string &query, int limit) {
+  return chunks_->Search(query, limit);
+}
+std::vector<std::string> PgDocumentStore::ListChunks(DocumentId id) {
+  return chunks_->ListChunks(id);
 }
 
 } // namespace docgate

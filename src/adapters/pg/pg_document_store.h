@@ -18,8 +18,10 @@
 
 namespace docgate {
 
+class PgChunkIndex;
 class PgIdempotencyStore;
 class PgOutboxStore;
+class PgPreviewStore;
 class PgSession;
 
 // DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on PostgreSQL (libpqxx), schema in
@@ -48,13 +50,8 @@ class PgSession;
 // UPDATE. Claim is INSERT ... ON CONFLICT on the inbox's primary key: a concurrent claim of the
 // same (consumer, event_id) waits for the first transaction to end, then sees kDone if it
 // committed, or claims the pair itself (kNew) if it rolled back. Requeue wakes the relays through
-// the outbox's NOTIFY trigger, which fires for the upsert as for any insert. Full-text search uses
-// each chunk's search_vector (configuration 'english': stemming like SQLite's porter tokenizer, but
-// English stop words are dropped, so a query of stop words only matches nothing) with the user's
-// words given to plainto_tsquery as a bound parameter, which reads them as words to AND and never
-// as operators, so no input is a syntax error. Hits are ranked by ts_rank_cd (title weight A 1.0,
-// content B 0.4), best first; the snippet is ts_headline of the chunk's content, 12 to 32 words
-// around the matches, as plain text: no markers around the matched words and no ellipsis.
+// the outbox's NOTIFY trigger, which fires for the upsert as for any insert. Previews and search:
+// PgPreviewStore and PgChunkIndex, which this class forwards to.
 //
 // Thread-safe. The store must outlive every transaction it hands out.
 class PgDocumentStore final : public DocumentStore,
@@ -139,6 +136,8 @@ class PgDocumentStore final : public DocumentStore,
   std::shared_ptr<PgSession> session_;  // config, instance token, pool (pg_session.h)
   std::unique_ptr<PgOutboxStore> outbox_;
   std::unique_ptr<PgIdempotencyStore> idempotency_;
+  std::unique_ptr<PgPreviewStore> previews_;
+  std::unique_ptr<PgChunkIndex> chunks_;
 };
 
 // The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like

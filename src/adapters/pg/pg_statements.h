@@ -147,42 +147,6 @@ constexpr Statement kPruneInbox{
 constexpr Statement kSetIngestStatus{
     "set_ingest_status",
     "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
-constexpr Statement kUpsertPreview{
-    "upsert_preview",
-    "INSERT INTO kh_document_preview (document_id, version, content, "
-    "approved_at)"
-    " VALUES ($1, $2, $3, $4)"
-    " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
-    "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
-    " WHERE EXCLUDED.version > kh_document_preview.version"};
-constexpr Statement kSelectPreview{
-    "select_preview",
-    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
-    " WHERE document_id = $1"};
-constexpr Statement kDeleteChunks{
-    "delete_chunks", "DELETE FROM kh_document_chunk WHERE document_id = $1"};
-constexpr Statement kInsertChunk{"insert_chunk",
-                                 "INSERT INTO kh_document_chunk (document_id, "
-                                 "ordinal, version, title, content)"
-                                 " VALUES ($1, $2, $3, $4, $5)"};
-constexpr Statement kListChunks{"list_chunks",
-                                "SELECT content FROM kh_document_chunk WHERE "
-                                "document_id = $1 ORDER BY ordinal"};
-// $1 the user's words, which plainto_tsquery only ever reads as words to AND
-// (no operators), $2 the limit. ts_rank_cd weighs the title (A) 1.0 and the
-// content (B) 0.4; the headline has no markers (empty StartSel/StopSel), so it
-// is plain text.
-constexpr Statement kSearch{
-    "search_chunks",
-    "SELECT c.document_id, c.version, c.title,"
-    " ts_headline('english', c.content, q.query,"
-    "             'StartSel=\"\", StopSel=\"\", MinWords=12, MaxWords=32'),"
-    " ts_rank_cd(c.search_vector, q.query) AS score"
-    " FROM plainto_tsquery('english', $1) AS q (query)"
-    " JOIN kh_document_chunk c ON c.search_vector @@ q.query"
-    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = "
-    "c.version"
-    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
 
 constexpr Statement kPing{"ping", "SELECT 1"};
 
@@ -206,12 +170,6 @@ inline constexpr std::array kStatements{
     kUnpark,
     kPruneInbox,
     kSetIngestStatus,
-    kUpsertPreview,
-    kSelectPreview,
-    kDeleteChunks,
-    kInsertChunk,
-    kListChunks,
-    kSearch,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is
