@@ -8,12 +8,12 @@
 
 #include "adapters/pg/pg_chunk_index.h"
 #include "adapters/pg/pg_idempotency_store.h"
+#include "adapters/pg/pg_inbox_store.h"
 #include "adapters/pg/pg_outbox_store.h"
 #include "adapters/pg/pg_preview_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_statements.h"
-#include "app/inbox_rows.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -22,17 +22,6 @@ namespace {
 using namespace pg_sql; // the store's SQL, one named constant per statement
 using namespace pg;      // parameters and rows (pg_rows.h)
 
-// What both kinds of transaction read alike.
-std::optional<Document> LockDocumentIn(PgWork &work, DocumentId id) {
-  return work.Run("lock document", id, [&](pqxx::work &w) {
-    return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
-  });
-}
-std::optional<std::string> ReadContentIn(PgWork &work, DocumentId id, std::int32_t version) {
-  return work.Run("read content of document", id, [&](pqxx::work &w) {
-    return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
-  });
-}
 
 class PgTransaction final : public StoreTransaction {
 public:
@@ -46,7 +35,7 @@ public:
   }
 
   std::optional<Document> LockDocument(DocumentId id) override {
-    return LockDocumentIn(work_, id);
+    return PgDocumentStore::LockDocumentIn(work_, id);
   }
 
   std::optional<Document> ReadDocument(DocumentId id) override {
@@ -58,7 +47,7 @@ public:
 
   std::optional<std::string> ReadContent(DocumentId id,
                                          std::int32_t version) override {
-    return ReadContentIn(work_, id, version);
+    return PgDocumentStore::ReadContentIn(work_, id, version);
   }
 
   DocumentId InsertDocument(const Document &doc) override {
@@ -153,64 +142,6 @@ private:
   PgWork work_;
 };
 
-class PgConsumerTransaction final : public ConsumerTransaction {
-public:
-  explicit PgConsumerTransaction(PgConnectionPool::Lease lease)
-      : work_(std::move(lease)) {}
-
-  InboxState Claim(std::string_view consumer, std::string_view event_id,
-                   TimePoint at) override {
-    const std::string name(consumer);
-    const std::string event(event_id);
-    return work_.Run("claim inbox", 0, [&](pqxx::work &w) {
-      // The row the claim found may be deleted (un-parked) before it is read;
-      // then the pair is free again and the claim is repeated.
-      for (int attempt = 0; attempt < 3; ++attempt) {
-        if (!w.exec_prepared(kClaimInbox.name, Checked(name), Checked(event),
-                             Millis(at))
-                 .empty()) {
-          return InboxState::kNew;
-        }
-        const pqxx::result found =
-            w.exec_prepared(kSelectInbox.name, name, event);
-        if (!found.empty())
-          return ParseClaimedState(found[0][0].as<std::string>(), "postgres");
-      }
-      throw StorageUnavailable("postgres: inbox row of " + event +
-                               " kept changing under concurrent claims");
-    });
-  }
-
-  std::optional<Document> LockDocument(DocumentId id) override {
-    return LockDocumentIn(work_, id);
-  }
-
-  std::optional<std::string> ReadContent(DocumentId id,
-                                         std::int32_t version) override {
-    return ReadContentIn(work_, id, version);
-  }
-
-  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string &title,
-                     const std::vector<std::string> &chunks) override {
-    PgChunkIndex::Replace(work_, id, version, title, chunks);
-  }
-
-  void SetIngestStatus(DocumentId id, IngestStatus status) override {
-    work_.Run("set ingest status of document", id, [&](pqxx::work &w) {
-      if (w.exec_prepared(kSetIngestStatus.name, id, Name(ToString(status)))
-              .affected_rows() != 1) {
-        throw StorageError("postgres: no document " + std::to_string(id) +
-                           " to update");
-      }
-    });
-  }
-
-  void Commit() override { work_.Commit(); }
-
-private:
-  PgWork work_;
-};
-
 } // namespace
 
 namespace {
@@ -219,7 +150,8 @@ namespace {
 std::vector<Statement> AllStatements() {
   std::vector<Statement> all(kStatements.begin(), kStatements.end());
   for (const auto part : {PgOutboxStore::Statements(), PgIdempotencyStore::Statements(),
-                          PgPreviewStore::Statements(), PgChunkIndex::Statements()}) {
+                          PgPreviewStore::Statements(), PgChunkIndex::Statements(),
+                          PgInboxStore::Statements()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -232,7 +164,8 @@ PgDocumentStore::PgDocumentStore(PgConfig config)
       outbox_(std::make_unique<PgOutboxStore>(session_)),
       idempotency_(std::make_unique<PgIdempotencyStore>(session_)),
       previews_(std::make_unique<PgPreviewStore>(session_)),
-      chunks_(std::make_unique<PgChunkIndex>(session_)) {}
+      chunks_(std::make_unique<PgChunkIndex>(session_)),
+      inbox_(std::make_unique<PgInboxStore>(session_)) {}
 
 PgDocumentStore::~PgDocumentStore() = default;
 
@@ -340,75 +273,19 @@ bool PgDocumentStore::Ping() { return session_->Ping(); }
 
 
 
-std::unique_ptr<ConsumerTransaction> PgDocumentStore::BeginConsumer() {
-  return session_->Begin<PgConsumerTransaction>();
-}
-
-ConsumerFailure PgDocumentStore::RecordFailure(std::string_view consumer,
-                                               const OutboxEvent &event,
-                                               std::string_view error,
-                                               int max_attempts, TimePoint at) {
-  const std::string name(consumer);
-  const std::string message(error);
-  return session_->Atomically("record failure of " + event.event_id,
-      [&](pqxx::transaction_base &tx) {
-        pqxx::result row = tx.exec_prepared(
-            kRecordFailure.name, Checked(name), Checked(event.event_id),
-            max_attempts, Checked(message), Millis(at),
-            Name(ToString(event.type)), event.document_id, event.review_id,
-            event.version, Checked(event.actor_id), Millis(event.occurred_at));
-        // Done or parked: left alone, reported as it is.
-        if (row.empty())
-          row = tx.exec_prepared(kSelectInbox.name, name, event.event_id);
-        if (row.empty()) {
-          throw StorageError("postgres: inbox row of " + event.event_id +
-                             " vanished");
-        }
-        return ConsumerFailure{row[0][1].as<int>(),
-                               row[0][0].as<std::string>() == "parked"};
-      });
-}
-
-std::vector<ParkedEvent> PgDocumentStore::ListParked(int limit) {
-  if (limit <= 0)
-    return {};
-  return session_->Autocommit("list parked events",
-                    [&](pqxx::transaction_base &tx) {
-                      return All<ParkedEvent>(
-                          tx.exec_prepared(kListParked.name, limit), ToParked);
-                    });
-}
-
-std::vector<OutboxEvent>
-PgDocumentStore::Unpark(const std::optional<std::string> &event_id) {
-  auto deleted =
-      session_->Atomically("unpark events",
-                 [&](pqxx::transaction_base &tx) {
-                   return All<std::pair<TimePoint, OutboxEvent>>(
-                       tx.exec_prepared(kUnpark.name, Checked(event_id)),
-                       [](const pqxx::row &row) {
-                         return std::pair{FromMillis(row[0].as<std::int64_t>()),
-                                          EventAt(row, 1)};
-                       });
-                 });
-  return OldestParkedFirstOnce(std::move(deleted));
-}
 
 
 
 
 
-int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
-  if (limit <= 0)
-    return 0;
-  return session_->Autocommit("prune inbox",
-                    [&](pqxx::transaction_base &tx) {
-                      return static_cast<int>(tx.exec_prepared(kPruneInbox.name,
-                                                               Millis(cutoff),
-                                                               limit)
-                                                  .affected_rows());
-                    });
-}
+
+
+
+
+
+
+
+
 
 
 
@@ -469,6 +346,43 @@ std::vector<SearchHit> PgDocumentStore::Search(const std::string &query, int lim
 }
 std::vector<std::string> PgDocumentStore::ListChunks(DocumentId id) {
   return chunks_->ListChunks(id);
+}
+
+// The documents' part of the consumers' transactions (PgInboxStore's).
+std::optional<Document> PgDocumentStore::LockDocumentIn(PgWork &work, DocumentId id) {
+  return work.Run("lock document", id, [&](pqxx::work &w) {
+    return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
+  });
+}
+std::optional<std::string> PgDocumentStore::ReadContentIn(PgWork &work, DocumentId id, std::int32_t version) {
+  return work.Run("read content of document", id, [&](pqxx::work &w) {
+    return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
+  });
+}
+
+void PgDocumentStore::SetIngestStatusIn(PgWork &work, DocumentId id, IngestStatus status) {
+  work.Run("set ingest status of document", id, [&](pqxx::work &w) {
+    if (w.exec_prepared(kSetIngestStatus.name, id, Name(ToString(status))).affected_rows() != 1) {
+      throw StorageError("postgres: no document " + std::to_string(id) + " to update");
+    }
+  });
+}
+
+// The inbox side, until the stores are built apart (ADR 0006): PgInboxStore.
+std::unique_ptr<ConsumerTransaction> PgDocumentStore::BeginConsumer() {
+  return inbox_->BeginConsumer();
+}
+ConsumerFailure PgDocumentStore::RecordFailure(std::string_view consumer, const OutboxEvent &event,
+                                               std::string_view error, int max_attempts,
+                                               TimePoint at) {
+  return inbox_->RecordFailure(consumer, event, error, max_attempts, at);
+}
+std::vector<ParkedEvent> PgDocumentStore::ListParked(int limit) { return inbox_->ListParked(limit); }
+std::vector<OutboxEvent> PgDocumentStore::Unpark(const std::optional<std::string> &event_id) {
+  return inbox_->Unpark(event_id);
+}
+int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
+  return inbox_->PruneInbox(cutoff, limit);
 }
 
 } // namespace docgate

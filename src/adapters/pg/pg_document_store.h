@@ -20,9 +20,11 @@ namespace docgate {
 
 class PgChunkIndex;
 class PgIdempotencyStore;
+class PgInboxStore;
 class PgOutboxStore;
 class PgPreviewStore;
 class PgSession;
+class PgWork;
 
 // DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on PostgreSQL (libpqxx), schema in
 // migrations/postgres.
@@ -69,6 +71,13 @@ class PgDocumentStore final : public DocumentStore,
   PgDocumentStore(const PgDocumentStore&) = delete;
   PgDocumentStore& operator=(const PgDocumentStore&) = delete;
   ~PgDocumentStore() override;
+
+  // The documents' part of a consumer transaction (PgInboxStore's), in its PgWork: the row locked
+  // FOR UPDATE, a version's content, the ingest status (StorageError for a missing document).
+  static std::optional<Document> LockDocumentIn(PgWork& work, DocumentId id);
+  static std::optional<std::string> ReadContentIn(PgWork& work, DocumentId id,
+                                                  std::int32_t version);
+  static void SetIngestStatusIn(PgWork& work, DocumentId id, IngestStatus status);
 
   // The connection pool's occupancy, for metrics. Thread-safe, no I/O.
   PoolStats pool_stats() const;
@@ -138,6 +147,7 @@ class PgDocumentStore final : public DocumentStore,
   std::unique_ptr<PgIdempotencyStore> idempotency_;
   std::unique_ptr<PgPreviewStore> previews_;
   std::unique_ptr<PgChunkIndex> chunks_;
+  std::unique_ptr<PgInboxStore> inbox_;
 };
 
 // The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like

@@ -79,70 +79,6 @@ constexpr Statement kSelectEditors{
 
 
 
-// The consumer inbox binds $1 consumer, $2 event_id. A claim writes a 'done'
-// row, or turns a 'failing' one into 'done', and returns a row when it did; a
-// pair already done or parked is left as it is. A concurrent claim of the same
-// pair waits on the primary key (or the row lock) for the first to end, then
-// inserts (the first rolled back) or finds its committed row.
-constexpr Statement kClaimInbox{
-    "claim_inbox",
-    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, "
-    "updated_at)"
-    " VALUES ($1, $2, 'done', 0, $3)"
-    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
-    "   updated_at = EXCLUDED.updated_at"
-    " WHERE kh_consumer_inbox.state = 'failing'"
-    " RETURNING state"};
-constexpr Statement kSelectInbox{
-    "select_inbox", "SELECT state, attempts FROM kh_consumer_inbox WHERE "
-                    "consumer = $1 AND event_id = $2"};
-// A failed attempt of a new or failing pair, $3 the attempt limit; the event
-// ($6..$11) is kept whole. A pair done or parked is left alone and nothing is
-// returned.
-constexpr Statement kRecordFailure{
-    "record_failure",
-    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, "
-    "last_error, updated_at,"
-    " event_type, document_id, review_id, version, actor_id, occurred_at)"
-    " VALUES ($1, $2, CASE WHEN $3::integer <= 1 THEN 'parked' ELSE 'failing' "
-    "END, 1, $4, $5,"
-    "         $6, $7, $8, $9, $10, $11)"
-    " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = "
-    "kh_consumer_inbox.attempts + 1,"
-    "   state = CASE WHEN kh_consumer_inbox.attempts + 1 >= $3::integer THEN "
-    "'parked'"
-    "                ELSE 'failing' END,"
-    "   last_error = EXCLUDED.last_error, updated_at = EXCLUDED.updated_at,"
-    "   event_type = EXCLUDED.event_type, document_id = EXCLUDED.document_id,"
-    "   review_id = EXCLUDED.review_id, version = EXCLUDED.version,"
-    "   actor_id = EXCLUDED.actor_id, occurred_at = EXCLUDED.occurred_at"
-    " WHERE kh_consumer_inbox.state = 'failing'"
-    " RETURNING state, attempts"};
-// ToParked reads these columns by position.
-constexpr Statement kListParked{
-    "list_parked",
-    "SELECT consumer, event_id, event_type, document_id, review_id, version, "
-    "actor_id,"
-    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
-    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT $1"};
-// $1 the event_id, or NULL for every parked pair.
-constexpr Statement kUnpark{"unpark",
-                            "DELETE FROM kh_consumer_inbox WHERE state = "
-                            "'parked' AND ($1::text IS NULL OR event_id = $1)"
-                            " RETURNING updated_at, event_id, event_type, "
-                            "document_id, review_id, version, actor_id,"
-                            " occurred_at"};
-// Done rows written before $1 whose event the outbox no longer holds, at most
-// $2, oldest first; rows another instance is pruning right now are skipped, not
-// waited for.
-constexpr Statement kPruneInbox{
-    "prune_inbox",
-    "DELETE FROM kh_consumer_inbox WHERE (consumer, event_id) IN (SELECT "
-    "i.consumer, i.event_id"
-    " FROM kh_consumer_inbox i WHERE i.state = 'done' AND i.updated_at < $1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = "
-    "i.event_id)"
-    " ORDER BY i.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)"};
 
 constexpr Statement kSetIngestStatus{
     "set_ingest_status",
@@ -163,12 +99,6 @@ inline constexpr std::array kStatements{
     kSelectContent,
     kInsertContent,
     kSelectEditors,
-    kClaimInbox,
-    kSelectInbox,
-    kRecordFailure,
-    kListParked,
-    kUnpark,
-    kPruneInbox,
     kSetIngestStatus,
 };
 
