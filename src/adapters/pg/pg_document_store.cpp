@@ -144,10 +144,7 @@ private:
 
 } // namespace
 
-namespace {
-
-// Every statement of the stores this class still stands for, prepared on each connection.
-std::vector<Statement> AllStatements() {
+std::vector<Statement> PgStatementsOfEveryStore() {
   std::vector<Statement> all(kStatements.begin(), kStatements.end());
   for (const auto part : {PgOutboxStore::Statements(), PgIdempotencyStore::Statements(),
                           PgPreviewStore::Statements(), PgChunkIndex::Statements(),
@@ -157,10 +154,11 @@ std::vector<Statement> AllStatements() {
   return all;
 }
 
-}  // namespace
-
 PgDocumentStore::PgDocumentStore(PgConfig config)
-    : session_(std::make_shared<PgSession>(std::move(config), AllStatements())),
+    : PgDocumentStore(std::make_shared<PgSession>(std::move(config), PgStatementsOfEveryStore())) {}
+
+PgDocumentStore::PgDocumentStore(std::shared_ptr<PgSession> session)
+    : session_(std::move(session)),
       outbox_(std::make_unique<PgOutboxStore>(session_)),
       idempotency_(std::make_unique<PgIdempotencyStore>(session_)),
       previews_(std::make_unique<PgPreviewStore>(session_)),
@@ -170,7 +168,16 @@ PgDocumentStore::PgDocumentStore(PgConfig config)
 PgDocumentStore::~PgDocumentStore() = default;
 
 Stores OpenPgStores(PgConfig config) {
-  return StoresOf(std::make_shared<PgDocumentStore>(std::move(config)));
+  auto session = std::make_shared<PgSession>(std::move(config), PgStatementsOfEveryStore());
+  Stores stores;
+  stores.documents = std::make_shared<PgDocumentStore>(session);
+  stores.outbox = std::make_shared<PgOutboxStore>(session);
+  stores.idempotency = std::make_shared<PgIdempotencyStore>(session);
+  stores.inbox = std::make_shared<PgInboxStore>(session);
+  stores.previews = std::make_shared<PgPreviewStore>(session);
+  stores.chunks = std::make_shared<PgChunkIndex>(session);
+  stores.pool_stats = [session] { return session->pool_stats(); };
+  return stores;
 }
 
 PoolStats PgDocumentStore::pool_stats() const { return session_->pool_stats(); }

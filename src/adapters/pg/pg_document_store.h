@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_config.h"
+#include "adapters/pg/pg_statements.h"
 #include "app/chunk_index.h"
 #include "app/document_store.h"
 #include "app/inbox_store.h"
@@ -68,6 +69,9 @@ class PgDocumentStore final : public DocumentStore,
   // message names host, port and database and libpq's reason, never the password), StorageError for
   // a schema it refuses (written by a newer docgate) or a migration that fails.
   explicit PgDocumentStore(PgConfig config);
+  // On a session the database's other stores share (OpenPgStores); `session` must have prepared
+  // PgStatementsOfEveryStore().
+  explicit PgDocumentStore(std::shared_ptr<PgSession> session);
   PgDocumentStore(const PgDocumentStore&) = delete;
   PgDocumentStore& operator=(const PgDocumentStore&) = delete;
   ~PgDocumentStore() override;
@@ -150,8 +154,12 @@ class PgDocumentStore final : public DocumentStore,
   std::unique_ptr<PgInboxStore> inbox_;
 };
 
-// The Stores of a PostgreSQL database (one instance: outbox claims of its own). Throws like
-// PgDocumentStore's constructor.
+// Every statement the PostgreSQL stores run, for their shared PgSession to prepare.
+std::vector<pg_sql::Statement> PgStatementsOfEveryStore();
+
+// The Stores of a PostgreSQL database: one object per port (PgDocumentStore, PgOutboxStore,
+// PgIdempotencyStore, PgInboxStore, PgPreviewStore, PgChunkIndex) on one PgSession, so one pool
+// and one instance (outbox claims of its own). Throws like PgDocumentStore's constructor.
 Stores OpenPgStores(PgConfig config);
 
 }  // namespace docgate
