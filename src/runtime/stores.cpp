@@ -35,28 +35,9 @@ void ApplyMigrations(const Config& config) {
   }
 }
 
-namespace {
-
-// One backend object serves every port: each pointer shares its ownership.
-template <typename Backend, typename BackendConfig>
-Stores Open(BackendConfig backend_config) {
-  auto backend = std::make_shared<Backend>(std::move(backend_config));
-  Stores stores;
-  stores.documents = backend;
-  stores.outbox = backend;
-  stores.idempotency = backend;
-  stores.inbox = backend;
-  stores.previews = backend;
-  stores.chunks = backend;
-  stores.pool_stats = [backend] { return backend->pool_stats(); };
-  return stores;
-}
-
-}  // namespace
-
 Stores OpenStores(const Config& config) {
-  return IsPostgresUrl(config.database.url) ? Open<PgDocumentStore>(ToPgConfig(config))
-                                            : Open<SqliteDocumentStore>(ToSqliteConfig(config));
+  return IsPostgresUrl(config.database.url) ? OpenPgStores(ToPgConfig(config))
+                                            : OpenSqliteStores(ToSqliteConfig(config));
 }
 
 }  // namespace docgate

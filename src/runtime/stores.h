@@ -1,33 +1,13 @@
 #pragma once
 
-#include <functional>
-#include <memory>
-
 #include "adapters/pg/pg_config.h"
 #include "adapters/sqlite/sqlite_document_store.h"
-#include "app/chunk_index.h"
-#include "app/document_store.h"
-#include "app/inbox_store.h"
-#include "app/pool_stats.h"
-#include "app/preview_store.h"
+#include "app/stores.h"
 #include "runtime/config.h"
 
 namespace docgate {
 
-// The configured database, open and migrated, as one object per storage port (ADR 0006). Each
-// pointer owns its store's share of the backend, so the stores stay usable as long as any of them
-// is held. Every member is set; the stores are thread-safe.
-struct Stores {
-  std::shared_ptr<DocumentStore> documents;
-  std::shared_ptr<OutboxStore> outbox;
-  std::shared_ptr<IdempotencyStore> idempotency;
-  std::shared_ptr<InboxStore> inbox;
-  std::shared_ptr<PreviewStore> previews;  // the database's; MongoDB's is the pipeline's business
-  std::shared_ptr<ChunkIndex> chunks;
-  std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
-};
-
-// Opens the stores of the database DOCGATE_DATABASE_URL names (SQLite or PostgreSQL) and applies
+// Opens the Stores (app/stores.h) of the database DOCGATE_DATABASE_URL names (SQLite or PostgreSQL) and applies
 // pending migrations. Throws StorageUnavailable when it cannot, StorageError for a schema it
 // refuses.
 Stores OpenStores(const Config& config);

@@ -2,8 +2,8 @@
 
 // What the contract suites of the consumers' ports share (inbox_store_contract.h,
 // outbox_requeue_contract.h, preview_store_contract.h, chunk_index_contract.h): a fixture over the
-// factory types of DocumentStoreContract (document_store_contract.h), whose stores implement those
-// ports too, with helpers that set the database up through the ports.
+// factory types of DocumentStoreContract (document_store_contract.h), whose Stores hold those ports
+// too, with helpers that set the database up through the ports.
 
 #include <gtest/gtest.h>
 
@@ -20,6 +20,7 @@
 #include "app/document_store.h"
 #include "app/inbox_store.h"
 #include "app/preview_store.h"
+#include "app/stores.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
 #include "core/model.h"
@@ -37,13 +38,11 @@ inline OutboxEvent ContractApproval(const std::string& event_id, DocumentId id,
 template <typename Factory>
 class ConsumerContractFixture : public ::testing::Test {
  protected:
-  using Store = typename decltype(std::declval<Factory&>().Make())::element_type;
-
-  DocumentStore& store() { return *store_; }
-  OutboxStore& outbox() { return *store_; }
-  InboxStore& inbox() { return *store_; }
-  PreviewStore& previews() { return *store_; }
-  ChunkIndex& chunks() { return *store_; }
+  DocumentStore& store() { return *stores_.documents; }
+  OutboxStore& outbox() { return *stores_.outbox; }
+  InboxStore& inbox() { return *stores_.inbox; }
+  PreviewStore& previews() { return *stores_.previews; }
+  ChunkIndex& chunks() { return *stores_.chunks; }
 
   // A document as the review flow leaves it, committed; returns it with its id.
   Document AddDocument(std::optional<std::int32_t> approved_version = std::nullopt,
@@ -56,14 +55,14 @@ class ConsumerContractFixture : public ::testing::Test {
       doc.version = *approved_version;
       doc.approved_at = ContractTime(1);
     }
-    auto tx = store_->Begin();
+    auto tx = store().Begin();
     doc.id = tx->InsertDocument(doc);
     tx->Commit();
     return doc;
   }
 
   void Append(const std::vector<OutboxEvent>& events) {
-    auto tx = store_->Begin();
+    auto tx = store().Begin();
     for (const OutboxEvent& event : events) tx->AppendEvent(event);
     tx->Commit();
   }
@@ -128,7 +127,7 @@ class ConsumerContractFixture : public ::testing::Test {
   }
 
   Factory factory_;
-  std::unique_ptr<Store> store_ = factory_.Make();
+  Stores stores_ = factory_.Make();
 };
 
 }  // namespace docgate

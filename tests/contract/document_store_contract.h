@@ -1,21 +1,21 @@
 #pragma once
 
-// The contract of DocumentStore + OutboxStore (app/document_store.h) as one typed suite, run
-// against the fake and every real store so that they cannot drift apart.
+// The contract of DocumentStore, OutboxStore and IdempotencyStore (app/document_store.h) as one
+// typed suite, run against the fake and every real store so that they cannot drift apart.
 //
 // Instantiate it with a factory type F:
 //   struct F {
-//     F();                        // an isolated, empty database of its own (temp dir, schema)
-//     std::unique_ptr<S> Make();  // S derives from DocumentStore, OutboxStore, IdempotencyStore;
-//                                 // its outbox claims last kContractClaimTtl
+//     F();             // an isolated, empty database of its own (temp dir, schema)
+//     Stores Make();   // the database's stores (app/stores.h); outbox claims last
+//                      // kContractClaimTtl
 //     // A second OutboxStore on the same database, as another docgate process opens it: claims of
-//     // its own, the same claim TTL. Called after Make(), destroyed before its store.
-//     std::unique_ptr<OutboxStore> AnotherInstance();
+//     // its own, the same claim TTL. Called after Make(), destroyed before its stores.
+//     std::shared_ptr<OutboxStore> AnotherInstance();
 //     // Makes every outbox claim `by` older, as if that much time had passed on the claim clock.
 //     void AgeClaims(std::chrono::milliseconds by);
 //   };
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<F>);
-// One F lives for one test; the store it made is destroyed before it.
+// One F lives for one test; the stores it made are destroyed before it.
 
 #include <gtest/gtest.h>
 
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "app/document_store.h"
+#include "app/stores.h"
 #include "core/error.h"
 #include "core/model.h"
 
@@ -108,24 +109,22 @@ inline OutboxEvent ContractEvent(const std::string& event_id, DocumentId documen
 template <typename Factory>
 class DocumentStoreContract : public ::testing::Test {
  protected:
-  using Store = typename decltype(std::declval<Factory&>().Make())::element_type;
-
-  DocumentStore& store() { return *store_; }
-  OutboxStore& outbox() { return *store_; }
-  IdempotencyStore& keys() { return *store_; }
+  DocumentStore& store() { return *stores_.documents; }
+  OutboxStore& outbox() { return *stores_.outbox; }
+  IdempotencyStore& keys() { return *stores_.idempotency; }
 
   // Reserves (caller, key) for `owner` at ContractTime(at) with a lease of 30 s.
   std::optional<IdempotencyRecord> Reserve(const std::string& caller, const std::string& key,
                                            const std::string& fingerprint, const std::string& owner,
                                            std::int64_t at = 0) {
-    return store_->ReserveIdempotencyKey(caller, key, fingerprint, owner, ContractTime(at),
+    return keys().ReserveIdempotencyKey(caller, key, fingerprint, owner, ContractTime(at),
                                          ContractTime(at + 30'000));
   }
 
   // Runs `write` in a transaction of its own and commits it.
   template <typename Write>
   void Committed(Write&& write) {
-    auto tx = store_->Begin();
+    auto tx = store().Begin();
     write(*tx);
     tx->Commit();
   }
@@ -157,16 +156,16 @@ class DocumentStoreContract : public ::testing::Test {
   }
   std::vector<DocumentId> DocumentIds(const DocumentQuery& query) {
     std::vector<DocumentId> ids;
-    for (const Document& doc : store_->ListDocuments(query)) ids.push_back(doc.id);
+    for (const Document& doc : store().ListDocuments(query)) ids.push_back(doc.id);
     return ids;
   }
   std::vector<ReviewId> ReviewIds(const ReviewQuery& query) {
     std::vector<ReviewId> ids;
-    for (const Review& review : store_->ListReviews(query)) ids.push_back(review.id);
+    for (const Review& review : store().ListReviews(query)) ids.push_back(review.id);
     return ids;
   }
   std::vector<std::string> PendingEventIds(int limit) {
-    return EventIds(store_->ClaimPending(limit));
+    return EventIds(outbox().ClaimPending(limit));
   }
   static std::vector<std::string> EventIds(const std::vector<OutboxEvent>& events) {
     std::vector<std::string> ids;
@@ -175,7 +174,7 @@ class DocumentStoreContract : public ::testing::Test {
   }
 
   Factory factory_;
-  std::unique_ptr<Store> store_ = factory_.Make();
+  Stores stores_ = factory_.Make();
 };
 
 TYPED_TEST_SUITE_P(DocumentStoreContract);

@@ -37,8 +37,8 @@ struct PgStoreFactory {
     config.outbox_claim_ttl = kContractClaimTtl;
     return config;
   }
-  std::unique_ptr<PgDocumentStore> Make() { return std::make_unique<PgDocumentStore>(Config()); }
-  std::unique_ptr<OutboxStore> AnotherInstance() { return Make(); }
+  Stores Make() { return OpenPgStores(Config()); }
+  std::shared_ptr<OutboxStore> AnotherInstance() { return Make().outbox; }
   void AgeClaims(std::chrono::milliseconds by) {
     db.Execute("UPDATE kh_outbox SET claimed_until = claimed_until - " +
                std::to_string(by.count()));

@@ -76,11 +76,11 @@ class RawDatabase {
 
 struct SqliteStoreFactory {
   TempDir dir;
-  std::unique_ptr<SqliteDocumentStore> Make() {
-    return std::make_unique<SqliteDocumentStore>(
+  Stores Make() {
+    return OpenSqliteStores(
         SqliteConfig{.path = dir.path() / "docgate.db", .outbox_claim_ttl = kContractClaimTtl});
   }
-  std::unique_ptr<OutboxStore> AnotherInstance() { return Make(); }
+  std::shared_ptr<OutboxStore> AnotherInstance() { return Make().outbox; }
   void AgeClaims(milliseconds by) {
     RawDatabase(dir.path() / "docgate.db")
         .Execute("UPDATE kh_outbox SET claimed_until = claimed_until - " +

@@ -19,12 +19,12 @@ namespace {
 struct FakeStoreFactory {
   FakeClock claim_clock;
   FakeDocumentStore* store = nullptr;
-  std::unique_ptr<FakeDocumentStore> Make() {
-    auto made = std::make_unique<FakeDocumentStore>(claim_clock, kContractClaimTtl);
+  Stores Make() {
+    auto made = std::make_shared<FakeDocumentStore>(claim_clock, kContractClaimTtl);
     store = made.get();
-    return made;
+    return StoresOf(std::move(made));
   }
-  std::unique_ptr<OutboxStore> AnotherInstance() { return store->AnotherInstance(); }
+  std::shared_ptr<OutboxStore> AnotherInstance() { return store->AnotherInstance(); }
   void AgeClaims(std::chrono::milliseconds by) { claim_clock.Advance(by); }
 };
 

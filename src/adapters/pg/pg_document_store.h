@@ -9,15 +9,23 @@
 #include <vector>
 
 #include "adapters/pg/pg_config.h"
+#include "adapters/pg/pg_statements.h"
 #include "app/chunk_index.h"
 #include "app/document_store.h"
 #include "app/inbox_store.h"
 #include "app/pool_stats.h"
 #include "app/preview_store.h"
+#include "app/stores.h"
 
 namespace docgate {
 
-class PgConnectionPool;
+class PgChunkIndex;
+class PgIdempotencyStore;
+class PgInboxStore;
+class PgOutboxStore;
+class PgPreviewStore;
+class PgSession;
+class PgWork;
 
 // DocumentStore, OutboxStore, IdempotencyStore, InboxStore, PreviewStore and ChunkIndex on PostgreSQL (libpqxx), schema in
 // migrations/postgres.
@@ -30,15 +38,7 @@ class PgConnectionPool;
 // row locks. Each statement, row-lock waits included, is bounded by statement_timeout; the wait for
 // a pooled connection by pool_wait_timeout; opening one by connect_timeout.
 //
-// Outbox: ClaimPending claims the head rows it returns (FOR UPDATE SKIP LOCKED) for
-// outbox_claim_ttl (database clock) on behalf of this store instance; rows claimed by another
-// instance are skipped until their claim runs out, so several docgate processes on one database
-// never hand out the same row at the same time, and a crashed process's rows are taken over once
-// the TTL has passed since the claim or its last renewal (RenewClaims). This instance gets its own
-// claimed rows again on its next call (a delivery that threw is retried at once, not after the
-// TTL). Retry times (Defer) are on the database clock too. Every
-// transaction that appends events sends NOTIFY docgate_outbox at commit (a trigger), which
-// PgOutboxListener turns into relay wake-ups.
+// Outbox: PgOutboxStore (pg_outbox_store.h) on this store's session, which this class forwards to.
 //
 // Errors: StorageUnavailable when PostgreSQL cannot serve (unreachable within connect_timeout,
 // connection lost, shutdown, too many connections, statement timeout, serialization failure or
@@ -53,13 +53,8 @@ class PgConnectionPool;
 // UPDATE. Claim is INSERT ... ON CONFLICT on the inbox's primary key: a concurrent claim of the
 // same (consumer, event_id) waits for the first transaction to end, then sees kDone if it
 // committed, or claims the pair itself (kNew) if it rolled back. Requeue wakes the relays through
-// the outbox's NOTIFY trigger, which fires for the upsert as for any insert. Full-text search uses
-// each chunk's search_vector (configuration 'english': stemming like SQLite's porter tokenizer, but
-// English stop words are dropped, so a query of stop words only matches nothing) with the user's
-// words given to plainto_tsquery as a bound parameter, which reads them as words to AND and never
-// as operators, so no input is a syntax error. Hits are ranked by ts_rank_cd (title weight A 1.0,
-// content B 0.4), best first; the snippet is ts_headline of the chunk's content, 12 to 32 words
-// around the matches, as plain text: no markers around the matched words and no ellipsis.
+// the outbox's NOTIFY trigger, which fires for the upsert as for any insert. Previews and search:
+// PgPreviewStore and PgChunkIndex, which this class forwards to.
 //
 // Thread-safe. The store must outlive every transaction it hands out.
 class PgDocumentStore final : public DocumentStore,
@@ -74,9 +69,19 @@ class PgDocumentStore final : public DocumentStore,
   // message names host, port and database and libpq's reason, never the password), StorageError for
   // a schema it refuses (written by a newer docgate) or a migration that fails.
   explicit PgDocumentStore(PgConfig config);
+  // On a session the database's other stores share (OpenPgStores); `session` must have prepared
+  // PgStatementsOfEveryStore().
+  explicit PgDocumentStore(std::shared_ptr<PgSession> session);
   PgDocumentStore(const PgDocumentStore&) = delete;
   PgDocumentStore& operator=(const PgDocumentStore&) = delete;
   ~PgDocumentStore() override;
+
+  // The documents' part of a consumer transaction (PgInboxStore's), in its PgWork: the row locked
+  // FOR UPDATE, a version's content, the ingest status (StorageError for a missing document).
+  static std::optional<Document> LockDocumentIn(PgWork& work, DocumentId id);
+  static std::optional<std::string> ReadContentIn(PgWork& work, DocumentId id,
+                                                  std::int32_t version);
+  static void SetIngestStatusIn(PgWork& work, DocumentId id, IngestStatus status);
 
   // The connection pool's occupancy, for metrics. Thread-safe, no I/O.
   PoolStats pool_stats() const;
@@ -107,9 +112,7 @@ class PgDocumentStore final : public DocumentStore,
   int PruneDelivered(TimePoint cutoff, int limit) override;
   OutboxBacklog Backlog() override;
 
-  // Autocommit statements. A reservation is INSERT ... ON CONFLICT DO UPDATE WHERE expired, then,
-  // when another request holds the key, a read of its row; concurrent reservations on any number of
-  // instances serialise on the primary key, so exactly one of them gets the key.
+  // Forwarded to PgIdempotencyStore (pg_idempotency_store.h).
   std::optional<IdempotencyRecord> ReserveIdempotencyKey(const std::string& caller,
                                                          const std::string& key,
                                                          const std::string& fingerprint,
@@ -143,9 +146,20 @@ class PgDocumentStore final : public DocumentStore,
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:
-  PgConfig config_;
-  std::string instance_token_;  // claimed_by of this instance's outbox claims
-  std::unique_ptr<PgConnectionPool> pool_;
+  std::shared_ptr<PgSession> session_;  // config, instance token, pool (pg_session.h)
+  std::unique_ptr<PgOutboxStore> outbox_;
+  std::unique_ptr<PgIdempotencyStore> idempotency_;
+  std::unique_ptr<PgPreviewStore> previews_;
+  std::unique_ptr<PgChunkIndex> chunks_;
+  std::unique_ptr<PgInboxStore> inbox_;
 };
+
+// Every statement the PostgreSQL stores run, for their shared PgSession to prepare.
+std::vector<pg_sql::Statement> PgStatementsOfEveryStore();
+
+// The Stores of a PostgreSQL database: one object per port (PgDocumentStore, PgOutboxStore,
+// PgIdempotencyStore, PgInboxStore, PgPreviewStore, PgChunkIndex) on one PgSession, so one pool
+// and one instance (outbox claims of its own). Throws like PgDocumentStore's constructor.
+Stores OpenPgStores(PgConfig config);
 
 }  // namespace docgate

@@ -519,6 +519,10 @@ SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
 
 SqliteDocumentStore::~SqliteDocumentStore() = default;
 
+Stores OpenSqliteStores(SqliteConfig config) {
+  return StoresOf(std::make_shared<SqliteDocumentStore>(std::move(config)));
+}
+
 PoolStats SqliteDocumentStore::pool_stats() const { return pool_->Stats(); }
 
 std::unique_ptr<StoreTransaction> SqliteDocumentStore::Begin() {

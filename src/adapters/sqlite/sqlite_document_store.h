@@ -14,6 +14,7 @@
 #include "app/inbox_store.h"
 #include "app/pool_stats.h"
 #include "app/preview_store.h"
+#include "app/stores.h"
 
 namespace docgate {
 
@@ -139,5 +140,9 @@ class SqliteDocumentStore final : public DocumentStore,
   std::chrono::milliseconds claim_ttl_;
   std::unique_ptr<SqliteConnectionPool> pool_;
 };
+
+// The Stores of one SQLite file (one instance: outbox claims of its own). Throws like
+// SqliteDocumentStore's constructor.
+Stores OpenSqliteStores(SqliteConfig config);
 
 }  // namespace docgate

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "app/chunk_index.h"
+#include "app/document_store.h"
+#include "app/inbox_store.h"
+#include "app/pool_stats.h"
+#include "app/preview_store.h"
+
+namespace docgate {
+
+// One database, open and migrated, as one object per storage port (ADR 0006). Each pointer owns
+// its store's share of what the stores of one database have in common (the connection pool), so
+// the stores stay usable as long as any of them is held. Every member is set; the stores are
+// thread-safe. Each backend has its opener (OpenPgStores, OpenSqliteStores; StoresOf for the
+// fake).
+struct Stores {
+  std::shared_ptr<DocumentStore> documents;
+  std::shared_ptr<OutboxStore> outbox;
+  std::shared_ptr<IdempotencyStore> idempotency;
+  std::shared_ptr<InboxStore> inbox;
+  std::shared_ptr<PreviewStore> previews;  // the database's; MongoDB's is the pipeline's business
+  std::shared_ptr<ChunkIndex> chunks;
+  std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
+};
+
+// The Stores of one object that implements every port (a backend before its split by port, the
+// fake): each pointer shares the object's ownership.
+template <typename Backend>
+Stores StoresOf(std::shared_ptr<Backend> backend) {
+  Stores stores;
+  stores.documents = backend;
+  stores.outbox = backend;
+  stores.idempotency = backend;
+  stores.inbox = backend;
+  stores.previews = backend;
+  stores.chunks = backend;
+  if constexpr (requires { backend->pool_stats(); }) {
+    stores.pool_stats = [backend] { return backend->pool_stats(); };
+  } else {
+    stores.pool_stats = [] { return PoolStats{}; };  // no pool (the fake)
+  }
+  return stores;
+}
+
+}  // namespace docgate
