@@ -56,7 +56,7 @@
 #include "adapters/amqp/amqp_url.h"
 #include "adapters/amqp/event_message.h"
 #include "adapters/http/jwt_auth.h"
-#include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_stores.h"
 #include "app/clock.h"
 #include "e2e/http_client.h"
 #include "runtime/application.h"
@@ -427,9 +427,9 @@ std::vector<OutboxEvent> BacklogEvents(int n, int salt) {
 std::unique_ptr<docgate::PgTestDatabase> SeededDatabase(const std::vector<OutboxEvent>& events) {
   auto db = std::make_unique<docgate::PgTestDatabase>();
   {
-    docgate::PgDocumentStore store(db->Config());
+    const docgate::Stores stores = docgate::OpenPgStores(db->Config());
     for (std::size_t start = 0; start < events.size(); start += 500) {
-      auto tx = store.Begin();
+      auto tx = stores.documents->Begin();
       for (std::size_t i = start; i < std::min(events.size(), start + 500); ++i) {
         tx->AppendEvent(events[i]);
       }
@@ -495,7 +495,8 @@ struct ThroughputRun {
   // OutboxRelay::RunOnce over the backlog in `db`, into `sink`.
   Sample Relay(const std::string& side, int batch, int round, const docgate::PgTestDatabase& db,
                docgate::EventSink& sink, bool to_broker) {
-    docgate::PgDocumentStore store(db.Config());
+    const docgate::Stores stores = docgate::OpenPgStores(db.Config());
+    docgate::OutboxStore& store = *stores.outbox;
     docgate::SystemClock clock;
     docgate::RelayConfig config;
     config.batch_size = batch;

@@ -2,7 +2,8 @@
 
 #include <utility>
 
-#include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_session.h"
+#include "adapters/pg/pg_stores.h"
 
 namespace docgate {
 
@@ -29,7 +30,7 @@ PgConfig ToPgConfig(const Config& config) {
 void ApplyMigrations(const Config& config) {
   ValidateConfig(config);
   if (IsPostgresUrl(config.database.url)) {
-    PgDocumentStore::Migrate(ToPgConfig(config));
+    PgSession::Migrate(ToPgConfig(config));
   } else {
     SqliteDocumentStore store(ToSqliteConfig(config));
   }

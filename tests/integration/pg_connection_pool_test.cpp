@@ -10,7 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_session.h"
+#include "adapters/pg/pg_stores.h"
 #include "contract/document_store_contract.h"
 #include "core/error.h"
 #include "support/pg_test_database.h"
@@ -46,11 +47,11 @@ class PgConnectionPoolTest : public ::testing::Test {
   }
   // A store of one connection that reaches the server through `proxy`, that connection open and
   // idle in the pool: the next call runs on it as a reused connection.
-  std::unique_ptr<PgDocumentStore> StoreThrough(const TcpProxy& proxy) const {
+  std::unique_ptr<Stores> StoreThrough(const TcpProxy& proxy) const {
     PgConfig config = Config(1);
     config.url = WithHostPort(db_.url(), "127.0.0.1:" + std::to_string(proxy.port()));
-    auto store = std::make_unique<PgDocumentStore>(config);
-    EXPECT_TRUE(store->Ping());
+    auto store = std::make_unique<Stores>(OpenPgStores(config));
+    EXPECT_TRUE(store->documents->Ping());
     return store;
   }
   std::int64_t InboxRows(const std::string& event_id) const {
@@ -70,26 +71,26 @@ class PgConnectionPoolTest : public ::testing::Test {
 };
 
 TEST_F(PgConnectionPoolTest, KilledIdleConnectionsAreReplacedAndNeverHandedOutAgain) {
-  PgDocumentStore store(Config(4));
-  const DocumentId id = AddDocument(store);
+  Stores store = OpenPgStores(Config(4));
+  const DocumentId id = AddDocument(*store.documents);
   {
     // Four connections open and idle in the pool.
     std::vector<std::unique_ptr<StoreTransaction>> held;
-    for (int i = 0; i < 4; ++i) held.push_back(store.Begin());
+    for (int i = 0; i < 4; ++i) held.push_back(store.documents->Begin());
   }
   ASSERT_EQ(ServerConnections(), 4);
   ASSERT_EQ(KillStoreBackends(), 4);
   for (int i = 0; i < 10; ++i) {
-    EXPECT_NE(store.FindDocument(id), std::nullopt) << i;
-    EXPECT_TRUE(store.Ping()) << i;
-    auto tx = store.Begin();
+    EXPECT_NE(store.documents->FindDocument(id), std::nullopt) << i;
+    EXPECT_TRUE(store.documents->Ping()) << i;
+    auto tx = store.documents->Begin();
     EXPECT_NE(tx->LockDocument(id), std::nullopt) << i;
     tx->Commit();
   }
   {
     std::vector<std::unique_ptr<StoreTransaction>> held;
     for (int i = 0; i < 4; ++i) {
-      held.push_back(store.Begin());
+      held.push_back(store.documents->Begin());
       EXPECT_NE(held.back()->ReadDocument(id), std::nullopt) << i;
     }
   }
@@ -97,17 +98,17 @@ TEST_F(PgConnectionPoolTest, KilledIdleConnectionsAreReplacedAndNeverHandedOutAg
 }
 
 TEST_F(PgConnectionPoolTest, ConnectionKilledInsideATransactionFailsItAndIsReplaced) {
-  PgDocumentStore store(Config(2));
-  const DocumentId id = AddDocument(store);
-  auto tx = store.Begin();
+  Stores store = OpenPgStores(Config(2));
+  const DocumentId id = AddDocument(*store.documents);
+  auto tx = store.documents->Begin();
   ASSERT_NE(tx->LockDocument(id), std::nullopt);
   ASSERT_EQ(KillStoreBackends(), 1);
   EXPECT_THROW(tx->ReadDocument(id), StorageUnavailable);
   tx.reset();
-  auto next = store.Begin();
+  auto next = store.documents->Begin();
   EXPECT_NE(next->LockDocument(id), std::nullopt);
   next->Commit();
-  EXPECT_TRUE(store.Ping());
+  EXPECT_TRUE(store.documents->Ping());
 }
 
 TEST_F(PgConnectionPoolTest, ClosedPortGivesStorageUnavailableAtOnceNamingTheServer) {
@@ -117,7 +118,7 @@ TEST_F(PgConnectionPoolTest, ClosedPortGivesStorageUnavailableAtOnceNamingTheSer
   config.connect_timeout = milliseconds(1000);
   const auto started = steady_clock::now();
   try {
-    PgDocumentStore store(config);
+    Stores store = OpenPgStores(config);
     FAIL() << "connected to a closed port";
   } catch (const StorageUnavailable& e) {
     EXPECT_THAT(e.what(), HasSubstr("127.0.0.1:" + std::to_string(port) + "/docgate"));
@@ -133,7 +134,7 @@ TEST_F(PgConnectionPoolTest, SilentServerGivesStorageUnavailableAfterTheConnectT
   config.url = WithHostPort(config.url, "127.0.0.1:" + std::to_string(PortOf(silent)));
   config.connect_timeout = milliseconds(1000);
   const auto started = steady_clock::now();
-  EXPECT_THROW(PgDocumentStore store(config), StorageUnavailable);
+  EXPECT_THROW(OpenPgStores(config), StorageUnavailable);
   const auto waited = steady_clock::now() - started;
   ::close(silent);
   EXPECT_GE(waited, milliseconds(900));
@@ -145,47 +146,47 @@ TEST_F(PgConnectionPoolTest, OutageGivesStorageUnavailableAndPingFalseThenRecove
   PgConfig config = Config(4);
   config.url = WithHostPort(db_.url(), "127.0.0.1:" + std::to_string(proxy.port()));
   config.connect_timeout = milliseconds(1000);
-  PgDocumentStore store(config);
-  const DocumentId id = AddDocument(store);
-  auto open = store.Begin();
+  Stores store = OpenPgStores(config);
+  const DocumentId id = AddDocument(*store.documents);
+  auto open = store.documents->Begin();
   ASSERT_NE(open->LockDocument(id), std::nullopt);
-  ASSERT_TRUE(store.Ping());
+  ASSERT_TRUE(store.documents->Ping());
 
   proxy.Stop();
   EXPECT_THROW(open->Commit(), StorageUnavailable);
   open.reset();
   for (int i = 0; i < 3; ++i) {
-    EXPECT_THROW(store.FindDocument(id), StorageUnavailable) << i;
-    EXPECT_THROW(store.Begin(), StorageUnavailable) << i;
-    EXPECT_THROW(store.ClaimPending(10), StorageUnavailable) << i;
-    EXPECT_FALSE(store.Ping()) << i;
+    EXPECT_THROW(store.documents->FindDocument(id), StorageUnavailable) << i;
+    EXPECT_THROW(store.documents->Begin(), StorageUnavailable) << i;
+    EXPECT_THROW(store.outbox->ClaimPending(10), StorageUnavailable) << i;
+    EXPECT_FALSE(store.documents->Ping()) << i;
   }
 
   proxy.Start();
-  EXPECT_TRUE(store.Ping());
-  EXPECT_NE(store.FindDocument(id), std::nullopt);
-  auto tx = store.Begin();
+  EXPECT_TRUE(store.documents->Ping());
+  EXPECT_NE(store.documents->FindDocument(id), std::nullopt);
+  auto tx = store.documents->Begin();
   EXPECT_NE(tx->LockDocument(id), std::nullopt);
   tx->Commit();
-  EXPECT_NE(AddDocument(store), id);
+  EXPECT_NE(AddDocument(*store.documents), id);
 }
 
 TEST_F(PgConnectionPoolTest, ExhaustedPoolGivesStorageUnavailableAfterTheWait) {
   PgConfig config = Config(1);
   config.pool_wait_timeout = milliseconds(100);
-  PgDocumentStore store(config);
-  const DocumentId id = AddDocument(store);
-  auto held = store.Begin();
+  Stores store = OpenPgStores(config);
+  const DocumentId id = AddDocument(*store.documents);
+  auto held = store.documents->Begin();
   try {
-    store.FindDocument(id);
+    store.documents->FindDocument(id);
     FAIL() << "a second connection was handed out";
   } catch (const StorageUnavailable& e) {
     EXPECT_THAT(e.what(), HasSubstr("no free connection"));
   }
-  EXPECT_FALSE(store.Ping());
+  EXPECT_FALSE(store.documents->Ping());
   held.reset();
-  EXPECT_TRUE(store.Ping());
-  EXPECT_NE(store.FindDocument(id), std::nullopt);
+  EXPECT_TRUE(store.documents->Ping());
+  EXPECT_NE(store.documents->FindDocument(id), std::nullopt);
 }
 
 // The proxy drops the server's answer to the statement that carries the event_id (a bound
@@ -197,7 +198,7 @@ TEST_F(PgConnectionPoolTest, AFailureWhoseAnswerIsLostBeforeItsCommitIsCountedOn
   const auto store = StoreThrough(proxy);
   proxy.DropAnswerTo("lost-answer");
   const ConsumerFailure failure =
-      store->RecordFailure("preview", ContractEvent("lost-answer"), "boom", 5, ContractTime(10));
+      store->inbox->RecordFailure("preview", ContractEvent("lost-answer"), "boom", 5, ContractTime(10));
   EXPECT_TRUE(proxy.answer_dropped());
   EXPECT_EQ(failure.attempts, 1);
   EXPECT_FALSE(failure.parked);
@@ -211,14 +212,14 @@ TEST_F(PgConnectionPoolTest, AFailureWhoseCommitIsInDoubtIsNotRunAgain) {
   const auto store = StoreThrough(proxy);
   proxy.DropAnswerTo("COMMIT");
   try {
-    store->RecordFailure("preview", ContractEvent("in-doubt"), "boom", 5, ContractTime(10));
+    store->inbox->RecordFailure("preview", ContractEvent("in-doubt"), "boom", 5, ContractTime(10));
     ADD_FAILURE() << "the lost commit was not reported";
   } catch (const StorageUnavailable& e) {
     EXPECT_THAT(e.what(), HasSubstr("outcome unknown"));
   }
   EXPECT_TRUE(proxy.answer_dropped());
   EXPECT_EQ(Attempts("in-doubt"), 1);
-  EXPECT_EQ(store->RecordFailure("preview", ContractEvent("in-doubt"), "boom", 5, ContractTime(20))
+  EXPECT_EQ(store->inbox->RecordFailure("preview", ContractEvent("in-doubt"), "boom", 5, ContractTime(20))
                 .attempts,
             2);
 }
@@ -229,10 +230,10 @@ TEST_F(PgConnectionPoolTest, AnUnparkWhoseAnswerIsLostBeforeItsCommitStillReturn
   TcpProxy proxy(PortOfUrl(db_.url()));
   const auto store = StoreThrough(proxy);
   ASSERT_TRUE(
-      store->RecordFailure("preview", ContractEvent("parked-1"), "boom", 1, ContractTime(10))
+      store->inbox->RecordFailure("preview", ContractEvent("parked-1"), "boom", 1, ContractTime(10))
           .parked);
   proxy.DropAnswerTo("parked-1");
-  const std::vector<OutboxEvent> unparked = store->Unpark(std::string("parked-1"));
+  const std::vector<OutboxEvent> unparked = store->inbox->Unpark(std::string("parked-1"));
   EXPECT_TRUE(proxy.answer_dropped());
   ASSERT_EQ(unparked.size(), 1u);
   EXPECT_EQ(unparked[0].event_id, "parked-1");
@@ -244,22 +245,22 @@ TEST_F(PgConnectionPoolTest, AReadWhoseAnswerIsLostIsRunAgain) {
   TcpProxy proxy(PortOfUrl(db_.url()));
   const auto store = StoreThrough(proxy);
   proxy.DropAnswerTo("unfindable");
-  EXPECT_TRUE(store->Search("unfindable", 10).empty());
+  EXPECT_TRUE(store->chunks->Search("unfindable", 10).empty());
   EXPECT_TRUE(proxy.answer_dropped());
 }
 
 // Waiters are served in arrival order: 20 threads on 2 connections all get their turns within the
 // default wait, and no more connections than pool_size are ever opened.
 TEST_F(PgConnectionPoolTest, ManyThreadsShareAFewConnections) {
-  PgDocumentStore store(Config(2));
-  const DocumentId id = AddDocument(store);
+  Stores store = OpenPgStores(Config(2));
+  const DocumentId id = AddDocument(*store.documents);
   std::atomic<int> done{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 20; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 10; ++i) {
         try {
-          auto tx = store.Begin();
+          auto tx = store.documents->Begin();
           tx->LockDocument(id);
           tx->Commit();
           ++done;

@@ -1,4 +1,5 @@
-#include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_session.h"
+#include "adapters/pg/pg_stores.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -157,7 +158,7 @@ class PgDocumentStoreTest : public ::testing::Test {
   template <typename E>
   static std::string OpenError(const PgConfig& config) {
     try {
-      PgDocumentStore store(config);
+      OpenPgStores(config);
     } catch (const E& e) {
       return e.what();
     }
@@ -170,13 +171,13 @@ class PgDocumentStoreTest : public ::testing::Test {
 
 TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   std::atomic<int> failures{0};
-  std::vector<std::unique_ptr<PgDocumentStore>> stores(2);
+  std::vector<std::unique_ptr<Stores>> stores(2);
   RunTogether(6, [&](int i) {
     try {
       if (i < 2) {
-        stores[i] = std::make_unique<PgDocumentStore>(Config());
+        stores[i] = std::make_unique<Stores>(OpenPgStores(Config()));
       } else {
-        PgDocumentStore::Migrate(Config());
+        PgSession::Migrate(Config());
       }
     } catch (const std::exception& e) {
       ADD_FAILURE() << "start " << i << ": " << e.what();
@@ -208,14 +209,14 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
 TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
   DocumentId id = 0;
   {
-    PgDocumentStore store(Config());
-    id = AddDraft(store, clock_.Now()).id;
+    Stores store = OpenPgStores(Config());
+    id = AddDraft(*store.documents, clock_.Now()).id;
   }
   constexpr char kRecorded[] =
       "SELECT version, name, applied_at FROM schema_migrations ORDER BY version";
   const auto recorded = db_.Execute(kRecorded);
-  PgDocumentStore::Migrate(Config());
-  PgDocumentStore store(Config());
+  PgSession::Migrate(Config());
+  Stores store = OpenPgStores(Config());
   const auto again = db_.Execute(kRecorded);
   ASSERT_EQ(again.size(), recorded.size());
   ASSERT_EQ(again.size(), 6u);
@@ -223,11 +224,11 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
     EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
     EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
   }
-  EXPECT_NE(store.FindDocument(id), std::nullopt);
+  EXPECT_NE(store.documents->FindDocument(id), std::nullopt);
 }
 
 TEST_F(PgDocumentStoreTest, DatabaseFromANewerDocgateIsRefused) {
-  PgDocumentStore::Migrate(Config());
+  PgSession::Migrate(Config());
   db_.Execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 1798000000000)");
   const std::string error = OpenError<StorageError>(Config());
   EXPECT_THAT(error, HasSubstr("0999_future.sql"));
@@ -235,7 +236,7 @@ TEST_F(PgDocumentStoreTest, DatabaseFromANewerDocgateIsRefused) {
 }
 
 TEST_F(PgDocumentStoreTest, MigrationRecordedUnderAnotherNameIsRefused) {
-  PgDocumentStore::Migrate(Config());
+  PgSession::Migrate(Config());
   db_.Execute("UPDATE schema_migrations SET name = '0001_other.sql'");
   const std::string error = OpenError<StorageError>(Config());
   EXPECT_THAT(error, HasSubstr("0001_other.sql"));
@@ -244,10 +245,10 @@ TEST_F(PgDocumentStoreTest, MigrationRecordedUnderAnotherNameIsRefused) {
 
 // Only the row locks protect here: 50 transactions decide one review the way the service does.
 TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftyDecideAReview) {
-  PgDocumentStore store(Config(16));
-  const Review submitted = AddSubmitted(store, clock_.Now());
+  Stores store = OpenPgStores(Config(16));
+  const Review submitted = AddSubmitted(*store.documents, clock_.Now());
   const Tally tally = Race([&](int i) {
-    auto tx = store.Begin();
+    auto tx = store.documents->Begin();
     auto review = tx->LockReview(submitted.id);
     auto doc = tx->LockDocument(review->document_id);
     const Actor& reviewer = i % 2 == 0 ? kBob : kDave;
@@ -265,8 +266,8 @@ TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftyDecideAReview) {
   EXPECT_EQ(tally.accepted, 1);
   EXPECT_EQ(tally.refused, kRacers - 1);
   EXPECT_EQ(OutboxRows(), 1);
-  const Review review = *store.FindReview(submitted.id);
-  const Document doc = *store.FindDocument(submitted.document_id);
+  const Review review = *store.documents->FindReview(submitted.id);
+  const Document doc = *store.documents->FindDocument(submitted.document_id);
   EXPECT_NE(review.status, ReviewStatus::kPending);
   EXPECT_EQ(doc.status, review.status == ReviewStatus::kApproved ? DocumentStatus::kApproved
                                                                  : DocumentStatus::kRejected);
@@ -274,10 +275,10 @@ TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftyDecideAReview) {
 }
 
 TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftySubmitADraft) {
-  PgDocumentStore store(Config(16));
-  const Document draft = AddDraft(store, clock_.Now());
+  Stores store = OpenPgStores(Config(16));
+  const Document draft = AddDraft(*store.documents, clock_.Now());
   const Tally tally = Race([&](int i) {
-    auto tx = store.Begin();
+    auto tx = store.documents->Begin();
     auto doc = tx->LockDocument(draft.id);
     auto review = Submit(*doc, kAlice, clock_.Now());
     if (!review) return false;
@@ -294,7 +295,7 @@ TEST_F(PgDocumentStoreTest, RowLocksLetExactlyOneOfFiftySubmitADraft) {
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_review WHERE status = 'pending'"), 1);
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_review"), 1);
   EXPECT_EQ(OutboxRows(), 1);
-  EXPECT_EQ(store.FindDocument(draft.id)->status, DocumentStatus::kPendingReview);
+  EXPECT_EQ(store.documents->FindDocument(draft.id)->status, DocumentStatus::kPendingReview);
 }
 
 // The same races through the use cases, with the outer gate down (degraded mode).
@@ -302,11 +303,11 @@ class PgServiceRaceTest : public PgDocumentStoreTest {
  protected:
   PgServiceRaceTest() { gate_.SetBackendDown(true); }
 
-  PgDocumentStore store_{Config(16)};
+  Stores stores_ = OpenPgStores(Config(16));
   FakeRandom random_;
   FakeLockGate gate_{clock_, random_};
   CountingWakeup wakeup_;
-  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+  DocumentService service_{*stores_.documents, gate_, clock_, random_, wakeup_};
 };
 
 TEST_F(PgServiceRaceTest, FiftyMixedDecisionsWithoutTheGateGiveOneSuccess) {
@@ -334,51 +335,51 @@ TEST_F(PgServiceRaceTest, FiftySubmitsWithoutTheGateOpenOneReview) {
 TEST_F(PgDocumentStoreTest, ReadsTakeNoRowLocksButLocksWaitUpToTheStatementTimeout) {
   PgConfig config = Config();
   config.statement_timeout = milliseconds(300);
-  PgDocumentStore store(config);
-  const Review review = AddSubmitted(store, clock_.Now());
-  auto holder = store.Begin();
+  Stores store = OpenPgStores(config);
+  const Review review = AddSubmitted(*store.documents, clock_.Now());
+  auto holder = store.documents->Begin();
   ASSERT_TRUE(holder->LockReview(review.id));
   ASSERT_TRUE(holder->LockDocument(review.document_id));
 
-  EXPECT_NE(store.FindDocument(review.document_id), std::nullopt);
-  EXPECT_NE(store.FindReview(review.id), std::nullopt);
-  auto reader = store.Begin();
+  EXPECT_NE(store.documents->FindDocument(review.document_id), std::nullopt);
+  EXPECT_NE(store.documents->FindReview(review.id), std::nullopt);
+  auto reader = store.documents->Begin();
   EXPECT_NE(reader->ReadDocument(review.document_id), std::nullopt);
   EXPECT_NE(reader->ReadContent(review.document_id, 1), std::nullopt);
   reader.reset();
 
-  auto waiter = store.Begin();
+  auto waiter = store.documents->Begin();
   EXPECT_THROW(waiter->LockDocument(review.document_id), StorageUnavailable);
   waiter.reset();
-  auto review_waiter = store.Begin();
+  auto review_waiter = store.documents->Begin();
   EXPECT_THROW(review_waiter->LockReview(review.id), StorageUnavailable);
   review_waiter.reset();
 
   holder->Commit();
   holder.reset();
-  auto next = store.Begin();
+  auto next = store.documents->Begin();
   EXPECT_NE(next->LockDocument(review.document_id), std::nullopt);
 }
 
 TEST_F(PgDocumentStoreTest, TextWithANulCharacterIsRefusedNotTruncated) {
-  PgDocumentStore store(Config());
-  const Document doc = AddDraft(store, clock_.Now());
-  auto tx = store.Begin();
+  Stores store = OpenPgStores(Config());
+  const Document doc = AddDraft(*store.documents, clock_.Now());
+  auto tx = store.documents->Begin();
   EXPECT_THROW(tx->PutContent(doc.id, 2, std::string("before\0after", 12),
                               "alice", clock_.Now()),
                StorageError);
   tx.reset();
-  EXPECT_EQ(store.FindContent(doc.id, 2), std::nullopt);
+  EXPECT_EQ(store.documents->FindContent(doc.id, 2), std::nullopt);
 }
 
 TEST_F(PgDocumentStoreTest, UnknownEnumValueReadBackIsStorageError) {
-  PgDocumentStore store(Config());
-  const DocumentId id = AddDraft(store, clock_.Now()).id;
+  Stores store = OpenPgStores(Config());
+  const DocumentId id = AddDraft(*store.documents, clock_.Now()).id;
   db_.Execute(
       "ALTER TABLE kh_document DROP CONSTRAINT kh_document_status_check;"
       " UPDATE kh_document SET status = 'archived'");
-  EXPECT_THROW(store.FindDocument(id), StorageError);
-  EXPECT_THROW(store.ListDocuments({}), StorageError);
+  EXPECT_THROW(store.documents->FindDocument(id), StorageError);
+  EXPECT_THROW(store.documents->ListDocuments({}), StorageError);
 }
 
 TEST_F(PgDocumentStoreTest, InvalidConfigIsRefusedWithTheReason) {

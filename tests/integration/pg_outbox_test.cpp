@@ -9,7 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_session.h"
+#include "adapters/pg/pg_stores.h"
 #include "adapters/pg/pg_outbox_listener.h"
 #include "contract/document_store_contract.h"
 #include "fakes/counting_wakeup.h"
@@ -43,10 +44,10 @@ class PgOutboxTest : public ::testing::Test {
     return sequences;
   }
   // Polls `store` until it hands out something (another instance's claim has run out).
-  static std::vector<OutboxEvent> PendingWithin(PgDocumentStore& store, milliseconds limit) {
+  static std::vector<OutboxEvent> PendingWithin(Stores& store, milliseconds limit) {
     const auto deadline = steady_clock::now() + limit;
     for (;;) {
-      auto events = store.ClaimPending(10);
+      auto events = store.outbox->ClaimPending(10);
       if (!events.empty() || steady_clock::now() > deadline) return events;
       std::this_thread::sleep_for(milliseconds(20));
     }
@@ -57,52 +58,52 @@ class PgOutboxTest : public ::testing::Test {
 };
 
 TEST_F(PgOutboxTest, ClaimedRowsAreNotHandedToAnotherInstance) {
-  PgDocumentStore first(Config(milliseconds(60'000)));
-  PgDocumentStore second(Config(milliseconds(60'000)));
-  AppendEvents(first, 5);
-  const auto claimed = first.ClaimPending(3);
+  Stores first = OpenPgStores(Config(milliseconds(60'000)));
+  Stores second = OpenPgStores(Config(milliseconds(60'000)));
+  AppendEvents(*first.documents, 5);
+  const auto claimed = first.outbox->ClaimPending(3);
   ASSERT_EQ(claimed.size(), 3u);
-  const auto rest = second.ClaimPending(10);
+  const auto rest = second.outbox->ClaimPending(10);
   ASSERT_EQ(rest.size(), 2u);
   EXPECT_GT(rest.front().sequence, claimed.back().sequence);
-  EXPECT_TRUE(second.ClaimPending(10).size() == 2u) << "an instance sees its own claims again";
-  EXPECT_EQ(Sequences(first.ClaimPending(10)), Sequences(claimed))
+  EXPECT_TRUE(second.outbox->ClaimPending(10).size() == 2u) << "an instance sees its own claims again";
+  EXPECT_EQ(Sequences(first.outbox->ClaimPending(10)), Sequences(claimed))
       << "and only its own: the other instance's rows stay with it";
 }
 
 TEST_F(PgOutboxTest, ReleasedClaimsAreHandedToAnotherInstanceAtOnce) {
-  PgDocumentStore stopping(Config(milliseconds(60'000)));
-  PgDocumentStore restarted(Config(milliseconds(60'000)));
-  AppendEvents(stopping, 4);
-  const auto claimed = stopping.ClaimPending(3);
+  Stores stopping = OpenPgStores(Config(milliseconds(60'000)));
+  Stores restarted = OpenPgStores(Config(milliseconds(60'000)));
+  AppendEvents(*stopping.documents, 4);
+  const auto claimed = stopping.outbox->ClaimPending(3);
   ASSERT_EQ(claimed.size(), 3u);
-  stopping.MarkDelivered({claimed.front().sequence}, ContractTime(1));
-  stopping.ReleaseClaims();
-  const auto taken = restarted.ClaimPending(10);
+  stopping.outbox->MarkDelivered({claimed.front().sequence}, ContractTime(1));
+  stopping.outbox->ReleaseClaims();
+  const auto taken = restarted.outbox->ClaimPending(10);
   ASSERT_EQ(taken.size(), 3u) << "the released claims and the unclaimed row, not the delivered one";
   EXPECT_EQ(taken.front().sequence, claimed[1].sequence);
 }
 
 TEST_F(PgOutboxTest, ConcurrentInstancesNeverGetTheSameRow) {
-  PgDocumentStore first(Config(milliseconds(60'000)));
-  PgDocumentStore second(Config(milliseconds(60'000)));
+  Stores first = OpenPgStores(Config(milliseconds(60'000)));
+  Stores second = OpenPgStores(Config(milliseconds(60'000)));
   constexpr int kEvents = 300;
-  AppendEvents(first, kEvents);
+  AppendEvents(*first.documents, kEvents);
   std::vector<std::int64_t> got[2];
   std::latch start(2);
   std::vector<std::thread> threads;
-  PgDocumentStore* stores[2] = {&first, &second};
+  Stores* stores[2] = {&first, &second};
   for (int s = 0; s < 2; ++s) {
     threads.emplace_back([&, s] {
       start.arrive_and_wait();
       // As the relay does: claim a batch, deliver it, mark it, until nothing is left.
       for (;;) {
-        const auto batch = stores[s]->ClaimPending(7);
+        const auto batch = stores[s]->outbox->ClaimPending(7);
         if (batch.empty()) return;
         const auto sequences = Sequences(batch);
         EXPECT_TRUE(std::is_sorted(sequences.begin(), sequences.end()));
         got[s].insert(got[s].end(), sequences.begin(), sequences.end());
-        stores[s]->MarkDelivered(sequences, ContractTime(1));
+        stores[s]->outbox->MarkDelivered(sequences, ContractTime(1));
       }
     });
   }
@@ -118,10 +119,10 @@ TEST_F(PgOutboxTest, ConcurrentInstancesNeverGetTheSameRow) {
 
 // A crashed instance: its claims run out and another instance takes the rows over.
 TEST_F(PgOutboxTest, ExpiredClaimIsTakenOverByAnotherInstance) {
-  auto crashed = std::make_unique<PgDocumentStore>(Config(milliseconds(200)));
-  PgDocumentStore survivor(Config(milliseconds(60'000)));
-  AppendEvents(survivor, 2);
-  const auto claimed = crashed->ClaimPending(10);
+  auto crashed = std::make_unique<Stores>(OpenPgStores(Config(milliseconds(200))));
+  Stores survivor = OpenPgStores(Config(milliseconds(60'000)));
+  AppendEvents(*survivor.documents, 2);
+  const auto claimed = crashed->outbox->ClaimPending(10);
   ASSERT_EQ(claimed.size(), 2u);
   crashed.reset();
   const auto taken_over = PendingWithin(survivor, milliseconds(10'000));
@@ -133,14 +134,14 @@ TEST_F(PgOutboxTest, ExpiredClaimIsTakenOverByAnotherInstance) {
 }
 
 TEST_F(PgOutboxTest, DeliveredRowsAreNeverClaimedAgain) {
-  PgDocumentStore first(Config(milliseconds(60'000)));
-  PgDocumentStore second(Config(milliseconds(60'000)));
-  AppendEvents(first, 3);
-  const auto claimed = first.ClaimPending(10);
-  first.MarkDelivered(Sequences(claimed), ContractTime(5));
-  EXPECT_TRUE(first.ClaimPending(10).empty());
+  Stores first = OpenPgStores(Config(milliseconds(60'000)));
+  Stores second = OpenPgStores(Config(milliseconds(60'000)));
+  AppendEvents(*first.documents, 3);
+  const auto claimed = first.outbox->ClaimPending(10);
+  first.outbox->MarkDelivered(Sequences(claimed), ContractTime(5));
+  EXPECT_TRUE(first.outbox->ClaimPending(10).empty());
   db_.Execute("UPDATE kh_outbox SET claimed_until = 0");  // every claim long expired
-  EXPECT_TRUE(second.ClaimPending(10).empty());
+  EXPECT_TRUE(second.outbox->ClaimPending(10).empty());
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at = " +
                       std::to_string(ContractTime(5).time_since_epoch().count())),
             3);
@@ -158,19 +159,19 @@ bool Within(milliseconds limit, Predicate done) {
 }
 
 TEST_F(PgOutboxTest, AnotherInstancesCommitWakesTheListenerOncePerTransaction) {
-  PgDocumentStore writer(Config(milliseconds(60'000)));
+  Stores writer = OpenPgStores(Config(milliseconds(60'000)));
   CountingWakeup wakeup;
   PgOutboxListener listener(Config(milliseconds(60'000)), wakeup);
   ASSERT_TRUE(Within(milliseconds(5000), [&] { return listener.listening(); }));
   ASSERT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() >= 1; }))
       << "a listener wakes the relay once when it starts listening";
   const int before = wakeup.count();
-  AppendEvents(writer, 3);  // one transaction, three events: one notification
+  AppendEvents(*writer.documents, 3);  // one transaction, three events: one notification
   ASSERT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
   std::this_thread::sleep_for(milliseconds(200));
   EXPECT_EQ(wakeup.count(), before + 1);
   {
-    auto tx = writer.Begin();  // a transaction without events sends nothing
+    auto tx = writer.documents->Begin();  // a transaction without events sends nothing
     tx->Commit();
   }
   std::this_thread::sleep_for(milliseconds(200));
@@ -180,23 +181,23 @@ TEST_F(PgOutboxTest, AnotherInstancesCommitWakesTheListenerOncePerTransaction) {
 // Requeue is an INSERT ... ON CONFLICT DO UPDATE: the outbox's statement-level INSERT trigger
 // notifies whether the row was still there (update) or had been pruned (insert).
 TEST_F(PgOutboxTest, RequeueWakesTheListenerWhetherTheRowExistedOrWasPruned) {
-  PgDocumentStore writer(Config(milliseconds(60'000)));
+  Stores writer = OpenPgStores(Config(milliseconds(60'000)));
   CountingWakeup wakeup;
   PgOutboxListener listener(Config(milliseconds(60'000)), wakeup);
   ASSERT_TRUE(Within(milliseconds(5000), [&] { return listener.listening(); }));
-  AppendEvents(writer, 2);
-  const auto delivered = writer.ClaimPending(10);
+  AppendEvents(*writer.documents, 2);
+  const auto delivered = writer.outbox->ClaimPending(10);
   ASSERT_EQ(delivered.size(), 2u);
-  writer.MarkDelivered(Sequences(delivered), ContractTime(1));
+  writer.outbox->MarkDelivered(Sequences(delivered), ContractTime(1));
   db_.Execute("DELETE FROM kh_outbox WHERE id = " + std::to_string(delivered[1].sequence));
   ASSERT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() >= 2; }));
   std::this_thread::sleep_for(milliseconds(200));
 
   int before = wakeup.count();
-  writer.Requeue(delivered[0]);  // the row still exists: reset
+  writer.outbox->Requeue(delivered[0]);  // the row still exists: reset
   EXPECT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
   before = wakeup.count();
-  writer.Requeue(delivered[1]);  // the row was pruned: written again
+  writer.outbox->Requeue(delivered[1]);  // the row was pruned: written again
   EXPECT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL"), 2);
 }
@@ -206,7 +207,7 @@ TEST_F(PgOutboxTest, TheListenerReconnectsAfterAnOutageAndWakesTheRelayAgain) {
   PgConfig through_proxy = Config(milliseconds(60'000));
   through_proxy.url = WithHostPort(db_.url(), "127.0.0.1:" + std::to_string(proxy.port()));
   through_proxy.connect_timeout = milliseconds(1000);
-  PgDocumentStore writer(Config(milliseconds(60'000)));  // not through the proxy
+  Stores writer = OpenPgStores(Config(milliseconds(60'000)));  // not through the proxy
   CountingWakeup wakeup;
   PgOutboxListener listener(through_proxy, wakeup);
   ASSERT_TRUE(Within(milliseconds(5000), [&] { return listener.listening(); }));
@@ -216,7 +217,7 @@ TEST_F(PgOutboxTest, TheListenerReconnectsAfterAnOutageAndWakesTheRelayAgain) {
   proxy.Start();
   ASSERT_TRUE(Within(milliseconds(15'000), [&] { return listener.listening(); }));
   const int before = wakeup.count();
-  AppendEvents(writer, 1);
+  AppendEvents(*writer.documents, 1);
   EXPECT_TRUE(Within(milliseconds(2000), [&] { return wakeup.count() > before; }));
 }
 

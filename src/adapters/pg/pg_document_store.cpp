@@ -2,26 +2,131 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <pqxx/pqxx>
 #include <string_view>
 #include <utility>
 
-#include "adapters/pg/pg_chunk_index.h"
 #include "adapters/pg/pg_idempotency_store.h"
-#include "adapters/pg/pg_inbox_store.h"
 #include "adapters/pg/pg_outbox_store.h"
-#include "adapters/pg/pg_preview_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
-#include "adapters/pg/pg_statements.h"
 #include "core/error.h"
 
 namespace docgate {
 namespace {
 
-using namespace pg_sql; // the store's SQL, one named constant per statement
+using pg_sql::Statement;
 using namespace pg;      // parameters and rows (pg_rows.h)
 
+// The documents' and reviews' SQL: statements prepared on every connection, and the list queries
+// run unprepared.
+constexpr Statement kSelectDocument{
+    "select_document", "SELECT id, title, status, version, author_id, "
+                       "current_review_id, approved_version,"
+                       " approved_at, ingest_status, created_at, updated_at "
+                       "FROM kh_document WHERE id = $1"};
+constexpr Statement kLockDocument{
+    "lock_document", "SELECT id, title, status, version, author_id, "
+                     "current_review_id, approved_version,"
+                     " approved_at, ingest_status, created_at, updated_at FROM "
+                     "kh_document WHERE id = $1"
+                     " FOR UPDATE"};
+constexpr Statement kInsertDocument{
+    "insert_document",
+    "INSERT INTO kh_document (title, status, version, author_id, "
+    "current_review_id,"
+    " approved_version, approved_at, ingest_status, created_at, updated_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
+// The mutable columns only: the author and the creation time never change.
+constexpr Statement kUpdateDocument{
+    "update_document", "UPDATE kh_document SET title = $2, status = $3, "
+                       "version = $4, current_review_id = $5,"
+                       " approved_version = $6, approved_at = $7, "
+                       "ingest_status = $8, updated_at = $9"
+                       " WHERE id = $1"};
+
+constexpr Statement kSelectReview{
+    "select_review",
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE id = $1"};
+constexpr Statement kLockReview{
+    "lock_review",
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE id = $1 FOR UPDATE"};
+constexpr Statement kInsertReview{
+    "insert_review", "INSERT INTO kh_document_review (document_id, "
+                     "document_version, status, submitted_by,"
+                     " submitted_at, decided_by, decided_at, comment)"
+                     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"};
+// The decision only: what was submitted, by whom and when, never changes.
+constexpr Statement kUpdateReview{
+    "update_review", "UPDATE kh_document_review SET status = $2, decided_by = "
+                     "$3, decided_at = $4, comment = $5"
+                     " WHERE id = $1"};
+constexpr Statement kSelectDocumentReviews{
+    "select_document_reviews", "SELECT id, document_id, document_version, "
+                               "status, submitted_by, submitted_at, decided_by,"
+                               " decided_at, comment FROM kh_document_review "
+                               "WHERE document_id = $1 ORDER BY id DESC"};
+
+constexpr Statement kSelectContent{"select_content",
+                                   "SELECT content FROM kh_document_content "
+                                   "WHERE document_id = $1 AND version = $2"};
+constexpr Statement kInsertContent{
+    "insert_content", "INSERT INTO kh_document_content (document_id, version, "
+                      "content, edited_by, created_at)"
+                      " VALUES ($1, $2, $3, $4, $5)"};
+constexpr Statement kSelectEditors{
+    "select_editors", "SELECT DISTINCT edited_by FROM kh_document_content"
+                      " WHERE document_id = $1 AND version > $2 AND version <= "
+                      "$3 ORDER BY edited_by"};
+
+
+
+
+
+constexpr Statement kSetIngestStatus{
+    "set_ingest_status",
+    "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
+
+
+constexpr std::array kDocumentStatements{
+    kSelectDocument,
+    kLockDocument,
+    kInsertDocument,
+    kUpdateDocument,
+    kSelectReview,
+    kLockReview,
+    kInsertReview,
+    kUpdateReview,
+    kSelectDocumentReviews,
+    kSelectContent,
+    kInsertContent,
+    kSelectEditors,
+    kSetIngestStatus,
+};
+
+// The list queries filter on optional parameters; run unprepared, each is
+// planned with its actual values, so a NULL filter folds away and the matching
+// index is used.
+constexpr const char *kListDocuments =
+    "SELECT id, title, status, version, author_id, current_review_id, "
+    "approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document"
+    " WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR "
+    "author_id = $2)"
+    "   AND ($3::bigint IS NULL OR id < $3)"
+    " ORDER BY id DESC LIMIT $4";
+constexpr const char *kListReviews =
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review"
+    " WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR id > "
+    "$2)"
+    " ORDER BY id LIMIT $3";
 
 class PgTransaction final : public StoreTransaction {
 public:
@@ -144,45 +249,10 @@ private:
 
 } // namespace
 
-std::vector<Statement> PgStatementsOfEveryStore() {
-  std::vector<Statement> all(kStatements.begin(), kStatements.end());
-  for (const auto part : {PgOutboxStore::Statements(), PgIdempotencyStore::Statements(),
-                          PgPreviewStore::Statements(), PgChunkIndex::Statements(),
-                          PgInboxStore::Statements()}) {
-    all.insert(all.end(), part.begin(), part.end());
-  }
-  return all;
-}
-
-PgDocumentStore::PgDocumentStore(PgConfig config)
-    : PgDocumentStore(std::make_shared<PgSession>(std::move(config), PgStatementsOfEveryStore())) {}
-
 PgDocumentStore::PgDocumentStore(std::shared_ptr<PgSession> session)
-    : session_(std::move(session)),
-      outbox_(std::make_unique<PgOutboxStore>(session_)),
-      idempotency_(std::make_unique<PgIdempotencyStore>(session_)),
-      previews_(std::make_unique<PgPreviewStore>(session_)),
-      chunks_(std::make_unique<PgChunkIndex>(session_)),
-      inbox_(std::make_unique<PgInboxStore>(session_)) {}
+    : session_(std::move(session)) {}
 
-PgDocumentStore::~PgDocumentStore() = default;
-
-Stores OpenPgStores(PgConfig config) {
-  auto session = std::make_shared<PgSession>(std::move(config), PgStatementsOfEveryStore());
-  Stores stores;
-  stores.documents = std::make_shared<PgDocumentStore>(session);
-  stores.outbox = std::make_shared<PgOutboxStore>(session);
-  stores.idempotency = std::make_shared<PgIdempotencyStore>(session);
-  stores.inbox = std::make_shared<PgInboxStore>(session);
-  stores.previews = std::make_shared<PgPreviewStore>(session);
-  stores.chunks = std::make_shared<PgChunkIndex>(session);
-  stores.pool_stats = [session] { return session->pool_stats(); };
-  return stores;
-}
-
-PoolStats PgDocumentStore::pool_stats() const { return session_->pool_stats(); }
-
-void PgDocumentStore::Migrate(const PgConfig &config) { PgSession::Migrate(config); }
+std::span<const Statement> PgDocumentStore::Statements() { return kDocumentStatements; }
 
 std::unique_ptr<StoreTransaction> PgDocumentStore::Begin() {
   return session_->Begin<PgTransaction>();
@@ -257,104 +327,6 @@ std::vector<Review> PgDocumentStore::ListDocumentReviews(DocumentId id) {
 
 bool PgDocumentStore::Ping() { return session_->Ping(); }
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-// The outbox's side, until the stores are built apart (ADR 0006): PgOutboxStore on this session.
-std::vector<OutboxEvent> PgDocumentStore::ClaimPending(int limit) { return outbox_->ClaimPending(limit); }
-void PgDocumentStore::MarkDelivered(const std::vector<std::int64_t> &sequences, TimePoint at) {
-  outbox_->MarkDelivered(sequences, at);
-}
-void PgDocumentStore::Defer(const std::vector<std::int64_t> &sequences,
-                            std::chrono::milliseconds delay, std::chrono::milliseconds max_delay,
-                            std::string_view reason) {
-  outbox_->Defer(sequences, delay, max_delay, reason);
-}
-void PgDocumentStore::ReleaseClaims() { outbox_->ReleaseClaims(); }
-int PgDocumentStore::RenewClaims() { return outbox_->RenewClaims(); }
-int PgDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
-  return outbox_->PruneDelivered(cutoff, limit);
-}
-OutboxBacklog PgDocumentStore::Backlog() { return outbox_->Backlog(); }
-void PgDocumentStore::Requeue(const OutboxEvent &event) { outbox_->Requeue(event); }
-std::vector<OutboxEvent> PgDocumentStore::FindStuckIngestions(TimePoint delivered_before,
-                                                              int limit) {
-  return outbox_->FindStuckIngestions(delivered_before, limit);
-}
-
-// The idempotency side, until the stores are built apart (ADR 0006): PgIdempotencyStore.
-std::optional<IdempotencyRecord> PgDocumentStore::ReserveIdempotencyKey(
-    const std::string &caller, const std::string &key, const std::string &fingerprint,
-    const std::string &owner, TimePoint now, TimePoint lease_until) {
-  return idempotency_->ReserveIdempotencyKey(caller, key, fingerprint, owner, now, lease_until);
-}
-bool PgDocumentStore::CompleteIdempotentRequest(const std::string &caller, const std::string &key,
-                                                const std::string &owner,
-                                                const std::string &response,
-                                                TimePoint expires_at) {
-  return idempotency_->CompleteIdempotentRequest(caller, key, owner, response, expires_at);
-}
-void PgDocumentStore::ReleaseIdempotencyKey(const std::string &caller, const std::string &key,
-                                            const std::string &owner) {
-  idempotency_->ReleaseIdempotencyKey(caller, key, owner);
-}
-int PgDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
-  return idempotency_->PruneIdempotencyKeys(now, limit);
-}
-
-// The preview and chunk sides, until the stores are built apart (ADR 0006).
-bool PgDocumentStore::Project(const PreviewRecord &record) { return previews_->Project(record); }
-std::optional<PreviewRecord> PgDocumentStore::Find(DocumentId id) { return previews_->Find(id); }
-std::vector<SearchHit> PgDocumentStore::Search(const std::string &query, int limit) {
-  return chunks_->Search(query, limit);
-}
-std::vector<std::string> PgDocumentStore::ListChunks(DocumentId id) {
-  return chunks_->ListChunks(id);
-}
-
 // The documents' part of the consumers' transactions (PgInboxStore's).
 std::optional<Document> PgDocumentStore::LockDocumentIn(PgWork &work, DocumentId id) {
   return work.Run("lock document", id, [&](pqxx::work &w) {
@@ -373,23 +345,6 @@ void PgDocumentStore::SetIngestStatusIn(PgWork &work, DocumentId id, IngestStatu
       throw StorageError("postgres: no document " + std::to_string(id) + " to update");
     }
   });
-}
-
-// The inbox side, until the stores are built apart (ADR 0006): PgInboxStore.
-std::unique_ptr<ConsumerTransaction> PgDocumentStore::BeginConsumer() {
-  return inbox_->BeginConsumer();
-}
-ConsumerFailure PgDocumentStore::RecordFailure(std::string_view consumer, const OutboxEvent &event,
-                                               std::string_view error, int max_attempts,
-                                               TimePoint at) {
-  return inbox_->RecordFailure(consumer, event, error, max_attempts, at);
-}
-std::vector<ParkedEvent> PgDocumentStore::ListParked(int limit) { return inbox_->ListParked(limit); }
-std::vector<OutboxEvent> PgDocumentStore::Unpark(const std::optional<std::string> &event_id) {
-  return inbox_->Unpark(event_id);
-}
-int PgDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
-  return inbox_->PruneInbox(cutoff, limit);
 }
 
 } // namespace docgate

@@ -1,0 +1,39 @@
+#include "adapters/pg/pg_stores.h"
+
+#include <memory>
+#include <utility>
+
+#include "adapters/pg/pg_chunk_index.h"
+#include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_idempotency_store.h"
+#include "adapters/pg/pg_inbox_store.h"
+#include "adapters/pg/pg_outbox_store.h"
+#include "adapters/pg/pg_preview_store.h"
+#include "adapters/pg/pg_session.h"
+
+namespace docgate {
+
+std::vector<pg_sql::Statement> PgStatementsOfEveryStore() {
+  std::vector<pg_sql::Statement> all;
+  for (const auto part : {PgDocumentStore::Statements(), PgOutboxStore::Statements(),
+                          PgIdempotencyStore::Statements(), PgPreviewStore::Statements(),
+                          PgChunkIndex::Statements(), PgInboxStore::Statements()}) {
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
+
+Stores OpenPgStores(PgConfig config) {
+  auto session = std::make_shared<PgSession>(std::move(config), PgStatementsOfEveryStore());
+  Stores stores;
+  stores.documents = std::make_shared<PgDocumentStore>(session);
+  stores.outbox = std::make_shared<PgOutboxStore>(session);
+  stores.idempotency = std::make_shared<PgIdempotencyStore>(session);
+  stores.inbox = std::make_shared<PgInboxStore>(session);
+  stores.previews = std::make_shared<PgPreviewStore>(session);
+  stores.chunks = std::make_shared<PgChunkIndex>(session);
+  stores.pool_stats = [session] { return session->pool_stats(); };
+  return stores;
+}
+
+}  // namespace docgate
