@@ -9,7 +9,8 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
+#include "fakes/fake_outbox_store.h"
+#include "fakes/fake_stores.h"
 #include "support/temp_dir.h"
 
 namespace docgate {
@@ -20,21 +21,22 @@ namespace fs = std::filesystem;
 class FakeBackend final : public PropertyBackend {
  public:
   explicit FakeBackend(std::chrono::milliseconds claim_ttl)
-      : store_(claim_clock_, claim_ttl), other_(store_.AnotherInstance()) {}
+      : fakes_(OpenFakeStores(claim_clock_, claim_ttl)),
+        other_(std::make_unique<FakeOutboxStore>(fakes_.database)) {}
 
-  DocumentStore& documents() override { return store_; }
-  InboxStore& inbox() override { return store_; }
+  DocumentStore& documents() override { return *fakes_.stores.documents; }
+  InboxStore& inbox() override { return *fakes_.stores.inbox; }
   OutboxStore& relay(int instance) override {
-    if (instance == 0) return store_;
+    if (instance == 0) return *fakes_.stores.outbox;
     return *other_;
   }
-  std::vector<OutboxEvent> OutboxRows() override { return store_.AllEvents(); }
+  std::vector<OutboxEvent> OutboxRows() override { return fakes_.database->AllEvents(); }
   void AgeClaims(std::chrono::milliseconds by) override { claim_clock_.Advance(by); }
 
  private:
   FakeClock claim_clock_;
-  FakeDocumentStore store_;
-  std::unique_ptr<FakeDocumentStore::Instance> other_;
+  FakeStores fakes_;
+  std::unique_ptr<FakeOutboxStore> other_;  // a second relay instance on the same database
 };
 
 // Where the SQLite files go: $TMPDIR when set, else /dev/shm when there is one. The properties

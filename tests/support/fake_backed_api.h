@@ -16,9 +16,9 @@
 #include "app/reader_service.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
+#include "fakes/fake_stores.h"
 
 namespace docgate {
 
@@ -44,13 +44,15 @@ struct FakeBackedApi {
   static constexpr char kSecret[] = "fake-backed-api-test-secret";
   FakeClock clock;
   FakeRandom random;
-  FakeDocumentStore store;
+  FakeStores fakes = OpenFakeStores();
+  FakeDatabase& database = *fakes.database;
+  Stores& stores = fakes.stores;
   FakeLockGate gate{clock, random};
   CountingWakeup wakeup;
-  DocumentService service{store, gate, clock, random, wakeup};
+  DocumentService service{*stores.documents, gate, clock, random, wakeup};
   JwtVerifier verifier{kSecret, clock};
-  IdempotencyService idempotency{store, clock, random, IdempotencyConfig{}};
-  ReaderService reader{store, store, store};
+  IdempotencyService idempotency{*stores.idempotency, clock, random, IdempotencyConfig{}};
+  ReaderService reader{*stores.documents, *stores.previews, *stores.chunks};
   RestApi api;
 };
 

@@ -16,10 +16,10 @@
 #include "app/reader_service.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
+#include "fakes/fake_event_source.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
-#include "fakes/fake_event_source.h"
+#include "fakes/fake_stores.h"
 #include "worker/event_worker.h"
 #include "worker/reconciler.h"
 
@@ -85,22 +85,26 @@ class ConsumersTest : public ::testing::Test {
     EXPECT_TRUE(service_.Approve(kBob, submitted->review.id, std::nullopt).ok());
     return LastEvent();
   }
-  OutboxEvent LastEvent() { return store_.AllEvents().back(); }
-  Document Doc(DocumentId id) { return *store_.FindDocument(id); }
+  OutboxEvent LastEvent() { return fakes_.database->AllEvents().back(); }
+  Document Doc(DocumentId id) { return *documents_.FindDocument(id); }
 
   FakeClock clock_;
   FakeRandom random_;
-  FakeDocumentStore store_;
+  FakeStores fakes_ = OpenFakeStores();
+  DocumentStore& documents_ = *fakes_.stores.documents;
+  InboxStore& inbox_ = *fakes_.stores.inbox;
+  OutboxStore& outbox_ = *fakes_.stores.outbox;
+  ChunkIndex& chunks_ = *fakes_.stores.chunks;
   FakeLockGate gate_{clock_, random_};
   CountingWakeup wakeup_;
-  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+  DocumentService service_{documents_, gate_, clock_, random_, wakeup_};
   ChunkerConfig chunker_{80, 20};  // small, so that kContent makes several chunks
   RecordingEmbedder embedder_;
-  PreviewStore& previews_ = store_;
-  PreviewProjection projection_{previews_, store_};
-  Ingestion ingestion_{store_, chunker_, &embedder_};
-  ConsumerRunner runner_{store_, clock_, ConsumerRunnerConfig{3}};
-  ReaderService reader_{store_, previews_, store_};
+  PreviewStore& previews_ = *fakes_.stores.previews;
+  PreviewProjection projection_{previews_, documents_};
+  Ingestion ingestion_{inbox_, chunker_, &embedder_};
+  ConsumerRunner runner_{inbox_, clock_, ConsumerRunnerConfig{3}};
+  ReaderService reader_{documents_, previews_, chunks_};
 };
 
 TEST_F(ConsumersTest, AnApprovalBecomesThePreviewAndItsChunksAndIngestionIsDone) {
@@ -128,7 +132,7 @@ TEST_F(ConsumersTest, AnApprovalBecomesThePreviewAndItsChunksAndIngestionIsDone)
   EXPECT_EQ(preview->approved_at, approved.occurred_at);
   const auto expected_chunks = SplitIntoChunks(kContent, chunker_);
   ASSERT_GE(expected_chunks.size(), 3u);
-  EXPECT_EQ(store_.ListChunks(approved.document_id), expected_chunks);
+  EXPECT_EQ(chunks_.ListChunks(approved.document_id), expected_chunks);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
   ASSERT_EQ(embedder_.calls.size(), 1u);
   EXPECT_EQ(embedder_.calls[0].chunks, expected_chunks);
@@ -146,7 +150,7 @@ TEST_F(ConsumersTest, TheSameEventFiveTimesHasEachEffectOnce) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(counting.calls(), 1);
   EXPECT_EQ(embedder_.calls.size(), 1u);
-  EXPECT_EQ(store_.ListChunks(approved.document_id), SplitIntoChunks(kContent, chunker_));
+  EXPECT_EQ(chunks_.ListChunks(approved.document_id), SplitIntoChunks(kContent, chunker_));
 }
 
 TEST_F(ConsumersTest, EventsOtherThanApprovalsChangeNothing) {
@@ -155,7 +159,7 @@ TEST_F(ConsumersTest, EventsOtherThanApprovalsChangeNothing) {
   const OutboxEvent submitted = LastEvent();
   EXPECT_EQ(runner_.Run(submitted).outcome, ConsumeOutcome::kDone);
   EXPECT_FALSE(previews_.Find(doc->id));
-  EXPECT_TRUE(store_.ListChunks(doc->id).empty());
+  EXPECT_TRUE(chunks_.ListChunks(doc->id).empty());
   EXPECT_EQ(Doc(doc->id).ingest_status, IngestStatus::kNone);
 }
 
@@ -178,7 +182,7 @@ TEST_F(ConsumersTest, AStaleApprovalNeverReplacesANewerOne) {
   EXPECT_EQ(runner_.Run(v1).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(previews_.Find(doc->id)->version, 2);
   EXPECT_EQ(previews_.Find(doc->id)->content, "version two words");
-  EXPECT_EQ(store_.ListChunks(doc->id), std::vector<std::string>{"version two words"});
+  EXPECT_EQ(chunks_.ListChunks(doc->id), std::vector<std::string>{"version two words"});
   EXPECT_EQ(Doc(doc->id).ingest_status, IngestStatus::kDone);
 
   // The store's guard by itself, on a second document: v4 stays when v3 comes after it, and v5
@@ -210,25 +214,25 @@ TEST_F(ConsumersTest, AFailingConsumerIsRetriedThenParkedAndReplayable) {
   EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(flaky.calls(), 3) << "a parked event is not retried";
 
-  const auto parked = store_.ListParked(10);
+  const auto parked = inbox_.ListParked(10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "flaky");
   EXPECT_EQ(parked[0].event.event_id, approved.event_id);
   EXPECT_EQ(parked[0].attempts, 3);
   EXPECT_EQ(parked[0].last_error, "flaky: attempt 3");
 
-  const auto unparked = store_.Unpark(approved.event_id);
+  const auto unparked = inbox_.Unpark(approved.event_id);
   ASSERT_EQ(unparked.size(), 1u);
   EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(flaky.calls(), 4) << "replayed: it runs again and now succeeds";
-  EXPECT_TRUE(store_.ListParked(10).empty());
+  EXPECT_TRUE(inbox_.ListParked(10).empty());
 }
 
 TEST_F(ConsumersTest, ParkedIngestionMarksTheVersionFailed) {
   const OutboxEvent approved = Approve("");  // no chunk at all is still a success
   ASSERT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
-  EXPECT_TRUE(store_.ListChunks(approved.document_id).empty());
+  EXPECT_TRUE(chunks_.ListChunks(approved.document_id).empty());
 
   class BrokenEmbedder final : public ChunkEmbedder {
    public:
@@ -236,15 +240,16 @@ TEST_F(ConsumersTest, ParkedIngestionMarksTheVersionFailed) {
       throw std::runtime_error("embedding service refused");
     }
   } broken;
-  Ingestion failing(store_, chunker_, &broken);
-  ConsumerRunner runner(store_, clock_, ConsumerRunnerConfig{2});
+  Ingestion failing(inbox_, chunker_, &broken);
+  ConsumerRunner runner(inbox_, clock_, ConsumerRunnerConfig{2});
   runner.Register(failing);
   const OutboxEvent second = Approve();
   EXPECT_EQ(runner.Run(second).outcome, ConsumeOutcome::kFailed);
   EXPECT_EQ(Doc(second.document_id).ingest_status, IngestStatus::kPending);
   EXPECT_TRUE(runner.Run(second).parked);
   EXPECT_EQ(Doc(second.document_id).ingest_status, IngestStatus::kFailed);
-  EXPECT_TRUE(store_.ListChunks(second.document_id).empty()) << "nothing of a failed attempt stays";
+  EXPECT_TRUE(chunks_.ListChunks(second.document_id).empty())
+      << "nothing of a failed attempt stays";
 }
 
 TEST_F(ConsumersTest, APermanentFailureIsParkedAtItsFirstAttempt) {
@@ -271,7 +276,7 @@ TEST_F(ConsumersTest, APermanentFailureIsParkedAtItsFirstAttempt) {
   EXPECT_EQ(refusing.calls, 1) << "a parked event is not retried";
   EXPECT_EQ(runner_.counters().failed, 1u);
   EXPECT_EQ(runner_.counters().parked, 1u);
-  const auto parked = store_.ListParked(10);
+  const auto parked = inbox_.ListParked(10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "refusing");
   EXPECT_EQ(parked[0].attempts, 1);
@@ -292,9 +297,9 @@ TEST_F(ConsumersTest, ContentOfTooManyChunksIsParkedAtOnceAndIngestionFails) {
   EXPECT_EQ(result.outcome, ConsumeOutcome::kDone);
   EXPECT_TRUE(result.parked);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kFailed);
-  EXPECT_TRUE(store_.ListChunks(approved.document_id).empty());
+  EXPECT_TRUE(chunks_.ListChunks(approved.document_id).empty());
   EXPECT_TRUE(embedder_.calls.empty());
-  const auto parked = store_.ListParked(10);
+  const auto parked = inbox_.ListParked(10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "ingestion");
   EXPECT_EQ(parked[0].attempts, 1);
@@ -305,10 +310,10 @@ TEST_F(ConsumersTest, ContentOfTooManyChunksIsParkedAtOnceAndIngestionFails) {
 
 TEST_F(ConsumersTest, AnUnavailableDatabaseIsNotCountedAsAnAttempt) {
   const OutboxEvent approved = Approve();
-  store_.SetUnavailable(true);
+  fakes_.database->SetUnavailable(true);
   EXPECT_THROW(runner_.Run(approved), StorageUnavailable);
-  store_.SetUnavailable(false);
-  EXPECT_TRUE(store_.ListParked(10).empty());
+  fakes_.database->SetUnavailable(false);
+  EXPECT_TRUE(inbox_.ListParked(10).empty());
   EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
 }
@@ -326,26 +331,27 @@ TEST_F(ConsumersTest, TheReconcilerReEnqueuesAnApprovalWhoseIngestionIsStuck) {
   const OutboxEvent approved = Approve();
   // The relay delivered both events (a document's next one is claimable once the one before it
   // is delivered), but no consumer ever processed them (the messages were lost).
-  for (auto claimed = store_.ClaimPending(10); !claimed.empty(); claimed = store_.ClaimPending(10)) {
+  for (auto claimed = outbox_.ClaimPending(10); !claimed.empty();
+       claimed = outbox_.ClaimPending(10)) {
     std::vector<std::int64_t> sequences;
     for (const auto& event : claimed) sequences.push_back(event.sequence);
-    store_.MarkDelivered(sequences, clock_.Now());
+    outbox_.MarkDelivered(sequences, clock_.Now());
   }
 
   CountingWakeup relay;
-  Reconciler reconciler(store_, clock_, &relay, ReconcilerConfig{5min, 1min, 10});
+  Reconciler reconciler(outbox_, clock_, &relay, ReconcilerConfig{5min, 1min, 10});
   EXPECT_EQ(reconciler.RunOnce(), 0) << "not stuck yet";
   clock_.Advance(6min);
   EXPECT_EQ(reconciler.RunOnce(), 1);
   EXPECT_EQ(relay.count(), 1);
   EXPECT_EQ(reconciler.RunOnce(), 0) << "re-enqueued, so no longer stuck";
-  const auto again = store_.ClaimPending(10);
+  const auto again = outbox_.ClaimPending(10);
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].event_id, approved.event_id) << "the same event, so consumers dedupe it";
 
   EXPECT_EQ(runner_.Run(again[0]).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
-  store_.MarkDelivered({again[0].sequence}, clock_.Now());
+  outbox_.MarkDelivered({again[0].sequence}, clock_.Now());
   clock_.Advance(6min);
   EXPECT_EQ(reconciler.RunOnce(), 0) << "done is not stuck";
 }
@@ -392,7 +398,7 @@ TEST_F(ConsumersTest, TheQueueWorkerAcksRetriesWithBackoffAndParks) {
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
 
   // Replayed after the cause is gone: processed and acked.
-  store_.Unpark(approved.event_id);
+  inbox_.Unpark(approved.event_id);
   ASSERT_EQ(source.ReplayParked(approved.event_id, 10).size(), 1u);
   ASSERT_TRUE(worker.RunOnce());
   EXPECT_EQ(worker.counters().processed.load(), 1u);

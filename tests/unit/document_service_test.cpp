@@ -4,9 +4,9 @@
 
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
+#include "fakes/fake_stores.h"
 
 namespace docgate {
 namespace {
@@ -30,14 +30,14 @@ class DocumentServiceTest : public ::testing::Test {
     EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().detail);
     return *t;
   }
-  std::vector<OutboxEvent> Events() { return store_.AllEvents(); }
+  std::vector<OutboxEvent> Events() { return fakes_.database->AllEvents(); }
 
   FakeClock clock_;
   FakeRandom random_;
-  FakeDocumentStore store_;
+  FakeStores fakes_ = OpenFakeStores();
   FakeLockGate gate_{clock_, random_};
   CountingWakeup wakeup_;
-  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
+  DocumentService service_{*fakes_.stores.documents, gate_, clock_, random_, wakeup_};
 };
 
 TEST_F(DocumentServiceTest, CreateStoresVersionOneDraftWithContent) {
@@ -106,7 +106,7 @@ TEST_F(DocumentServiceTest, TheGateIsReleasedWhenTheTransitionIsRefusedOrTheStor
   const std::string key = "doc:submit:" + std::to_string(doc.id);
   EXPECT_EQ(service_.Submit(kAlice, doc.id).error().code, ErrorCode::kInvalidState);
   EXPECT_FALSE(gate_.real().RemainingTtl(key).has_value());
-  store_.FailNextBegin();
+  fakes_.database->FailNextBegin();
   EXPECT_THROW((void)service_.Withdraw(kAlice, doc.id), StorageUnavailable);
   EXPECT_FALSE(gate_.real().RemainingTtl(key).has_value());
   EXPECT_EQ(gate_.released_keys().size(), 3u);

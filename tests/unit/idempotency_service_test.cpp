@@ -4,9 +4,9 @@
 #include "core/utf8.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
+#include "fakes/fake_stores.h"
 
 namespace docgate {
 namespace {
@@ -38,11 +38,12 @@ class IdempotencyServiceTest : public ::testing::Test {
 
   FakeClock clock_;
   FakeRandom random_;
-  FakeDocumentStore store_;
+  FakeStores fakes_ = OpenFakeStores();
   FakeLockGate gate_{clock_, random_};
   CountingWakeup wakeup_;
-  DocumentService service_{store_, gate_, clock_, random_, wakeup_};
-  IdempotencyService idempotency_{store_, clock_, random_, IdempotencyConfig{24h, 30s, 2}};
+  DocumentService service_{*fakes_.stores.documents, gate_, clock_, random_, wakeup_};
+  IdempotencyService idempotency_{*fakes_.stores.idempotency, clock_, random_,
+                                  IdempotencyConfig{24h, 30s, 2}};
 };
 
 TEST_F(IdempotencyServiceTest, TheFirstRequestProceedsAndTheSameOneMeanwhileIsInFlight) {
@@ -113,12 +114,12 @@ TEST_F(IdempotencyServiceTest, AnEffectWhoseLeaseWasTakenOverRollsBack) {
       (void)service_.Create(kAlice, "Guide", "body",
                             idempotency_.CompleteOnCommit(Request(), first.owner, RenderId)),
       StorageError);
-  EXPECT_TRUE(store_.ListDocuments({}).empty());
+  EXPECT_TRUE(fakes_.stores.documents->ListDocuments({}).empty());
 }
 
 TEST_F(IdempotencyServiceTest, AFailedUseCaseStoresNothingAndAbandonFreesTheKey) {
   const auto first = MustProceed();
-  store_.FailNextCommit();
+  fakes_.database->FailNextCommit();
   EXPECT_THROW(
       (void)service_.Create(kAlice, "Guide", "body",
                             idempotency_.CompleteOnCommit(Request(), first.owner, RenderId)),
@@ -140,14 +141,14 @@ TEST_F(IdempotencyServiceTest, PruneExpiredDeletesEveryExpiredRecordInBatches) {
   const auto kept = MustProceed(Request("fp", "alice", "kept"));
   ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request("fp", "alice", "kept"), kept.owner, "a"));
   EXPECT_EQ(idempotency_.PruneExpired(), 0);
-  EXPECT_EQ(store_.IdempotencyKeyCount(), 6u);
+  EXPECT_EQ(fakes_.database->IdempotencyKeyCount(), 6u);
   clock_.Advance(30s);
   EXPECT_EQ(idempotency_.PruneExpired(), 5);  // batches of 2: 2 + 2 + 1
-  EXPECT_EQ(store_.IdempotencyKeyCount(), 1u);
+  EXPECT_EQ(fakes_.database->IdempotencyKeyCount(), 1u);
   EXPECT_EQ(Begin(Request("fp", "alice", "kept")).response, "a");
   clock_.Advance(24h);
   EXPECT_EQ(idempotency_.PruneExpired(), 1);
-  EXPECT_EQ(store_.IdempotencyKeyCount(), 0u);
+  EXPECT_EQ(fakes_.database->IdempotencyKeyCount(), 0u);
 }
 
 TEST(StoredRefusal, OnlyADecisionOnTheStateIsStored) {

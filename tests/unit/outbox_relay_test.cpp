@@ -9,8 +9,9 @@
 
 #include "core/error.h"
 #include "fakes/fake_clock.h"
-#include "fakes/fake_document_store.h"
 #include "fakes/fake_event_sink.h"
+#include "fakes/fake_outbox_store.h"
+#include "fakes/fake_stores.h"
 #include "fakes/recording_consumer.h"
 #include "worker/in_process_event_sink.h"
 
@@ -24,7 +25,7 @@ class OutboxRelayTest : public ::testing::Test {
  protected:
   // Commits one event for document `doc` per transaction; returns its event_id.
   std::string Append(DocumentId doc, EventType type = EventType::kSubmitted) {
-    auto tx = store_.Begin();
+    auto tx = fakes_.stores.documents->Begin();
     OutboxEvent event;
     event.event_id = "e-" + std::to_string(next_++);
     event.type = type;
@@ -47,11 +48,12 @@ class OutboxRelayTest : public ::testing::Test {
   static constexpr milliseconds kClaimTtl{3000};  // the store's, on clock_
 
   FakeClock clock_;
-  FakeDocumentStore store_{clock_, kClaimTtl};
+  FakeStores fakes_ = OpenFakeStores(clock_, kClaimTtl);
+  OutboxStore& outbox_ = *fakes_.stores.outbox;
   FakeEventSink sink_;
   // A retry delay of an hour: a deferred event stays deferred for the whole test.
   RelayConfig config_{.batch_size = 3, .retry_delay = hours(1), .max_retry_delay = hours(2)};
-  OutboxRelay relay_{store_, sink_, clock_, config_};
+  OutboxRelay relay_{outbox_, sink_, clock_, config_};
   int next_ = 0;
 };
 
@@ -63,7 +65,7 @@ TEST_F(OutboxRelayTest, DeliversEveryEventOnceInCommitOrderAcrossBatches) {
   EXPECT_EQ(Ids(sink_.delivered()), expected);
   for (const auto& batch : sink_.batches()) EXPECT_LE(batch.size(), 3u);
   EXPECT_EQ(relay_.counters().delivered.load(), 10u);
-  EXPECT_EQ(store_.Backlog().pending, 0);
+  EXPECT_EQ(outbox_.Backlog().pending, 0);
 }
 
 TEST_F(OutboxRelayTest, ABatchHoldsAtMostOneEventPerDocumentAndKeepsItsOrder) {
@@ -89,8 +91,8 @@ TEST_F(OutboxRelayTest, AReturnedEventIsDeferredAndCountedAndItsDocumentWaitsBeh
   EXPECT_EQ(Ids(sink_.delivered()), (std::vector<std::string>{elsewhere}));
   EXPECT_EQ(relay_.counters().returned.load(), 1u);
   // Deferred for an hour: neither it nor the event behind it is claimable now, nothing is lost.
-  EXPECT_TRUE(store_.ClaimPending(10).empty());
-  EXPECT_EQ(store_.Backlog().pending, 2);
+  EXPECT_TRUE(outbox_.ClaimPending(10).empty());
+  EXPECT_EQ(outbox_.Backlog().pending, 2);
   (void)behind;
 }
 
@@ -99,7 +101,7 @@ TEST_F(OutboxRelayTest, NackedAndFailedEventsAreCountedApartAndRetriedWhenDue) {
   const auto failed = Append(2);
   sink_.SetOutcome(nacked, DeliveryOutcome::kNacked, 1);
   sink_.SetOutcome(failed, DeliveryOutcome::kFailed, 1);
-  OutboxRelay eager(store_, sink_, clock_, RelayConfig{.retry_delay = milliseconds(1)});
+  OutboxRelay eager(outbox_, sink_, clock_, RelayConfig{.retry_delay = milliseconds(1)});
   EXPECT_EQ(eager.RunOnce(), 0);
   EXPECT_EQ(eager.counters().nacked.load(), 1u);
   EXPECT_EQ(eager.counters().failed.load(), 1u);
@@ -113,14 +115,14 @@ TEST_F(OutboxRelayTest, ASinkThatThrowsLeavesTheBatchPendingForTheNextRound) {
   Append(2);
   sink_.FailNextBatches(1);
   EXPECT_THROW(relay_.RunOnce(), EventSinkUnavailable);
-  EXPECT_EQ(store_.Backlog().pending, 2);
+  EXPECT_EQ(outbox_.Backlog().pending, 2);
   EXPECT_EQ(relay_.RunOnce(), 2);
   EXPECT_EQ(sink_.delivered().size(), 2u);
 }
 
 TEST_F(OutboxRelayTest, PendingRowsFromBeforeAStartAreDeliveredByTheFirstRound) {
   for (DocumentId doc = 1; doc <= 4; ++doc) Append(doc);  // committed while no relay ran
-  OutboxRelay fresh(store_, sink_, clock_);
+  OutboxRelay fresh(outbox_, sink_, clock_);
   EXPECT_EQ(fresh.RunOnce(), 4);
 }
 
@@ -129,13 +131,13 @@ TEST_F(OutboxRelayTest, PruneDeletesOnlyDeliveredEventsOlderThanTheRetentionInBa
   relay_.RunOnce();  // delivered "now"
   const auto pending = Append(6);
   sink_.SetOutcome(pending, DeliveryOutcome::kReturned, 1);
-  OutboxRelay pruner(store_, sink_, clock_,
+  OutboxRelay pruner(outbox_, sink_, clock_,
                      RelayConfig{.retention = hours(24), .prune_batch = 2});
   EXPECT_EQ(pruner.Prune(), 0);  // not old enough yet
   clock_.Advance(hours(25));
   EXPECT_EQ(pruner.Prune(), 5);  // three statements: 2 + 2 + 1
   EXPECT_EQ(pruner.counters().pruned.load(), 5u);
-  EXPECT_EQ(store_.Backlog().pending, 1);  // the undelivered one stays
+  EXPECT_EQ(outbox_.Backlog().pending, 1);  // the undelivered one stays
 }
 
 TEST_F(OutboxRelayTest, RunDeliversAfterWakeMaintainsTheSinkAndStopsOnRequest) {
@@ -198,8 +200,9 @@ class OutboxRelayClaimTest : public OutboxRelayTest {
     delivering_.join();
   }
 
-  std::unique_ptr<FakeDocumentStore::Instance> holder_ = store_.AnotherInstance();
-  std::unique_ptr<FakeDocumentStore::Instance> other_ = store_.AnotherInstance();
+  // Two more relay instances on the same database, with claims of their own.
+  std::unique_ptr<FakeOutboxStore> holder_ = std::make_unique<FakeOutboxStore>(fakes_.database);
+  std::unique_ptr<FakeOutboxStore> other_ = std::make_unique<FakeOutboxStore>(fakes_.database);
   FakeEventSink holder_sink_;
   OutboxRelay holder_relay_{*holder_, holder_sink_, clock_,
                             RelayConfig{.retry_delay = hours(1), .claim_ttl = milliseconds(30)}};
@@ -218,7 +221,7 @@ TEST_F(OutboxRelayClaimTest, ClaimsOfABatchTheSinkHoldsAreRenewedAndNoOtherInsta
   FinishHolding();
   EXPECT_EQ(Ids(holder_sink_.delivered()), (std::vector<std::string>{first, second}));
   EXPECT_EQ(holder_sink_.batches().size(), 1u);
-  EXPECT_EQ(store_.Backlog().pending, 0);
+  EXPECT_EQ(outbox_.Backlog().pending, 0);
   EXPECT_EQ(holder_relay_.counters().claims_lost.load(), 0u);
   EXPECT_EQ(holder_relay_.counters().renewal_errors.load(), 0u);
 }
@@ -239,7 +242,7 @@ TEST_F(OutboxRelayClaimTest, AHolderThatStopsRenewingLosesItsBatchRightAfterItsL
   EXPECT_EQ(survivor.RunOnce(), 2);
   EXPECT_EQ(Ids(survivor_sink.delivered()), (std::vector<std::string>{first, second}));
   FinishHolding();  // its confirms come after all: it cannot mark them, the survivor has
-  EXPECT_EQ(store_.Backlog().pending, 0);
+  EXPECT_EQ(outbox_.Backlog().pending, 0);
 }
 
 TEST_F(OutboxRelayClaimTest, ATakeOverIsCountedLostAndTheHolderDefersNothingItNoLongerClaims) {
@@ -254,7 +257,7 @@ TEST_F(OutboxRelayClaimTest, ATakeOverIsCountedLostAndTheHolderDefersNothingItNo
   holder_->SetUnavailable(false);
   ASSERT_TRUE(Eventually([&] { return holder_relay_.counters().claims_lost.load() == 2; }));
   FinishHolding();
-  EXPECT_EQ(store_.Backlog().pending, 1) << "the acked event is marked delivered";
+  EXPECT_EQ(outbox_.Backlog().pending, 1) << "the acked event is marked delivered";
   EXPECT_EQ(Ids(other_->ClaimPending(10)), std::vector<std::string>{nacked})
       << "the nacked one is still the other instance's, and not deferred";
   (void)acked;
@@ -262,12 +265,12 @@ TEST_F(OutboxRelayClaimTest, ATakeOverIsCountedLostAndTheHolderDefersNothingItNo
 
 TEST(InProcessEventSinkTest, AConsumerFailureFailsThatEventOnlyAndTheRelayRetriesIt) {
   FakeClock clock;
-  FakeDocumentStore store;
+  FakeStores fakes = OpenFakeStores();
   RecordingConsumer consumer;
   InProcessEventSink sink;
   sink.Register(consumer);
   for (DocumentId doc = 1; doc <= 3; ++doc) {
-    auto tx = store.Begin();
+    auto tx = fakes.stores.documents->Begin();
     OutboxEvent event;
     event.event_id = "e-" + std::to_string(doc);
     event.document_id = doc;
@@ -280,7 +283,8 @@ TEST(InProcessEventSinkTest, AConsumerFailureFailsThatEventOnlyAndTheRelayRetrie
   consumer.FailNext(1);
   // The deferred event comes due after 200 ms (the fake store's retry times are on the system
   // clock): long enough that the first RunOnce's later rounds cannot take it already.
-  OutboxRelay relay(store, sink, clock, RelayConfig{.retry_delay = milliseconds(200)});
+  OutboxRelay relay(*fakes.stores.outbox, sink, clock,
+                    RelayConfig{.retry_delay = milliseconds(200)});
   EXPECT_EQ(relay.RunOnce(), 2);
   EXPECT_EQ(relay.counters().failed.load(), 1u);
   std::this_thread::sleep_for(milliseconds(250));

@@ -55,7 +55,7 @@ class RestApiIdempotencyTest : public ::testing::Test {
     EXPECT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
     return json::parse(submitted.body())["review"]["id"];
   }
-  std::size_t Rows() { return fakes_.store.IdempotencyKeyCount(); }
+  std::size_t Rows() { return fakes_.database.IdempotencyKeyCount(); }
 
   FakeBackedApi fakes_;
   const std::string alice_ = fakes_.Bearer("alice", {"author"});
@@ -122,7 +122,7 @@ TEST_F(RestApiIdempotencyTest, NoRefusalOfAnUnadmittedRequestIsStored) {
     }
   }
   EXPECT_EQ(Rows(), 0u);
-  EXPECT_EQ(fakes_.store.AllEvents().size(), 1u) << "only the setup's submit";
+  EXPECT_EQ(fakes_.database.AllEvents().size(), 1u) << "only the setup's submit";
 }
 
 TEST_F(RestApiIdempotencyTest, ADecisionOnTheStateIsStoredAndReplayed) {
@@ -139,7 +139,8 @@ TEST_F(RestApiIdempotencyTest, ADecisionOnTheStateIsStoredAndReplayed) {
   EXPECT_TRUE(Replayed(replay));
   EXPECT_EQ(replay.result(), HttpStatus::conflict);
   EXPECT_EQ(replay.body(), invalid.body());
-  EXPECT_EQ(fakes_.store.FindDocument(std::stoll(draft))->status, DocumentStatus::kPendingReview);
+  EXPECT_EQ(fakes_.stores.documents->FindDocument(std::stoll(draft))->status,
+            DocumentStatus::kPendingReview);
   const auto reused = Post("/api/v1/documents/" + draft + "/submit", alice_, "", "w");
   EXPECT_EQ(Code(reused), "IDEMPOTENCY_KEY_REUSED");
 

@@ -1,0 +1,96 @@
+#pragma once
+
+// The tables of the in-memory database (FakeDatabase) that the per-port fakes share, and the few
+// helpers with which they enforce what the real databases' constraints enforce.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/document_store.h"
+#include "app/preview_store.h"
+#include "core/error.h"
+#include "core/model.h"
+
+namespace docgate {
+
+// What a commit swaps in: every port's rows.
+struct FakeTables {
+  struct OutboxRow {
+    OutboxEvent event;
+    std::optional<TimePoint> delivered_at;
+    int attempts = 0;
+    std::chrono::system_clock::time_point next_attempt_at{};
+    std::string last_error;
+    std::string claimed_by;                  // an instance's token; empty: unclaimed
+    std::optional<TimePoint> claimed_until;  // on the claim clock
+  };
+  struct IdempotencyRow {
+    IdempotencyRecord record;
+    std::string owner;
+  };
+  enum class InboxRowState { kFailing, kDone, kParked };
+  struct InboxRow {
+    InboxRowState state = InboxRowState::kDone;
+    int attempts = 0;
+    std::string last_error;
+    TimePoint updated_at{};
+    std::optional<OutboxEvent> event;  // kept by a failure; a claim alone knows none
+  };
+  struct Chunks {
+    std::int32_t version = 0;
+    std::string title;
+    std::vector<std::string> contents;
+  };
+
+  std::map<DocumentId, Document> documents;
+  std::map<ReviewId, Review> reviews;
+  std::map<std::pair<DocumentId, std::int32_t>, std::string> contents;
+  std::map<std::pair<DocumentId, std::int32_t>, UserId> editors;  // who wrote each version
+  std::map<std::int64_t, OutboxRow> outbox;
+  std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency;  // (caller, key)
+  std::map<std::pair<std::string, std::string>, InboxRow> inbox;  // (consumer, event_id)
+  std::map<DocumentId, PreviewRecord> previews;
+  std::map<DocumentId, Chunks> chunks;
+  DocumentId last_document_id = 0;
+  ReviewId last_review_id = 0;
+  std::int64_t last_sequence = 0;
+};
+
+// What the database's constraints throw in the real stores.
+[[noreturn]] inline void FakeViolation(const std::string& what) {
+  throw StorageError("fake store: " + what);
+}
+
+// The row of `key`, copied, if there is one.
+template <typename Map>
+std::optional<typename Map::mapped_type> FakeLookup(const Map& map,
+                                                    const typename Map::key_type& key) {
+  const auto found = map.find(key);
+  if (found == map.end()) return std::nullopt;
+  return found->second;
+}
+
+// The row `id` to update; a FakeViolation when there is none.
+template <typename Row>
+Row& FakeExisting(std::map<std::int64_t, Row>& rows, std::int64_t id, const char* what) {
+  const auto found = rows.find(id);
+  if (found == rows.end()) {
+    FakeViolation(std::string("no ") + what + " " + std::to_string(id) + " to update");
+  }
+  return found->second;
+}
+
+// A row that refers to document `id` needs it: the databases' foreign keys.
+inline void FakeRequireDocument(const FakeTables& tables, DocumentId id, const char* what) {
+  if (!tables.documents.contains(id)) {
+    FakeViolation(std::string("FOREIGN KEY constraint failed: ") + what + " of missing document " +
+                  std::to_string(id));
+  }
+}
+
+}  // namespace docgate
