@@ -1,7 +1,7 @@
 #pragma once
 
 #include "adapters/pg/pg_config.h"
-#include "adapters/sqlite/sqlite_document_store.h"
+#include "adapters/sqlite/sqlite_config.h"
 #include "app/stores.h"
 #include "runtime/config.h"
 
@@ -11,6 +11,12 @@ namespace docgate {
 // pending migrations. Throws StorageUnavailable when it cannot, StorageError for a schema it
 // refuses.
 Stores OpenStores(const Config& config);
+
+// The Stores of one SQLite file: one object per port (SqliteDocumentStore, SqliteOutboxStore,
+// SqliteIdempotencyStore, SqliteInboxStore, SqlitePreviewStore, SqliteChunkIndex) on one
+// SqliteSession, so one pool and one instance (outbox claims of its own). Throws like
+// SqliteSession's constructor.
+Stores OpenSqliteStores(SqliteConfig config);
 
 // `docgate migrate`: applies pending migrations to the configured database and returns.
 // Throws ConfigError for an invalid config, else what OpenStores throws.
