@@ -21,6 +21,8 @@ constexpr std::string_view kInsertChunk =
 constexpr std::string_view kListChunks =
     "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY "
     "ordinal";
+// ?1 an FTS5 query built by FtsQuery, ?2 the limit. bm25 is lower for better
+// matches; its column weights are title 2.5, content 1.0.
 constexpr std::string_view kSearch =
     "SELECT c.document_id, c.version, c.title, snippet(kh_document_chunk_fts, "
     "1, '', '', '', 32),"

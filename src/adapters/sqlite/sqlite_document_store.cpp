@@ -29,6 +29,8 @@ constexpr char kSelectReviews[] =
     " decided_at, comment FROM kh_document_review WHERE ";
 
 constexpr auto kSelectDocument = Sql(kSelectDocuments, "id = ?1");
+// Document lists bind ?1 status, ?2 author_id, ?3 the exclusive cursor, ?4 the
+// limit; one text per filter combination so that each can use its index.
 constexpr char kNewestFirst[] = " ORDER BY id DESC LIMIT ?4";
 constexpr auto kListDocuments = Sql(kSelectDocuments, "id < ?3", kNewestFirst);
 constexpr auto kListDocumentsByStatus =
@@ -37,6 +39,8 @@ constexpr auto kListDocumentsByAuthor =
     Sql(kSelectDocuments, "author_id = ?2 AND id < ?3", kNewestFirst);
 constexpr auto kListDocumentsByStatusAndAuthor =
     Sql(kSelectDocuments, "status = ?1 AND author_id = ?2 AND id < ?3", kNewestFirst);
+// Insert and update share the parameter numbers of BindDocument; update leaves
+// author_id (?4) and created_at (?9) alone and names the row by ?11.
 constexpr std::string_view kInsertDocument =
     "INSERT INTO kh_document (title, status, version, author_id, "
     "current_review_id,"
@@ -65,10 +69,13 @@ constexpr std::string_view kSelectEditors =
     " ORDER BY edited_by";
 
 constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
+// Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
 constexpr char kOldestFirst[] = " ORDER BY id LIMIT ?3";
 constexpr auto kListReviews = Sql(kSelectReviews, "id > ?2", kOldestFirst);
 constexpr auto kListReviewsByStatus = Sql(kSelectReviews, "status = ?1 AND id > ?2", kOldestFirst);
 constexpr auto kListDocumentReviews = Sql(kSelectReviews, "document_id = ?1 ORDER BY id DESC");
+// Insert and update share the parameter numbers of BindReview; a decision
+// changes only ?3, ?6-?8.
 constexpr std::string_view kInsertReview =
     "INSERT INTO kh_document_review (document_id, document_version, status, "
     "submitted_by,"

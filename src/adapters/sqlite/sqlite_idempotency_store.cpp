@@ -12,6 +12,9 @@ namespace {
 
 using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
 
+// Idempotency keys bind ?1 caller, ?2 key, ?3 owner. Reservation reads and
+// writes under BEGIN IMMEDIATE, which makes the check and the write one step
+// for every process on the file.
 constexpr std::string_view kSelectIdempotencyKey =
     "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
     " WHERE caller = ?1 AND idem_key = ?2";

@@ -15,6 +15,9 @@ namespace {
 
 using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
 
+// The consumer inbox binds ?1 consumer, ?2 event_id. A claim writes a 'done'
+// row, or turns a 'failing' one into 'done'; a pair already done or parked is
+// left as it is (no change).
 constexpr std::string_view kClaimInbox =
     "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, "
     "updated_at)"
@@ -25,6 +28,9 @@ constexpr std::string_view kClaimInbox =
 constexpr std::string_view kSelectInbox =
     "SELECT state, attempts FROM kh_consumer_inbox WHERE consumer = ?1 AND "
     "event_id = ?2";
+// A failed attempt of consumer ?1 on the event ?5..?11 (BindEvent), ?2 the
+// attempt limit, ?3 the error, ?4 the time; the event is kept whole. A pair
+// done or parked is left alone.
 constexpr std::string_view kRecordFailure =
     "INSERT INTO kh_consumer_inbox (consumer, state, attempts, last_error, "
     "updated_at,"
@@ -41,17 +47,21 @@ constexpr std::string_view kRecordFailure =
     "excluded.actor_id,"
     "   occurred_at = excluded.occurred_at"
     " WHERE kh_consumer_inbox.state = 'failing'";
+// ParkedFromRow reads these columns by position.
 constexpr std::string_view kListParked =
     "SELECT consumer, event_id, event_type, document_id, review_id, version, "
     "actor_id,"
     " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
     " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT ?1";
+// ?1 the event_id, or NULL for every parked pair.
 constexpr std::string_view kUnpark =
     "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND (?1 IS NULL OR "
     "event_id = ?1)"
     " RETURNING updated_at, event_id, event_type, document_id, review_id, "
     "version, actor_id,"
     " occurred_at";
+// Done rows written before ?1 whose event the outbox no longer holds, at most
+// ?2, oldest first.
 constexpr std::string_view kPruneInbox =
     "DELETE FROM kh_consumer_inbox WHERE rowid IN (SELECT i.rowid FROM "
     "kh_consumer_inbox i"

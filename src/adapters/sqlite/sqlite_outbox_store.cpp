@@ -19,11 +19,20 @@ constexpr char kInsertEventText[] =
     "version, actor_id,"
     " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 constexpr std::string_view kInsertEvent = kInsertEventText;
+// The event again as new: undelivered, unclaimed, no attempts, due now.
 constexpr auto kRequeueEvent = Sql(kInsertEventText,
                                    " ON CONFLICT (event_id) DO UPDATE SET delivered_at "
                                    "= NULL, claimed_by = NULL,"
                                    " claimed_until = NULL, attempts = 0, "
                                    "next_attempt_at = 0, last_error = NULL");
+// Claims and retry times are on SQLite's clock in epoch millis
+// (julianday('now') is fixed for the duration of one statement). The claim
+// statements run under BEGIN IMMEDIATE, which serialises claimers as FOR UPDATE
+// does on PostgreSQL.
+//
+// Claims up to ?1 head events (each document's oldest undelivered event) whose
+// retry time has come for instance ?2 for ?3 ms: unclaimed rows, rows of an
+// expired claim and this instance's own.
 constexpr std::string_view kClaimEvents =
     "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 "
     "AS INTEGER) AS ms)"
@@ -40,12 +49,15 @@ constexpr std::string_view kClaimEvents =
     "   ORDER BY o.id LIMIT ?1)"
     " RETURNING id, event_id, event_type, document_id, review_id, version, "
     "actor_id, occurred_at";
+// Lets an idle relay poll without taking the write lock.
 constexpr std::string_view kAnyPending =
     "SELECT 1 FROM kh_outbox WHERE delivered_at IS NULL LIMIT 1";
 constexpr std::string_view kMarkDelivered =
     "UPDATE kh_outbox SET delivered_at = ?2, claimed_by = NULL, claimed_until "
     "= NULL"
     " WHERE id = ?1 AND delivered_at IS NULL";
+// Defers row ?1 if instance ?5 claims it: the next attempt after ?2 *
+// 2^attempts ms (attempts before this one), at most ?3 ms.
 constexpr std::string_view kDeferEvent =
     "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 "
     "AS INTEGER) AS ms)"
@@ -58,11 +70,14 @@ constexpr std::string_view kDeferEvent =
 constexpr std::string_view kReleaseClaims =
     "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
     " WHERE claimed_by = ?1 AND delivered_at IS NULL";
+// Extends instance ?1's claims on undelivered rows to ?2 ms from now.
 constexpr std::string_view kRenewClaims =
     "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 "
     "AS INTEGER) AS ms)"
     " UPDATE kh_outbox SET claimed_until = (SELECT ms FROM now_ms) + ?2"
     " WHERE claimed_by = ?1 AND delivered_at IS NULL";
+// Keeps the approval event of every approved version whose ingestion is not
+// done: the reconciler replays it (FindStuckIngestions).
 constexpr std::string_view kPruneDelivered =
     "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
     " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
@@ -75,6 +90,8 @@ constexpr std::string_view kPruneDelivered =
 constexpr std::string_view kBacklog =
     "SELECT count(*), min(occurred_at) FROM "
     "kh_outbox WHERE delivered_at IS NULL";
+// The newest approval event of each approved version not ingested, if delivered
+// before ?1.
 constexpr std::string_view kFindStuckIngestions =
     "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
     "o.version, o.actor_id,"
