@@ -18,8 +18,11 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/sqlite/sqlite_chunk_index.h"
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "adapters/sqlite/sqlite_fts_query.h"
+#include "adapters/sqlite/sqlite_inbox_store.h"
+#include "adapters/sqlite/sqlite_session.h"
 #include "core/search_text.h"
 #include "core/utf8.h"
 #include "fuzz_support.h"
@@ -36,34 +39,41 @@ class SearchStore {
     std::string pattern = (std::filesystem::temp_directory_path() / "docgate-search-fuzz-XXXXXX");
     if (::mkdtemp(pattern.data()) == nullptr) std::abort();
     dir_ = pattern;
-    store_ = std::make_unique<docgate::SqliteDocumentStore>(
-        docgate::SqliteConfig{.path = (dir_ / "search.db").string(), .pool_size = 1});
+    auto session = std::make_shared<docgate::SqliteSession>(
+        docgate::SqliteConfig{.path = (dir_ / "search.db").string(), .pool_size = 1},
+        docgate::SqliteChunkIndex::Statements());
+    documents_ = std::make_unique<docgate::SqliteDocumentStore>(session);
+    inbox_ = std::make_unique<docgate::SqliteInboxStore>(session);
+    chunks_ = std::make_unique<docgate::SqliteChunkIndex>(session);
     docgate::Document doc;
     doc.title = "fuzz";
     doc.status = docgate::DocumentStatus::kApproved;
     doc.author_id = "fuzz";
     doc.approved_version = 1;
     doc.approved_at = doc.created_at = doc.updated_at = docgate::TimePoint{};
-    auto transaction = store_->Begin();
+    auto transaction = documents_->Begin();
     id_ = transaction->InsertDocument(doc);
     transaction->Commit();
   }
   ~SearchStore() {
-    store_.reset();
+    chunks_.reset();
+    inbox_.reset();
+    documents_.reset();  // the last store closes the file
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
   }
 
-  docgate::SqliteDocumentStore& store() { return *store_; }
+
+  docgate::SqliteChunkIndex& chunks() { return *chunks_; }
 
   void Index(const std::string& content) {
-    auto transaction = store_->BeginConsumer();
+    auto transaction = inbox_->BeginConsumer();
     transaction->ReplaceChunks(id_, 1, "fuzz", {content});
     transaction->Commit();
   }
 
   bool Finds(const std::string& text) {
-    for (const auto& hit : store_->Search(text, 10)) {
+    for (const auto& hit : chunks_->Search(text, 10)) {
       if (hit.document_id == id_) return true;
     }
     return false;
@@ -71,7 +81,9 @@ class SearchStore {
 
  private:
   std::filesystem::path dir_;
-  std::unique_ptr<docgate::SqliteDocumentStore> store_;
+  std::unique_ptr<docgate::SqliteDocumentStore> documents_;
+  std::unique_ptr<docgate::SqliteInboxStore> inbox_;
+  std::unique_ptr<docgate::SqliteChunkIndex> chunks_;
   docgate::DocumentId id_ = 0;
 };
 
@@ -148,7 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CheckQuery(words, docgate::FtsQuery(words));
 
   // Throws (and so crashes the fuzzer) on any SQLite error.
-  search.store().Search(text, 10);
+  search.chunks().Search(text, 10);
   if (!words.empty() && docgate::IsStorableText(text) && tokenizer.HasToken(text)) {
     search.Index(text);
     FUZZ_CHECK(search.Finds(text), docgate::FtsQuery(words));

@@ -14,8 +14,8 @@ namespace docgate {
 // One database, open and migrated, as one object per storage port (ADR 0006). Each pointer owns
 // its store's share of what the stores of one database have in common (the connection pool), so
 // the stores stay usable as long as any of them is held. Every member is set; the stores are
-// thread-safe. Each backend has its opener (OpenPgStores, OpenSqliteStores; StoresOf for the
-// fake).
+// thread-safe. Each backend has its opener (OpenPgStores, OpenSqliteStores; OpenFakeStores
+// for the tests).
 struct Stores {
   std::shared_ptr<DocumentStore> documents;
   std::shared_ptr<OutboxStore> outbox;
@@ -25,24 +25,5 @@ struct Stores {
   std::shared_ptr<ChunkIndex> chunks;
   std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
 };
-
-// The Stores of one object that implements every port (a backend before its split by port, the
-// fake): each pointer shares the object's ownership.
-template <typename Backend>
-Stores StoresOf(std::shared_ptr<Backend> backend) {
-  Stores stores;
-  stores.documents = backend;
-  stores.outbox = backend;
-  stores.idempotency = backend;
-  stores.inbox = backend;
-  stores.previews = backend;
-  stores.chunks = backend;
-  if constexpr (requires { backend->pool_stats(); }) {
-    stores.pool_stats = [backend] { return backend->pool_stats(); };
-  } else {
-    stores.pool_stats = [] { return PoolStats{}; };  // no pool (the fake)
-  }
-  return stores;
-}
 
 }  // namespace docgate

@@ -1,9 +1,12 @@
 #include "runtime/stores.h"
 
+#include <string>
 #include <utility>
 
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_stores.h"
+#include "adapters/sqlite/sqlite_session.h"
+#include "adapters/sqlite/sqlite_stores.h"
 
 namespace docgate {
 
@@ -32,7 +35,7 @@ void ApplyMigrations(const Config& config) {
   if (IsPostgresUrl(config.database.url)) {
     PgSession::Migrate(ToPgConfig(config));
   } else {
-    SqliteDocumentStore store(ToSqliteConfig(config));
+    SqliteSession::Migrate(ToSqliteConfig(config));
   }
 }
 

@@ -1,15 +1,16 @@
 #pragma once
 
 #include "adapters/pg/pg_config.h"
-#include "adapters/sqlite/sqlite_document_store.h"
+#include "adapters/sqlite/sqlite_config.h"
+#include "adapters/sqlite/sqlite_stores.h"
 #include "app/stores.h"
 #include "runtime/config.h"
 
 namespace docgate {
 
-// Opens the Stores (app/stores.h) of the database DOCGATE_DATABASE_URL names (SQLite or PostgreSQL) and applies
-// pending migrations. Throws StorageUnavailable when it cannot, StorageError for a schema it
-// refuses.
+// Opens the Stores (app/stores.h) of the database DOCGATE_DATABASE_URL names (SQLite or
+// PostgreSQL: OpenSqliteStores, OpenPgStores) and applies pending migrations. Throws
+// StorageUnavailable when it cannot, StorageError for a schema it refuses.
 Stores OpenStores(const Config& config);
 
 // `docgate migrate`: applies pending migrations to the configured database and returns.

@@ -1,4 +1,4 @@
-#include "adapters/sqlite/sqlite_document_store.h"
+#include "adapters/sqlite/sqlite_session.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,6 +21,7 @@
 #include "contract/outbox_requeue_contract.h"
 #include "contract/preview_store_contract.h"
 #include "core/error.h"
+#include "runtime/stores.h"
 #include "support/temp_dir.h"
 
 namespace docgate {
@@ -103,12 +104,10 @@ class SqliteDocumentStoreTest : public ::testing::Test {
   SqliteConfig Config(int pool_size = 4, milliseconds busy_timeout = milliseconds(5000)) const {
     return SqliteConfig{.path = db_path_, .pool_size = pool_size, .busy_timeout = busy_timeout};
   }
-  std::unique_ptr<SqliteDocumentStore> Open() {
-    return std::make_unique<SqliteDocumentStore>(Config());
-  }
+  Stores Open() { return OpenSqliteStores(Config()); }
   std::string OpenError(const SqliteConfig& config) {
     try {
-      SqliteDocumentStore store(config);
+      OpenSqliteStores(config);
     } catch (const StorageUnavailable& e) {
       return e.what();
     }
@@ -160,24 +159,24 @@ TEST_F(SqliteDocumentStoreTest, DataSurvivesReopen) {
   DocumentId id = 0;
   std::optional<Document> before;
   {
-    auto store = Open();
-    id = AddDocument(*store);
-    before = store->FindDocument(id);
+    Stores store = Open();
+    id = AddDocument(*store.documents);
+    before = store.documents->FindDocument(id);
   }
-  auto store = Open();
-  EXPECT_EQ(store->FindDocument(id), before);
-  EXPECT_EQ(store->FindContent(id, 1), "body");
-  ASSERT_EQ(store->ClaimPending(10).size(), 1u);
-  EXPECT_EQ(store->ClaimPending(10)[0].event_id, "e-" + std::to_string(id));
+  Stores store = Open();
+  EXPECT_EQ(store.documents->FindDocument(id), before);
+  EXPECT_EQ(store.documents->FindContent(id, 1), "body");
+  ASSERT_EQ(store.outbox->ClaimPending(10).size(), 1u);
+  EXPECT_EQ(store.outbox->ClaimPending(10)[0].event_id, "e-" + std::to_string(id));
 }
 
 TEST_F(SqliteDocumentStoreTest, IdsAreNotReusedAfterDeletion) {
-  auto store = Open();
-  const DocumentId first = AddDocument(*store);
+  Stores store = Open();
+  const DocumentId first = AddDocument(*store.documents);
   RawDatabase(db_path_).Execute(
       "DELETE FROM kh_outbox; DELETE FROM kh_document_content;"
       " DELETE FROM kh_document");
-  EXPECT_GT(AddDocument(*store), first);
+  EXPECT_GT(AddDocument(*store.documents), first);
 }
 
 TEST_F(SqliteDocumentStoreTest, FileThatIsNotADatabaseIsRefusedClearly) {
@@ -224,20 +223,20 @@ TEST_F(SqliteDocumentStoreTest, InvalidConfigGivesStorageUnavailable) {
 }
 
 TEST_F(SqliteDocumentStoreTest, UnknownEnumValueReadBackIsStorageError) {
-  auto store = Open();
-  const DocumentId id = AddDocument(*store);
+  Stores store = Open();
+  const DocumentId id = AddDocument(*store.documents);
   RawDatabase raw(db_path_);
   raw.Execute("PRAGMA ignore_check_constraints = ON; UPDATE kh_document SET status = 'archived'");
-  EXPECT_THROW(store->FindDocument(id), StorageError);
-  EXPECT_THROW(store->ListDocuments({}), StorageError);
+  EXPECT_THROW(store.documents->FindDocument(id), StorageError);
+  EXPECT_THROW(store.documents->ListDocuments({}), StorageError);
 }
 
 TEST_F(SqliteDocumentStoreTest, MarkDeliveredRecordsTheFirstDeliveryTime) {
-  auto store = Open();
-  AddDocument(*store);
-  const std::int64_t sequence = store->ClaimPending(1).at(0).sequence;
-  store->MarkDelivered({sequence}, ContractTime(1));
-  store->MarkDelivered({sequence}, ContractTime(2));
+  Stores store = Open();
+  AddDocument(*store.documents);
+  const std::int64_t sequence = store.outbox->ClaimPending(1).at(0).sequence;
+  store.outbox->MarkDelivered({sequence}, ContractTime(1));
+  store.outbox->MarkDelivered({sequence}, ContractTime(2));
   EXPECT_EQ(RawDatabase(db_path_).Rows("SELECT delivered_at FROM kh_outbox"),
             (std::vector<std::vector<std::string>>{
                 {std::to_string(ContractTime(1).time_since_epoch().count())}}));
@@ -245,44 +244,47 @@ TEST_F(SqliteDocumentStoreTest, MarkDeliveredRecordsTheFirstDeliveryTime) {
 
 // Another process holding the write lock: BEGIN IMMEDIATE waits out the busy timeout.
 TEST_F(SqliteDocumentStoreTest, DatabaseBusyBeyondTheTimeoutGivesStorageUnavailable) {
-  SqliteDocumentStore holder(Config());
-  SqliteDocumentStore waiter(Config(4, milliseconds(50)));
-  auto held = holder.Begin();
-  EXPECT_THROW(waiter.Begin(), StorageUnavailable);
-  EXPECT_THROW(waiter.MarkDelivered({1}, ContractTime()), StorageUnavailable);
+  Stores holder = OpenSqliteStores(Config());
+  Stores waiter = OpenSqliteStores(Config(4, milliseconds(50)));
+  auto held = holder.documents->Begin();
+  EXPECT_THROW(waiter.documents->Begin(), StorageUnavailable);
+  EXPECT_THROW(waiter.outbox->MarkDelivered({1}, ContractTime()), StorageUnavailable);
   held.reset();
-  EXPECT_NE(waiter.Begin(), nullptr);
+  EXPECT_NE(waiter.documents->Begin(), nullptr);
 }
 
 TEST_F(SqliteDocumentStoreTest, SecondWriterInTheProcessGivesUpAfterTheTimeout) {
-  SqliteDocumentStore store(Config(4, milliseconds(50)));
-  const DocumentId id = AddDocument(store);
-  auto held = store.Begin();
-  EXPECT_THROW(store.Begin(), StorageUnavailable);
-  EXPECT_NE(store.FindDocument(id), std::nullopt);  // readers do not wait for the writer
+  Stores store = OpenSqliteStores(Config(4, milliseconds(50)));
+  const DocumentId id = AddDocument(*store.documents);
+  auto held = store.documents->Begin();
+  EXPECT_THROW(store.documents->Begin(), StorageUnavailable);
+  EXPECT_THROW(store.inbox->BeginConsumer(), StorageUnavailable);  // one writer slot per file
+  EXPECT_NE(store.documents->FindDocument(id), std::nullopt);  // readers do not wait for the writer
 }
 
 TEST_F(SqliteDocumentStoreTest, ExhaustedPoolGivesStorageUnavailableAndPingFalse) {
-  SqliteDocumentStore store(Config(1, milliseconds(50)));
-  auto held = store.Begin();
-  EXPECT_THROW(store.FindDocument(1), StorageUnavailable);
-  EXPECT_FALSE(store.Ping());
+  Stores store = OpenSqliteStores(Config(1, milliseconds(50)));
+  auto held = store.documents->Begin();
+  EXPECT_THROW(store.documents->FindDocument(1), StorageUnavailable);
+  EXPECT_FALSE(store.documents->Ping());
+  EXPECT_FALSE(store.previews->Ping());  // one pool shared by every store of the file
   held.reset();
-  EXPECT_TRUE(store.Ping());
+  EXPECT_TRUE(store.documents->Ping());
+  EXPECT_TRUE(store.previews->Ping());
 }
 
 // Two stores on one file behave like two processes: their writers meet in sqlite's busy handler.
 // No update is lost, and the only failure that may escape is StorageUnavailable.
 TEST_F(SqliteDocumentStoreTest, IncrementsFromTwoProcessesLoseNoUpdate) {
-  SqliteDocumentStore first(Config(2));
-  SqliteDocumentStore second(Config(2));
-  const DocumentId id = AddDocument(first);
+  Stores first = OpenSqliteStores(Config(2));
+  Stores second = OpenSqliteStores(Config(2));
+  const DocumentId id = AddDocument(*first.documents);
   std::atomic<int> committed{0};
   std::atomic<int> unavailable{0};
   std::atomic<int> other_failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
-    DocumentStore& store = t % 2 == 0 ? static_cast<DocumentStore&>(first) : second;
+    DocumentStore& store = t % 2 == 0 ? *first.documents : *second.documents;
     threads.emplace_back([&store, &committed, &unavailable, &other_failures, id] {
       for (int i = 0; i < 20; ++i) {
         try {
@@ -304,23 +306,23 @@ TEST_F(SqliteDocumentStoreTest, IncrementsFromTwoProcessesLoseNoUpdate) {
   EXPECT_EQ(other_failures.load(), 0);
   EXPECT_EQ(committed.load() + unavailable.load(), 8 * 20);
   EXPECT_GT(committed.load(), 0);
-  EXPECT_EQ(first.FindDocument(id)->version, 1 + committed.load());
+  EXPECT_EQ(first.documents->FindDocument(id)->version, 1 + committed.load());
 }
 
 TEST_F(SqliteDocumentStoreTest, TwoInstancesOnOneFileNeverClaimTheSameEventUntilReleased) {
   SqliteConfig config = Config();
   config.outbox_claim_ttl = milliseconds(60'000);
-  SqliteDocumentStore first(config);
-  SqliteDocumentStore second(config);
-  for (int i = 0; i < 4; ++i) AddDocument(first);
-  const auto claimed = first.ClaimPending(3);
+  Stores first = OpenSqliteStores(config);
+  Stores second = OpenSqliteStores(config);
+  for (int i = 0; i < 4; ++i) AddDocument(*first.documents);
+  const auto claimed = first.outbox->ClaimPending(3);
   ASSERT_EQ(claimed.size(), 3u);
-  const auto rest = second.ClaimPending(10);
+  const auto rest = second.outbox->ClaimPending(10);
   ASSERT_EQ(rest.size(), 1u);
   for (const auto& event : claimed) EXPECT_NE(event.event_id, rest[0].event_id);
-  EXPECT_EQ(first.ClaimPending(10).size(), 3u) << "an instance gets its own claims back";
-  first.ReleaseClaims();
-  EXPECT_EQ(second.ClaimPending(10).size(), 4u);
+  EXPECT_EQ(first.outbox->ClaimPending(10).size(), 3u) << "an instance gets its own claims back";
+  first.outbox->ReleaseClaims();
+  EXPECT_EQ(second.outbox->ClaimPending(10).size(), 4u);
 }
 
 }  // namespace
@@ -351,8 +353,8 @@ TEST(SqliteReadinessTest, AFullDiskIsNotReadyAndReadyAgainOnceSpaceIsFreed) {
   TempDir dir;
   SmallFileSystem disk(dir.path());
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?): disk-full readiness untested";
-  SqliteDocumentStore store(SqliteConfig{.path = dir.path() / "docgate.db"});
-  ASSERT_TRUE(store.Ping());
+  Stores store = OpenSqliteStores(SqliteConfig{.path = dir.path() / "docgate.db"});
+  ASSERT_TRUE(store.documents->Ping());
 
   // Fill the file system to the last byte.
   const fs::path filler = dir.path() / "filler";
@@ -363,10 +365,11 @@ TEST(SqliteReadinessTest, AFullDiskIsNotReadyAndReadyAgainOnceSpaceIsFreed) {
     }
   }
   EXPECT_LT(fs::space(dir.path()).available, kMinFreeDiskBytes);
-  EXPECT_FALSE(store.Ping());
+  EXPECT_FALSE(store.documents->Ping());
+  EXPECT_FALSE(store.previews->Ping());
 
   fs::remove(filler);
-  EXPECT_TRUE(store.Ping());
+  EXPECT_TRUE(store.documents->Ping());
 }
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include <utility>
 
 #include "adapters/sqlite/sqlite_connection.h"
-#include "adapters/sqlite/sqlite_document_store.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_outbox_store.h"
 #include "fakes/fake_stores.h"
+#include "runtime/stores.h"
 #include "support/temp_dir.h"
 
 namespace docgate {
@@ -56,15 +56,15 @@ constexpr std::string_view kAgeClaims =
 class SqliteBackend final : public PropertyBackend {
  public:
   explicit SqliteBackend(std::chrono::milliseconds claim_ttl)
-      : store_(Config(dir_, claim_ttl)),
-        other_(Config(dir_, claim_ttl)),
+      : store_(OpenSqliteStores(Config(dir_, claim_ttl))),
+        other_(OpenSqliteStores(Config(dir_, claim_ttl))),
         raw_(Config(dir_, claim_ttl).path, std::chrono::seconds(5)) {}
 
-  DocumentStore& documents() override { return store_; }
-  InboxStore& inbox() override { return store_; }
+  DocumentStore& documents() override { return *store_.documents; }
+  InboxStore& inbox() override { return *store_.inbox; }
   OutboxStore& relay(int instance) override {
-    if (instance == 0) return store_;
-    return other_;
+    if (instance == 0) return *store_.outbox;
+    return *other_.outbox;
   }
 
   std::vector<OutboxEvent> OutboxRows() override {
@@ -99,8 +99,8 @@ class SqliteBackend final : public PropertyBackend {
   }
 
   TempDir dir_{TempRoot()};  // first in, last out: the files outlive every connection
-  SqliteDocumentStore store_;
-  SqliteDocumentStore other_;
+  Stores store_;
+  Stores other_;  // another process on the same file: a session and outbox claims of its own
   SqliteConnection raw_;
 };
 

@@ -1,110 +1,235 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 
-#include <algorithm>
 #include <array>
-#include <filesystem>
 #include <limits>
-#include <stdexcept>
-#include <string_view>
 #include <utility>
 
-#include "adapters/sqlite/sqlite_connection.h"
-#include "adapters/sqlite/sqlite_connection_pool.h"
-#include "adapters/sqlite/sqlite_fts_query.h"
-#include "adapters/sqlite/sqlite_migrations.h"
+#include "adapters/sqlite/sqlite_idempotency_store.h"
+#include "adapters/sqlite/sqlite_outbox_store.h"
 #include "adapters/sqlite/sqlite_rows.h"
-#include "adapters/sqlite/sqlite_statements.h"
-#include "app/inbox_rows.h"
+#include "adapters/sqlite/sqlite_session.h"
+#include "adapters/sqlite/sqlite_sql_text.h"
 #include "core/error.h"
-#include "core/instance_token.h"
-#include "core/search_text.h"
 
 namespace docgate {
 namespace {
 
-using namespace sqlite_sql; // the store's SQL, one named constant per statement
-using namespace sqlite_rows; // rows, binders and shared reads (sqlite_rows.h)
+using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
+using sqlite_sql::Sql;
 
-// A write transaction's hold on the writer slot and its connection, under BEGIN
-// IMMEDIATE from construction to Commit; the destructor rolls back unless
-// Commit succeeded.
-class SqliteWriteScope {
-public:
-  explicit SqliteWriteScope(SqliteConnectionPool::Lease lease)
-      : lease_(std::move(lease)) {
-    tx_.emplace(**lease_);
-  }
+// Row selections; DocumentFromRow and ReviewFromRow read their columns by position.
+constexpr char kSelectDocuments[] =
+    "SELECT id, title, status, version, author_id, current_review_id, "
+    "approved_version,"
+    " approved_at, ingest_status, created_at, updated_at FROM kh_document "
+    "WHERE ";
+constexpr char kSelectReviews[] =
+    "SELECT id, document_id, document_version, status, submitted_by, "
+    "submitted_at, decided_by,"
+    " decided_at, comment FROM kh_document_review WHERE ";
 
-  // The connection, as long as the transaction is still open.
-  SqliteConnection &Open() {
-    if (!tx_)
-      throw StorageError("sqlite: the transaction is already committed");
-    return **lease_;
-  }
+constexpr auto kSelectDocument = Sql(kSelectDocuments, "id = ?1");
+// Document lists bind ?1 status, ?2 author_id, ?3 the exclusive cursor, ?4 the
+// limit; one text per filter combination so that each can use its index.
+constexpr char kNewestFirst[] = " ORDER BY id DESC LIMIT ?4";
+constexpr auto kListDocuments = Sql(kSelectDocuments, "id < ?3", kNewestFirst);
+constexpr auto kListDocumentsByStatus =
+    Sql(kSelectDocuments, "status = ?1 AND id < ?3", kNewestFirst);
+constexpr auto kListDocumentsByAuthor =
+    Sql(kSelectDocuments, "author_id = ?2 AND id < ?3", kNewestFirst);
+constexpr auto kListDocumentsByStatusAndAuthor =
+    Sql(kSelectDocuments, "status = ?1 AND author_id = ?2 AND id < ?3", kNewestFirst);
+// Insert and update share the parameter numbers of BindDocument; update leaves
+// author_id (?4) and created_at (?9) alone and names the row by ?11.
+constexpr std::string_view kInsertDocument =
+    "INSERT INTO kh_document (title, status, version, author_id, "
+    "current_review_id,"
+    " approved_version, approved_at, ingest_status, created_at, updated_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id";
+constexpr std::string_view kUpdateDocument =
+    "UPDATE kh_document SET title = ?1, status = ?2, version = ?3, "
+    "current_review_id = ?5,"
+    " approved_version = ?6, approved_at = ?7, ingest_status = ?8, updated_at "
+    "= ?10"
+    " WHERE id = ?11";
+constexpr std::string_view kSetIngestStatus =
+    "UPDATE kh_document SET ingest_status = ?2 WHERE id = ?1";
 
-  // Gives the connection and the writer slot back at once, not when the
-  // transaction object goes.
-  void Commit() {
-    Open();
-    tx_->Commit();
-    tx_.reset();
-    lease_.reset();
-  }
+constexpr std::string_view kSelectContent =
+    "SELECT content FROM kh_document_content WHERE document_id = ?1 AND "
+    "version = ?2";
+constexpr std::string_view kInsertContent =
+    "INSERT INTO kh_document_content (document_id, version, content, "
+    "edited_by, created_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
+constexpr std::string_view kSelectEditors =
+    "SELECT DISTINCT edited_by FROM kh_document_content"
+    " WHERE document_id = ?1 AND version > ?2 AND version <= ?3 AND edited_by "
+    "IS NOT NULL"
+    " ORDER BY edited_by";
 
-private:
-  std::optional<SqliteConnectionPool::Lease> lease_;
-  // After lease_: rolled back before the connection goes back.
-  std::optional<SqliteWriteTransaction> tx_;
-};
+constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
+// Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
+constexpr char kOldestFirst[] = " ORDER BY id LIMIT ?3";
+constexpr auto kListReviews = Sql(kSelectReviews, "id > ?2", kOldestFirst);
+constexpr auto kListReviewsByStatus = Sql(kSelectReviews, "status = ?1 AND id > ?2", kOldestFirst);
+constexpr auto kListDocumentReviews = Sql(kSelectReviews, "document_id = ?1 ORDER BY id DESC");
+// Insert and update share the parameter numbers of BindReview; a decision
+// changes only ?3, ?6-?8.
+constexpr std::string_view kInsertReview =
+    "INSERT INTO kh_document_review (document_id, document_version, status, "
+    "submitted_by,"
+    " submitted_at, decided_by, decided_at, comment)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id";
+constexpr std::string_view kUpdateReview =
+    "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = "
+    "?7, comment = ?8"
+    " WHERE id = ?9";
 
+constexpr std::array<std::string_view, 17> kDocumentStatements{kSelectDocument,
+                                                               kListDocuments,
+                                                               kListDocumentsByStatus,
+                                                               kListDocumentsByAuthor,
+                                                               kListDocumentsByStatusAndAuthor,
+                                                               kInsertDocument,
+                                                               kUpdateDocument,
+                                                               kSetIngestStatus,
+                                                               kSelectContent,
+                                                               kInsertContent,
+                                                               kSelectEditors,
+                                                               kSelectReview,
+                                                               kListReviews,
+                                                               kListReviewsByStatus,
+                                                               kListDocumentReviews,
+                                                               kInsertReview,
+                                                               kUpdateReview};
+
+Document DocumentFromRow(const SqliteStatement& row) {
+  Document doc;
+  doc.id = row.Int64(0);
+  doc.title = row.Text(1);
+  doc.status = EnumColumn(row, 2, &ParseDocumentStatus, "kh_document.status");
+  doc.version = row.Int32(3);
+  doc.author_id = row.Text(4);
+  doc.current_review_id = Nullable(row, 5, &SqliteStatement::Int64);
+  doc.approved_version = Nullable(row, 6, &SqliteStatement::Int32);
+  doc.approved_at = Nullable(row, 7, &SqliteStatement::Time);
+  doc.ingest_status = EnumColumn(row, 8, &ParseIngestStatus, "kh_document.ingest_status");
+  doc.created_at = row.Time(9);
+  doc.updated_at = row.Time(10);
+  return doc;
+}
+
+Review ReviewFromRow(const SqliteStatement& row) {
+  Review review;
+  review.id = row.Int64(0);
+  review.document_id = row.Int64(1);
+  review.document_version = row.Int32(2);
+  review.status = EnumColumn(row, 3, &ParseReviewStatus, "kh_document_review.status");
+  review.submitted_by = row.Text(4);
+  review.submitted_at = row.Time(5);
+  review.decided_by = Nullable(row, 6, &SqliteStatement::Text);
+  review.decided_at = Nullable(row, 7, &SqliteStatement::Time);
+  review.comment = Nullable(row, 8, &SqliteStatement::Text);
+  return review;
+}
+
+void BindDocument(SqliteStatement& stmt, const Document& doc) {
+  stmt.Bind(1, doc.title)
+      .Bind(2, ToString(doc.status))
+      .Bind(3, doc.version)
+      .Bind(4, doc.author_id)
+      .Bind(5, doc.current_review_id)
+      .Bind(6, doc.approved_version)
+      .Bind(7, doc.approved_at)
+      .Bind(8, ToString(doc.ingest_status))
+      .Bind(9, doc.created_at)
+      .Bind(10, doc.updated_at);
+}
+
+void BindReview(SqliteStatement& stmt, const Review& review) {
+  stmt.Bind(1, review.document_id)
+      .Bind(2, review.document_version)
+      .Bind(3, ToString(review.status))
+      .Bind(4, review.submitted_by)
+      .Bind(5, review.submitted_at)
+      .Bind(6, review.decided_by)
+      .Bind(7, review.decided_at)
+      .Bind(8, review.comment);
+}
+
+std::string_view DocumentListSql(const DocumentQuery& query) {
+  if (query.status && query.author_id) return kListDocumentsByStatusAndAuthor;
+  if (query.status) return kListDocumentsByStatus;
+  if (query.author_id) return kListDocumentsByAuthor;
+  return kListDocuments;
+}
+
+std::optional<Document> SelectDocument(SqliteConnection& connection, DocumentId id) {
+  auto stmt = connection.Prepare(kSelectDocument);
+  stmt.Bind(1, id);
+  return FirstRow(stmt, &DocumentFromRow);
+}
+
+std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
+  auto stmt = connection.Prepare(kSelectReview);
+  stmt.Bind(1, id);
+  return FirstRow(stmt, &ReviewFromRow);
+}
+
+std::optional<std::string> SelectContent(SqliteConnection& connection, DocumentId id,
+                                         std::int32_t version) {
+  auto stmt = connection.Prepare(kSelectContent);
+  stmt.Bind(1, id).Bind(2, version);
+  return FirstRow(stmt, &TextFromRow);
+}
+
+// A transition's unit of work, composed of the ports' writers over one SqliteWork: the documents'
+// (here), the outbox's (SqliteOutboxStore::Append), the idempotency keys'
+// (SqliteIdempotencyStore::Complete).
 class SqliteStoreTransaction final : public StoreTransaction {
-public:
-  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease)
-      : scope_(std::move(lease)) {}
+ public:
+  explicit SqliteStoreTransaction(SqliteConnectionPool::Lease lease) : work_(std::move(lease)) {}
 
-  std::optional<Review> LockReview(ReviewId id) override {
-    return SelectReview(Open(), id);
-  }
+  std::optional<Review> LockReview(ReviewId id) override { return SelectReview(Open(), id); }
   std::optional<Document> LockDocument(DocumentId id) override {
-    return SelectDocument(Open(), id);
+    return SqliteDocumentStore::LockDocumentIn(work_, id);
   }
   std::optional<Document> ReadDocument(DocumentId id) override {
     return SelectDocument(Open(), id);
   }
-  std::optional<std::string> ReadContent(DocumentId id,
-                                         std::int32_t version) override {
-    return SelectContent(Open(), id, version);
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
+    return SqliteDocumentStore::ReadContentIn(work_, id, version);
   }
 
-  DocumentId InsertDocument(const Document &doc) override {
+  DocumentId InsertDocument(const Document& doc) override {
     auto stmt = Open().Prepare(kInsertDocument);
     BindDocument(stmt, doc);
     return ReturnedId(stmt);
   }
 
-  ReviewId InsertReview(const Review &review) override {
+  ReviewId InsertReview(const Review& review) override {
     auto stmt = Open().Prepare(kInsertReview);
     BindReview(stmt, review);
     return ReturnedId(stmt);
   }
 
-  void UpdateDocument(const Document &doc) override {
+  void UpdateDocument(const Document& doc) override {
     auto stmt = Open().Prepare(kUpdateDocument);
     BindDocument(stmt, doc);
     stmt.Bind(11, doc.id).Run();
     ExpectOneRowChanged(Open(), "document", doc.id);
   }
 
-  void UpdateReview(const Review &review) override {
+  void UpdateReview(const Review& review) override {
     auto stmt = Open().Prepare(kUpdateReview);
     BindReview(stmt, review);
     stmt.Bind(9, review.id).Run();
     ExpectOneRowChanged(Open(), "review", review.id);
   }
 
-  void PutContent(DocumentId id, std::int32_t version,
-                  const std::string &content, const UserId &edited_by,
-                  TimePoint at) override {
+  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+                  const UserId& edited_by, TimePoint at) override {
     Open()
         .Prepare(kInsertContent)
         .Bind(1, id)
@@ -122,476 +247,84 @@ public:
     return AllRows(stmt, &TextFromRow);
   }
 
-  void AppendEvent(const OutboxEvent &event) override {
-    auto stmt = Open().Prepare(kInsertEvent);
-    BindEvent(stmt, event, 1).Run();
-  }
+  void AppendEvent(const OutboxEvent& event) override { SqliteOutboxStore::Append(work_, event); }
 
-  void CompleteIdempotentRequest(const std::string &caller,
-                                 const std::string &key,
-                                 const std::string &owner,
-                                 const std::string &response,
+  void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
                                  TimePoint expires_at) override {
-    if (!CompleteIdempotencyKey(Open(), caller, key, owner, response,
-                                expires_at)) {
-      throw StorageError("sqlite: idempotency key '" + key + "' of " + caller +
-                         " is no longer reserved by this request");
-    }
+    SqliteIdempotencyStore::Complete(work_, caller, key, owner, response, expires_at);
   }
 
-  void Commit() override { scope_.Commit(); }
+  void Commit() override { work_.Commit(); }
 
-private:
-  SqliteConnection &Open() { return scope_.Open(); }
+ private:
+  SqliteConnection& Open() { return work_.Open(); }
 
-  SqliteWriteScope scope_;
+  SqliteWork work_;
 };
 
-class SqliteConsumerTransaction final : public ConsumerTransaction {
-public:
-  explicit SqliteConsumerTransaction(SqliteConnectionPool::Lease lease)
-      : scope_(std::move(lease)) {}
+}  // namespace
 
-  // Under BEGIN IMMEDIATE no other writer runs, so the claim and the read of
-  // what it found are one step.
-  InboxState Claim(std::string_view consumer, std::string_view event_id,
-                   TimePoint at) override {
-    SqliteConnection &connection = scope_.Open();
-    connection.Prepare(kClaimInbox)
-        .Bind(1, consumer)
-        .Bind(2, event_id)
-        .Bind(3, at)
-        .Run();
-    if (connection.Changes() == 1)
-      return InboxState::kNew;
-    return ParseClaimedState(ReadInbox(connection, consumer, event_id).state,
-                             "sqlite");
-  }
+SqliteDocumentStore::SqliteDocumentStore(std::shared_ptr<SqliteSession> session)
+    : session_(std::move(session)) {}
 
-  std::optional<Document> LockDocument(DocumentId id) override {
-    return SelectDocument(scope_.Open(), id);
-  }
+std::span<const std::string_view> SqliteDocumentStore::Statements() { return kDocumentStatements; }
 
-  std::optional<std::string> ReadContent(DocumentId id,
-                                         std::int32_t version) override {
-    return SelectContent(scope_.Open(), id, version);
-  }
-
-  // PreviewStore::Project's statement (not part of ConsumerTransaction).
-  bool UpsertPreview(const PreviewRecord &record) {
-    SqliteConnection &connection = scope_.Open();
-    connection.Prepare(kUpsertPreview)
-        .Bind(1, record.document_id)
-        .Bind(2, record.version)
-        .Bind(3, record.content)
-        .Bind(4, record.approved_at)
-        .Run();
-    return connection.Changes() == 1;
-  }
-
-  void ReplaceChunks(DocumentId id, std::int32_t version,
-                     const std::string &title,
-                     const std::vector<std::string> &chunks) override {
-    SqliteConnection &connection = scope_.Open();
-    connection.Prepare(kDeleteChunks).Bind(1, id).Run();
-    for (std::size_t i = 0; i < chunks.size(); ++i) {
-      connection.Prepare(kInsertChunk)
-          .Bind(1, id)
-          .Bind(2, static_cast<std::int64_t>(i))
-          .Bind(3, version)
-          .Bind(4, title)
-          .Bind(5, chunks[i])
-          .Run();
-    }
-  }
-
-  void SetIngestStatus(DocumentId id, IngestStatus status) override {
-    SqliteConnection &connection = scope_.Open();
-    connection.Prepare(kSetIngestStatus)
-        .Bind(1, id)
-        .Bind(2, ToString(status))
-        .Run();
-    ExpectOneRowChanged(connection, "document", id);
-  }
-
-  void Commit() override { scope_.Commit(); }
-
-private:
-  SqliteWriteScope scope_;
-};
-
-void EnableWal(SqliteConnection &connection) {
-  auto stmt = connection.Prepare(kEnableWal);
-  const std::string mode = stmt.Step() ? stmt.Text(0) : std::string();
-  if (mode != "wal")
-    throw StorageError("cannot switch to WAL (journal mode is '" + mode + "')");
+std::optional<Document> SqliteDocumentStore::LockDocumentIn(SqliteWork& work, DocumentId id) {
+  return SelectDocument(work.Open(), id);
 }
 
-std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig &config) {
-  if (config.path.empty() || config.path == ":memory:" ||
-      config.path.starts_with("file:")) {
-    throw StorageError(
-        "path must name a database file (WAL and a pool need one)");
-  }
-  if (config.pool_size < 1) {
-    throw StorageError("pool_size must be at least 1, not " +
-                       std::to_string(config.pool_size));
-  }
-  if (config.busy_timeout.count() < 0 ||
-      config.busy_timeout.count() > std::numeric_limits<int>::max()) {
-    throw StorageError("busy_timeout must be 0.." +
-                       std::to_string(std::numeric_limits<int>::max()) + " ms");
-  }
-  const std::filesystem::path parent =
-      std::filesystem::path(config.path).parent_path();
-  if (!parent.empty())
-    std::filesystem::create_directories(parent);
-
-  std::vector<std::unique_ptr<SqliteConnection>> connections;
-  connections.push_back(
-      std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
-  EnableWal(*connections.front());
-  ApplySqliteMigrations(*connections.front(), kSqliteMigrations);
-  while (connections.size() < static_cast<std::size_t>(config.pool_size)) {
-    connections.push_back(
-        std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
-  }
-  return std::make_unique<SqliteConnectionPool>(std::move(connections),
-                                                config.busy_timeout);
+std::optional<std::string> SqliteDocumentStore::ReadContentIn(SqliteWork& work, DocumentId id,
+                                                              std::int32_t version) {
+  return SelectContent(work.Open(), id, version);
 }
 
-} // namespace
-
-SqliteDocumentStore::SqliteDocumentStore(SqliteConfig config)
-    : instance_token_(NewInstanceToken()),
-      directory_(std::filesystem::absolute(config.path).parent_path()),
-      claim_ttl_(config.outbox_claim_ttl) {
-  try {
-    pool_ = OpenPool(config);
-  } catch (const std::runtime_error &e) {
-    // Nothing can be served without the file and its schema, so at start every
-    // cause (a bad path, a foreign or newer database, a malformed migration)
-    // means the store is unavailable.
-    throw StorageUnavailable("sqlite database " + config.path + ": " +
-                             e.what());
-  }
+void SqliteDocumentStore::SetIngestStatusIn(SqliteWork& work, DocumentId id, IngestStatus status) {
+  SqliteConnection& connection = work.Open();
+  connection.Prepare(kSetIngestStatus).Bind(1, id).Bind(2, ToString(status)).Run();
+  ExpectOneRowChanged(connection, "document", id);
 }
-
-SqliteDocumentStore::~SqliteDocumentStore() = default;
-
-Stores OpenSqliteStores(SqliteConfig config) {
-  return StoresOf(std::make_shared<SqliteDocumentStore>(std::move(config)));
-}
-
-PoolStats SqliteDocumentStore::pool_stats() const { return pool_->Stats(); }
 
 std::unique_ptr<StoreTransaction> SqliteDocumentStore::Begin() {
-  return std::make_unique<SqliteStoreTransaction>(pool_->AcquireWriter());
+  return session_->Begin<SqliteStoreTransaction>();
 }
 
 std::optional<Document> SqliteDocumentStore::FindDocument(DocumentId id) {
-  auto lease = pool_->Acquire();
-  return SelectDocument(*lease, id);
+  return SelectDocument(*session_->Read(), id);
 }
 
 std::optional<Review> SqliteDocumentStore::FindReview(ReviewId id) {
-  auto lease = pool_->Acquire();
-  return SelectReview(*lease, id);
+  return SelectReview(*session_->Read(), id);
 }
 
-std::optional<std::string>
-SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
-  auto lease = pool_->Acquire();
-  return SelectContent(*lease, id, version);
+std::optional<std::string> SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
+  return SelectContent(*session_->Read(), id, version);
 }
 
-std::vector<Document>
-SqliteDocumentStore::ListDocuments(const DocumentQuery &query) {
-  auto lease = pool_->Acquire();
+std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& query) {
+  auto lease = session_->Read();
   auto stmt = lease->Prepare(DocumentListSql(query));
-  if (query.status)
-    stmt.Bind(1, ToString(*query.status));
+  if (query.status) stmt.Bind(1, ToString(*query.status));
   stmt.Bind(2, query.author_id)
       .Bind(3, query.before.value_or(std::numeric_limits<DocumentId>::max()))
       .Bind(4, NonNegative(query.limit));
   return AllRows(stmt, &DocumentFromRow);
 }
 
-std::vector<Review> SqliteDocumentStore::ListReviews(const ReviewQuery &query) {
-  auto lease = pool_->Acquire();
-  auto stmt =
-      lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
-                                  : std::string_view(kListReviews));
-  if (query.status)
-    stmt.Bind(1, ToString(*query.status));
+std::vector<Review> SqliteDocumentStore::ListReviews(const ReviewQuery& query) {
+  auto lease = session_->Read();
+  auto stmt = lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
+                                          : std::string_view(kListReviews));
+  if (query.status) stmt.Bind(1, ToString(*query.status));
   stmt.Bind(2, query.after.value_or(std::numeric_limits<ReviewId>::min()))
       .Bind(3, NonNegative(query.limit));
   return AllRows(stmt, &ReviewFromRow);
 }
 
 std::vector<Review> SqliteDocumentStore::ListDocumentReviews(DocumentId id) {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kListDocumentReviews);
-  stmt.Bind(1, id);
-  return AllRows(stmt, &ReviewFromRow);
+  return session_->ReadAll(kListDocumentReviews, &ReviewFromRow, id);
 }
 
-bool SqliteDocumentStore::Ping() {
-  try {
-    auto lease = pool_->Acquire();
-    auto stmt = lease->Prepare(kPing);
-    if (!stmt.Step() || stmt.Int64(0) != 1)
-      return false;
-  } catch (const std::runtime_error &) {
-    return false; // readiness reports the failure instead of propagating it
-  }
-  // A full disk answers reads and fails every write: not ready for what docgate
-  // is for.
-  std::error_code error;
-  const auto space = std::filesystem::space(directory_, error);
-  return !error && space.available >= kMinFreeDiskBytes;
-}
+bool SqliteDocumentStore::Ping() { return session_->Ping(); }
 
-std::vector<OutboxEvent> SqliteDocumentStore::ClaimPending(int limit) {
-  if (limit <= 0)
-    return {};
-  {
-    auto reader = pool_->Acquire();
-    if (!reader->Prepare(kAnyPending).Step())
-      return {};
-  }
-  auto lease = pool_->AcquireWriter();
-  SqliteWriteTransaction tx(*lease);
-  auto stmt = lease->Prepare(kClaimEvents);
-  stmt.Bind(1, NonNegative(limit))
-      .Bind(2, instance_token_)
-      .Bind(3, static_cast<std::int64_t>(claim_ttl_.count()));
-  auto events = AllRows(stmt, &EventFromRow);
-  tx.Commit();
-  std::sort(events.begin(), events.end(),
-            [](const OutboxEvent &a, const OutboxEvent &b) {
-              return a.sequence < b.sequence;
-            });
-  return events;
-}
-
-void SqliteDocumentStore::MarkDelivered(
-    const std::vector<std::int64_t> &sequences, TimePoint at) {
-  if (sequences.empty())
-    return;
-  auto lease = pool_->AcquireWriter();
-  SqliteWriteTransaction tx(*lease);
-  for (const std::int64_t sequence : sequences) {
-    lease->Prepare(kMarkDelivered).Bind(1, sequence).Bind(2, at).Run();
-  }
-  tx.Commit();
-}
-
-void SqliteDocumentStore::Defer(const std::vector<std::int64_t> &sequences,
-                                std::chrono::milliseconds delay,
-                                std::chrono::milliseconds max_delay,
-                                std::string_view reason) {
-  if (sequences.empty())
-    return;
-  auto lease = pool_->AcquireWriter();
-  SqliteWriteTransaction tx(*lease);
-  for (const std::int64_t sequence : sequences) {
-    lease->Prepare(kDeferEvent)
-        .Bind(1, sequence)
-        .Bind(2, static_cast<std::int64_t>(delay.count()))
-        .Bind(3, static_cast<std::int64_t>(max_delay.count()))
-        .Bind(4, reason)
-        .Bind(5, instance_token_)
-        .Run();
-  }
-  tx.Commit();
-}
-
-void SqliteDocumentStore::ReleaseClaims() {
-  auto lease = pool_->AcquireWriter();
-  lease->Prepare(kReleaseClaims).Bind(1, instance_token_).Run();
-}
-
-int SqliteDocumentStore::RenewClaims() {
-  auto lease = pool_->AcquireWriter();
-  lease->Prepare(kRenewClaims)
-      .Bind(1, instance_token_)
-      .Bind(2, static_cast<std::int64_t>(claim_ttl_.count()))
-      .Run();
-  return static_cast<int>(lease->Changes());
-}
-
-int SqliteDocumentStore::PruneDelivered(TimePoint cutoff, int limit) {
-  if (limit <= 0)
-    return 0;
-  auto lease = pool_->AcquireWriter();
-  lease->Prepare(kPruneDelivered)
-      .Bind(1, cutoff)
-      .Bind(2, NonNegative(limit))
-      .Run();
-  return static_cast<int>(lease->Changes());
-}
-
-std::optional<IdempotencyRecord> SqliteDocumentStore::ReserveIdempotencyKey(
-    const std::string &caller, const std::string &key,
-    const std::string &fingerprint, const std::string &owner, TimePoint now,
-    TimePoint lease_until) {
-  auto lease = pool_->AcquireWriter();
-  SqliteWriteTransaction tx(*lease);
-  {
-    auto stmt = lease->Prepare(kSelectIdempotencyKey);
-    stmt.Bind(1, caller).Bind(2, key);
-    if (stmt.Step() && stmt.Time(2) > now) {
-      return IdempotencyRecord{stmt.Text(0),
-                               Nullable(stmt, 1, &SqliteStatement::Text),
-                               stmt.Time(2)};
-    }
-  }
-  lease->Prepare(kReserveIdempotencyKey)
-      .Bind(1, caller)
-      .Bind(2, key)
-      .Bind(3, owner)
-      .Bind(4, fingerprint)
-      .Bind(5, now)
-      .Bind(6, lease_until)
-      .Run();
-  tx.Commit();
-  return std::nullopt;
-}
-
-bool SqliteDocumentStore::CompleteIdempotentRequest(const std::string &caller,
-                                                    const std::string &key,
-                                                    const std::string &owner,
-                                                    const std::string &response,
-                                                    TimePoint expires_at) {
-  auto lease = pool_->AcquireWriter();
-  return CompleteIdempotencyKey(*lease, caller, key, owner, response,
-                                expires_at);
-}
-
-void SqliteDocumentStore::ReleaseIdempotencyKey(const std::string &caller,
-                                                const std::string &key,
-                                                const std::string &owner) {
-  auto lease = pool_->AcquireWriter();
-  lease->Prepare(kReleaseIdempotencyKey)
-      .Bind(1, caller)
-      .Bind(2, key)
-      .Bind(3, owner)
-      .Run();
-}
-
-int SqliteDocumentStore::PruneIdempotencyKeys(TimePoint now, int limit) {
-  if (limit <= 0)
-    return 0;
-  auto lease = pool_->AcquireWriter();
-  lease->Prepare(kPruneIdempotencyKeys)
-      .Bind(1, now)
-      .Bind(2, NonNegative(limit))
-      .Run();
-  return static_cast<int>(lease->Changes());
-}
-
-OutboxBacklog SqliteDocumentStore::Backlog() {
-  auto lease = pool_->Acquire();
-  auto stmt = lease->Prepare(kBacklog);
-  OutboxBacklog backlog;
-  if (stmt.Step()) {
-    backlog.pending = stmt.Int64(0);
-    backlog.oldest_occurred_at = Nullable(stmt, 1, &SqliteStatement::Time);
-  }
-  return backlog;
-}
-
-std::unique_ptr<ConsumerTransaction> SqliteDocumentStore::BeginConsumer() {
-  return std::make_unique<SqliteConsumerTransaction>(pool_->AcquireWriter());
-}
-
-ConsumerFailure SqliteDocumentStore::RecordFailure(std::string_view consumer,
-                                                   const OutboxEvent &event,
-                                                   std::string_view error,
-                                                   int max_attempts,
-                                                   TimePoint at) {
-  auto lease = pool_->AcquireWriter();
-  SqliteWriteTransaction tx(*lease);
-  {
-    auto stmt = lease->Prepare(kRecordFailure);
-    stmt.Bind(1, consumer)
-        .Bind(2, std::int64_t{max_attempts})
-        .Bind(3, error)
-        .Bind(4, at);
-    BindEvent(stmt, event, 5).Run();
-  }
-  const InboxRow row = ReadInbox(*lease, consumer, event.event_id);
-  tx.Commit();
-  return ConsumerFailure{row.attempts, row.state == "parked"};
-}
-
-std::vector<ParkedEvent> SqliteDocumentStore::ListParked(int limit) {
-  return ReadAll(*pool_, kListParked, &ParkedFromRow, NonNegative(limit));
-}
-
-std::vector<OutboxEvent>
-SqliteDocumentStore::Unpark(const std::optional<std::string> &event_id) {
-  std::vector<std::pair<TimePoint, OutboxEvent>> deleted;
-  {
-    auto lease = pool_->AcquireWriter();
-    SqliteWriteTransaction tx(*lease);
-    auto stmt = lease->Prepare(kUnpark);
-    stmt.Bind(1, event_id);
-    while (stmt.Step())
-      deleted.emplace_back(stmt.Time(0), EventAt(stmt, 1));
-    tx.Commit();
-  }
-  return OldestParkedFirstOnce(std::move(deleted));
-}
-
-void SqliteDocumentStore::Requeue(const OutboxEvent &event) {
-  auto lease = pool_->AcquireWriter();
-  auto stmt = lease->Prepare(kRequeueEvent);
-  BindEvent(stmt, event, 1).Run();
-}
-
-std::vector<OutboxEvent>
-SqliteDocumentStore::FindStuckIngestions(TimePoint delivered_before,
-                                         int limit) {
-  return ReadAll(*pool_, kFindStuckIngestions, &EventFromRow, delivered_before,
-                 NonNegative(limit));
-}
-
-int SqliteDocumentStore::PruneInbox(TimePoint cutoff, int limit) {
-  if (limit <= 0)
-    return 0;
-  auto lease = pool_->AcquireWriter();
-  lease->Prepare(kPruneInbox).Bind(1, cutoff).Bind(2, NonNegative(limit)).Run();
-  return static_cast<int>(lease->Changes());
-}
-
-bool SqliteDocumentStore::Project(const PreviewRecord &record) {
-  SqliteConsumerTransaction tx(pool_->AcquireWriter());
-  const bool wrote = tx.UpsertPreview(record);
-  tx.Commit();
-  return wrote;
-}
-
-std::optional<PreviewRecord> SqliteDocumentStore::Find(DocumentId id) {
-  std::vector<PreviewRecord> rows =
-      ReadAll(*pool_, kSelectPreview, &PreviewFromRow, id);
-  if (rows.empty())
-    return std::nullopt;
-  return std::move(rows.front());
-}
-
-std::vector<SearchHit> SqliteDocumentStore::Search(const std::string &query,
-                                                   int limit) {
-  const std::vector<std::string> words = SearchWords(query);
-  if (words.empty() || limit <= 0)
-    return {};
-  return ReadAll(*pool_, kSearch, &HitFromRow, FtsQuery(words),
-                 NonNegative(limit));
-}
-
-std::vector<std::string> SqliteDocumentStore::ListChunks(DocumentId id) {
-  return ReadAll(*pool_, kListChunks, &TextFromRow, id);
-}
-
-} // namespace docgate
+}  // namespace docgate

@@ -1,0 +1,76 @@
+#include "adapters/sqlite/sqlite_chunk_index.h"
+
+#include <array>
+#include <utility>
+
+#include "adapters/sqlite/sqlite_fts_query.h"
+#include "adapters/sqlite/sqlite_rows.h"
+#include "adapters/sqlite/sqlite_session.h"
+#include "core/search_text.h"
+
+namespace docgate {
+namespace {
+
+using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
+
+constexpr std::string_view kDeleteChunks = "DELETE FROM kh_document_chunk WHERE document_id = ?1";
+constexpr std::string_view kInsertChunk =
+    "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, "
+    "content)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
+constexpr std::string_view kListChunks =
+    "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY "
+    "ordinal";
+// ?1 an FTS5 query built by FtsQuery, ?2 the limit. bm25 is lower for better
+// matches; its column weights are title 2.5, content 1.0.
+constexpr std::string_view kSearch =
+    "SELECT c.document_id, c.version, c.title, snippet(kh_document_chunk_fts, "
+    "1, '', '', '', 32),"
+    " -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
+    " FROM kh_document_chunk_fts"
+    " JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = "
+    "c.version"
+    " WHERE kh_document_chunk_fts MATCH ?1"
+    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT ?2";
+
+constexpr std::array<std::string_view, 4> kChunkStatements{kDeleteChunks, kInsertChunk, kListChunks,
+                                                           kSearch};
+
+SearchHit HitFromRow(const SqliteStatement& row) {
+  return SearchHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
+}
+
+}  // namespace
+
+SqliteChunkIndex::SqliteChunkIndex(std::shared_ptr<SqliteSession> session)
+    : session_(std::move(session)) {}
+
+std::span<const std::string_view> SqliteChunkIndex::Statements() { return kChunkStatements; }
+
+void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t version,
+                               const std::string& title, const std::vector<std::string>& chunks) {
+  SqliteConnection& connection = work.Open();
+  connection.Prepare(kDeleteChunks).Bind(1, id).Run();
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    connection.Prepare(kInsertChunk)
+        .Bind(1, id)
+        .Bind(2, static_cast<std::int64_t>(i))
+        .Bind(3, version)
+        .Bind(4, title)
+        .Bind(5, chunks[i])
+        .Run();
+  }
+}
+
+std::vector<SearchHit> SqliteChunkIndex::Search(const std::string& query, int limit) {
+  const std::vector<std::string> words = SearchWords(query);
+  if (words.empty() || limit <= 0) return {};
+  return session_->ReadAll(kSearch, &HitFromRow, FtsQuery(words), NonNegative(limit));
+}
+
+std::vector<std::string> SqliteChunkIndex::ListChunks(DocumentId id) {
+  return session_->ReadAll(kListChunks, &TextFromRow, id);
+}
+
+}  // namespace docgate

@@ -1,0 +1,88 @@
+#include "adapters/sqlite/sqlite_session.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include "adapters/sqlite/sqlite_migrations.h"
+#include "core/error.h"
+#include "core/instance_token.h"
+
+namespace docgate {
+namespace {
+
+constexpr std::string_view kEnableWal = "PRAGMA journal_mode = WAL";
+constexpr std::string_view kPing = "SELECT 1";
+
+void EnableWal(SqliteConnection& connection) {
+  auto stmt = connection.Prepare(kEnableWal);
+  const std::string mode = stmt.Step() ? stmt.Text(0) : std::string();
+  if (mode != "wal") throw StorageError("cannot switch to WAL (journal mode is '" + mode + "')");
+}
+
+// Each statement goes back to the connection's cache at once, so that its first use is not also
+// its compilation.
+void PrepareAll(SqliteConnection& connection, std::span<const std::string_view> statements) {
+  for (const std::string_view sql : statements) connection.Prepare(sql);
+}
+
+std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config,
+                                               std::span<const std::string_view> statements) {
+  if (config.path.empty() || config.path == ":memory:" || config.path.starts_with("file:")) {
+    throw StorageError("path must name a database file (WAL and a pool need one)");
+  }
+  if (config.pool_size < 1) {
+    throw StorageError("pool_size must be at least 1, not " + std::to_string(config.pool_size));
+  }
+  if (config.busy_timeout.count() < 0 ||
+      config.busy_timeout.count() > std::numeric_limits<int>::max()) {
+    throw StorageError("busy_timeout must be 0.." +
+                       std::to_string(std::numeric_limits<int>::max()) + " ms");
+  }
+  const std::filesystem::path parent = std::filesystem::path(config.path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+
+  std::vector<std::unique_ptr<SqliteConnection>> connections;
+  connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
+  EnableWal(*connections.front());
+  ApplySqliteMigrations(*connections.front(), kSqliteMigrations);
+  while (connections.size() < static_cast<std::size_t>(config.pool_size)) {
+    connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
+  }
+  for (const auto& connection : connections) PrepareAll(*connection, statements);
+  return std::make_unique<SqliteConnectionPool>(std::move(connections), config.busy_timeout);
+}
+
+}  // namespace
+
+SqliteSession::SqliteSession(SqliteConfig config, std::span<const std::string_view> statements)
+    : config_(std::move(config)),
+      instance_token_(NewInstanceToken()),
+      directory_(std::filesystem::absolute(config_.path).parent_path()) {
+  try {
+    pool_ = OpenPool(config_, statements);
+  } catch (const std::runtime_error& e) {
+    // Nothing can be served without the file and its schema, so at start every cause (a bad
+    // path, a foreign or newer database, a malformed migration) means the store is unavailable.
+    throw StorageUnavailable("sqlite database " + config_.path + ": " + e.what());
+  }
+}
+
+SqliteSession::~SqliteSession() = default;
+
+void SqliteSession::Migrate(const SqliteConfig& config) { SqliteSession session(config, {}); }
+
+bool SqliteSession::Ping() {
+  try {
+    auto lease = Read();
+    auto stmt = lease->Prepare(kPing);
+    if (!stmt.Step() || stmt.Int64(0) != 1) return false;
+  } catch (const std::runtime_error&) {
+    return false;  // readiness reports the failure instead of propagating it
+  }
+  // A full disk answers reads and fails every write: not ready for what docgate is for.
+  std::error_code error;
+  const auto space = std::filesystem::space(directory_, error);
+  return !error && space.available >= kMinFreeDiskBytes;
+}
+
+}  // namespace docgate

@@ -1,0 +1,37 @@
+#include "adapters/sqlite/sqlite_stores.h"
+
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "adapters/sqlite/sqlite_chunk_index.h"
+#include "adapters/sqlite/sqlite_document_store.h"
+#include "adapters/sqlite/sqlite_idempotency_store.h"
+#include "adapters/sqlite/sqlite_inbox_store.h"
+#include "adapters/sqlite/sqlite_outbox_store.h"
+#include "adapters/sqlite/sqlite_preview_store.h"
+#include "adapters/sqlite/sqlite_session.h"
+
+namespace docgate {
+
+Stores OpenSqliteStores(SqliteConfig config) {
+  std::vector<std::string_view> statements;
+  for (const auto part : {SqliteDocumentStore::Statements(), SqliteOutboxStore::Statements(),
+                          SqliteIdempotencyStore::Statements(), SqliteInboxStore::Statements(),
+                          SqlitePreviewStore::Statements(), SqliteChunkIndex::Statements()}) {
+    statements.insert(statements.end(), part.begin(), part.end());
+  }
+  auto session = std::make_shared<SqliteSession>(std::move(config), statements);
+  Stores stores;
+  stores.documents = std::make_shared<SqliteDocumentStore>(session);
+  stores.outbox = std::make_shared<SqliteOutboxStore>(session);
+  stores.idempotency = std::make_shared<SqliteIdempotencyStore>(session);
+  stores.inbox = std::make_shared<SqliteInboxStore>(session);
+  stores.previews = std::make_shared<SqlitePreviewStore>(session);
+  stores.chunks = std::make_shared<SqliteChunkIndex>(session);
+  stores.pool_stats = [session] { return session->pool_stats(); };
+  return stores;
+}
+
+}  // namespace docgate
