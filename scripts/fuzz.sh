@@ -17,7 +17,7 @@ work=$build_dir/fuzz-work
 max_len() {
   case $1 in
     chunker) echo 8192 ;;
-    http_api | json_body | idempotency_codec) echo 4096 ;;
+    http_api | json_body | idempotency_codec | idempotent_outcome) echo 4096 ;;
     jwt) echo 2048 ;;
     redact | search | event_message) echo 1024 ;;
     *) echo 512 ;;

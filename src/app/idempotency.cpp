@@ -2,19 +2,10 @@
 
 #include <utility>
 
-#include "core/utf8.h"
-
 namespace docgate {
 
 bool IsStoredRefusal(ErrorCode code) {
   return code == ErrorCode::kInvalidState || code == ErrorCode::kSelfReview;
-}
-
-std::string StoredDetail(std::string detail) {
-  if (detail.size() <= kMaxStoredDetailBytes) return detail;
-  static constexpr char kEllipsis[] = "\xE2\x80\xA6";  // U+2026 …
-  std::string capped(Utf8Prefix(detail, kMaxStoredDetailBytes - (sizeof(kEllipsis) - 1)));
-  return capped + kEllipsis;
 }
 
 IdempotencyService::IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,
@@ -34,19 +25,21 @@ IdempotencyDecision IdempotencyService::Begin(const IdempotentRequest& request) 
 }
 
 CommitHook IdempotencyService::CompleteOnCommit(const IdempotentRequest& request,
-                                                const std::string& owner, Render render) {
-  return [this, request, owner, render = std::move(render)](
+                                                const std::string& owner, OnStored on_stored) {
+  return [this, request, owner, on_stored = std::move(on_stored)](
              StoreTransaction& tx, const Document& document, const Review* review) {
-    tx.CompleteIdempotentRequest(request.caller, request.key, owner, render(document, review),
+    const IdempotentOutcome outcome = IdempotentOutcome::Committed(document, review);
+    tx.CompleteIdempotentRequest(request.caller, request.key, owner, EncodeOutcome(outcome),
                                  clock_.Now() + config_.ttl);
+    if (on_stored) on_stored(outcome);
   };
 }
 
 bool IdempotencyService::CompleteWithoutEffect(const IdempotentRequest& request,
                                                const std::string& owner,
-                                               const std::string& response) {
-  return store_.CompleteIdempotentRequest(request.caller, request.key, owner, response,
-                                          clock_.Now() + config_.ttl);
+                                               const IdempotentOutcome& outcome) {
+  return store_.CompleteIdempotentRequest(request.caller, request.key, owner,
+                                          EncodeOutcome(outcome), clock_.Now() + config_.ttl);
 }
 
 void IdempotencyService::Abandon(const IdempotentRequest& request, const std::string& owner) {

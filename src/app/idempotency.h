@@ -8,6 +8,7 @@
 #include "app/clock.h"
 #include "app/document_service.h"
 #include "app/document_store.h"
+#include "app/idempotent_outcome.h"
 #include "app/random_source.h"
 #include "core/model.h"
 
@@ -30,7 +31,7 @@ struct IdempotentRequest {
 
 enum class IdempotencyVerdict {
   kProceed,    // the key is this request's now: run it, then complete or abandon the key
-  kReplay,     // the same request already answered: send the stored response again
+  kReplay,     // the same request already answered: send the stored answer again
   kKeyReused,  // the key belongs to a different request (in flight or answered)
   kInFlight,   // the same request is still running elsewhere
 };
@@ -38,7 +39,9 @@ enum class IdempotencyVerdict {
 struct IdempotencyDecision {
   IdempotencyVerdict verdict = IdempotencyVerdict::kProceed;
   std::string owner;     // kProceed: this request's reservation, for the calls below
-  std::string response;  // kReplay: the stored response, as it was given to Complete*
+  // kReplay: the stored record, EncodeOutcome's text (DecodeOutcome) - or, when IsEncodedOutcome
+  // says it is not, a record written before outcomes were stored, in the caller's own form.
+  std::string response;
 };
 
 // Which refusals are stored and replayed like a success: only a decision on the state of rows the
@@ -52,24 +55,19 @@ struct IdempotencyDecision {
 // own. So an unadmitted request cannot leave a row behind, whatever key it carries.
 bool IsStoredRefusal(ErrorCode code);
 
-// What a stored refusal's `detail` may hold, in bytes.
-inline constexpr std::size_t kMaxStoredDetailBytes = 512;
-// `detail` as a stored refusal carries it: unchanged up to kMaxStoredDetailBytes, else cut on a
-// code point boundary (details may be Chinese) and ended with "…", kMaxStoredDetailBytes at most.
-std::string StoredDetail(std::string detail);
-
 // The Idempotency-Key protocol over an IdempotencyStore. A request with a key first calls Begin;
-// on kProceed it runs its use case with the hook of CompleteOnCommit, so that the response is
+// on kProceed it runs its use case with the hook of CompleteOnCommit, so that the outcome is
 // stored in the effect's own transaction (a crash leaves both or neither), or, when the use case
-// ended without an effect, stores its answer with CompleteWithoutEffect (a refusal only when
-// IsStoredRefusal, its detail through StoredDetail), or gives the key up with
-// Abandon when the outcome should not be replayed (the service was unavailable, a bug). Responses
-// are opaque strings: the caller (the HTTP layer) encodes and decodes them. Nothing here catches:
-// the store's exceptions propagate. Thread-safe; the references must outlive the service.
+// ended without an effect, stores its outcome with CompleteWithoutEffect (a refusal only when
+// IsStoredRefusal), or gives the key up with Abandon when the outcome should not be replayed (the
+// service was unavailable, a bug). What is stored is an IdempotentOutcome, encoded by
+// EncodeOutcome: the caller (the HTTP layer) renders it, on the first answer and on a replay.
+// Nothing here catches: the store's exceptions propagate. Thread-safe; the references must outlive
+// the service.
 class IdempotencyService {
  public:
-  // Renders the response of a committed effect (review is null for Create).
-  using Render = std::function<std::string(const Document&, const Review*)>;
+  // Told, inside the effect's transaction, the outcome just stored with it.
+  using OnStored = std::function<void(const IdempotentOutcome&)>;
 
   IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,
                      IdempotencyConfig config = {});
@@ -77,15 +75,16 @@ class IdempotencyService {
   // Reserves the key for `request` for one lease, or tells why not.
   IdempotencyDecision Begin(const IdempotentRequest& request);
 
-  // A CommitHook storing render(...) as the response of `owner`'s reservation, kept for the TTL,
-  // in the effect's transaction. When the reservation is no longer `owner`'s (its lease ran out and
-  // another request took the key), the hook throws StorageError and the effect rolls back.
+  // A CommitHook storing the committed rows (IdempotentOutcome::Committed) as the answer of
+  // `owner`'s reservation, kept for the TTL, in the effect's transaction; then it tells
+  // `on_stored`, if set. When the reservation is no longer `owner`'s (its lease ran out and another
+  // request took the key), the hook throws StorageError and the effect rolls back.
   CommitHook CompleteOnCommit(const IdempotentRequest& request, const std::string& owner,
-                              Render render);
-  // Stores `response` (an answer without an effect, such as a refusal) for the TTL. False when the
+                              OnStored on_stored = {});
+  // Stores `outcome` (an answer without an effect, such as a refusal) for the TTL. False when the
   // reservation is no longer `owner`'s; nothing is stored then.
   bool CompleteWithoutEffect(const IdempotentRequest& request, const std::string& owner,
-                             const std::string& response);
+                             const IdempotentOutcome& outcome);
   // Frees the key at once, if `owner` still holds it in flight, so that a retry may run.
   void Abandon(const IdempotentRequest& request, const std::string& owner);
 

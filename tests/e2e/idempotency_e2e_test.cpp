@@ -243,7 +243,8 @@ TEST_P(IdempotencyTest, TheSameRequestInFlightIs409UntilItsLeaseRunsOut) {
   EXPECT_FALSE(Replayed(retried));
   // The request that lost its lease can no longer store an answer over the new one.
   EXPECT_FALSE(app_->idempotency().CompleteWithoutEffect(
-      {"alice", "stuck", RequestFingerprint(request)}, stuck.owner, "late"));
+      {"alice", "stuck", RequestFingerprint(request)}, stuck.owner,
+      IdempotentOutcome::Refused(MakeError(ErrorCode::kInvalidState, "late"))));
   ExpectReplayOf(Post(kDocuments, WithKey(Alice(), "stuck"), CreateBody()), retried);
   EXPECT_EQ(DocumentCount(), 1u);
 }

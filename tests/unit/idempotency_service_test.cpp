@@ -20,8 +20,9 @@ IdempotentRequest Request(const std::string& fingerprint = "fp-1",
   return IdempotentRequest{caller, key, fingerprint};
 }
 
-std::string RenderId(const Document& doc, const Review* review) {
-  return "doc " + std::to_string(doc.id) + (review ? " review " + std::to_string(review->id) : "");
+// An answer without an effect, as RestApi stores one.
+IdempotentOutcome Answer(const std::string& detail = "answer") {
+  return IdempotentOutcome::Refused(MakeError(ErrorCode::kInvalidState, detail));
 }
 
 class IdempotencyServiceTest : public ::testing::Test {
@@ -34,6 +35,12 @@ class IdempotencyServiceTest : public ::testing::Test {
     EXPECT_EQ(decision.verdict, IdempotencyVerdict::kProceed);
     EXPECT_FALSE(decision.owner.empty());
     return decision;
+  }
+  // The outcome replayed for `request`.
+  IdempotentOutcome Replayed(const IdempotentRequest& request = Request()) {
+    const auto decision = Begin(request);
+    EXPECT_EQ(decision.verdict, IdempotencyVerdict::kReplay);
+    return DecodeOutcome(decision.response);
   }
 
   FakeClock clock_;
@@ -56,7 +63,7 @@ TEST_F(IdempotencyServiceTest, TheFirstRequestProceedsAndTheSameOneMeanwhileIsIn
 TEST_F(IdempotencyServiceTest, ADifferentRequestUnderTheKeyIsKeyReusedInFlightOrAnswered) {
   const auto first = MustProceed();
   EXPECT_EQ(Begin(Request("fp-2")).verdict, IdempotencyVerdict::kKeyReused);
-  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "answer"));
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, Answer()));
   EXPECT_EQ(Begin(Request("fp-2")).verdict, IdempotencyVerdict::kKeyReused);
   EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kReplay);
 }
@@ -70,27 +77,38 @@ TEST_F(IdempotencyServiceTest, KeysOfDifferentCallersAreIndependent) {
 TEST_F(IdempotencyServiceTest, TheHookStoresTheResponseWithTheEffectAndItIsReplayed) {
   const auto first = MustProceed();
   auto doc = service_.Create(kAlice, "Guide", "body",
-                             idempotency_.CompleteOnCommit(Request(), first.owner, RenderId));
+                             idempotency_.CompleteOnCommit(Request(), first.owner));
   ASSERT_TRUE(doc.ok());
-  const auto replay = Begin();
-  EXPECT_EQ(replay.verdict, IdempotencyVerdict::kReplay);
-  EXPECT_EQ(replay.response, "doc " + std::to_string(doc->id));
+  EXPECT_EQ(Replayed(), IdempotentOutcome::Created(*doc));
   // Transitions hand the review to the hook as well.
   const auto submit = MustProceed(Request("fp-s", "alice", "k-s"));
-  auto t = service_.Submit(
-      kAlice, doc->id,
-      idempotency_.CompleteOnCommit(Request("fp-s", "alice", "k-s"), submit.owner, RenderId));
+  auto t =
+      service_.Submit(kAlice, doc->id,
+                      idempotency_.CompleteOnCommit(Request("fp-s", "alice", "k-s"), submit.owner));
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(Begin(Request("fp-s", "alice", "k-s")).response,
-            "doc " + std::to_string(doc->id) + " review " + std::to_string(t->review.id));
+  EXPECT_EQ(Replayed(Request("fp-s", "alice", "k-s")),
+            IdempotentOutcome::Transitioned(t->document, t->review));
+}
+
+TEST_F(IdempotencyServiceTest, TheHookTellsTheOutcomeItStoredWithTheEffect) {
+  const auto first = MustProceed();
+  std::optional<IdempotentOutcome> told;
+  auto doc = service_.Create(
+      kAlice, "指南", "body",
+      idempotency_.CompleteOnCommit(Request(), first.owner,
+                                    [&](const IdempotentOutcome& outcome) { told = outcome; }));
+  ASSERT_TRUE(doc.ok());
+  ASSERT_TRUE(told.has_value());
+  EXPECT_EQ(*told, IdempotentOutcome::Created(*doc));
+  EXPECT_EQ(Replayed(), *told);
 }
 
 TEST_F(IdempotencyServiceTest, AStoredResponseIsReplayedUntilTheTtlEnds) {
   const auto first = MustProceed();
   clock_.Advance(5s);
-  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "answer"));
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, Answer()));
   clock_.Advance(24h - 1ms);
-  EXPECT_EQ(Begin().response, "answer");
+  EXPECT_EQ(Replayed(), Answer());
   EXPECT_EQ(Begin(Request("fp-2")).verdict, IdempotencyVerdict::kKeyReused);
   clock_.Advance(1ms);
   MustProceed(Request("fp-2"));
@@ -102,7 +120,7 @@ TEST_F(IdempotencyServiceTest, AnUnansweredKeyIsFreeAgainWhenItsLeaseRunsOut) {
   const auto second = MustProceed();
   EXPECT_NE(second.owner, first.owner);
   // The first request can no longer answer: its refusal is dropped.
-  EXPECT_FALSE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "late"));
+  EXPECT_FALSE(idempotency_.CompleteWithoutEffect(Request(), first.owner, Answer("late")));
   EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);
 }
 
@@ -110,20 +128,18 @@ TEST_F(IdempotencyServiceTest, AnEffectWhoseLeaseWasTakenOverRollsBack) {
   const auto first = MustProceed();
   clock_.Advance(30s);
   MustProceed();
-  EXPECT_THROW(
-      (void)service_.Create(kAlice, "Guide", "body",
-                            idempotency_.CompleteOnCommit(Request(), first.owner, RenderId)),
-      StorageError);
+  EXPECT_THROW((void)service_.Create(kAlice, "Guide", "body",
+                                     idempotency_.CompleteOnCommit(Request(), first.owner)),
+               StorageError);
   EXPECT_TRUE(fakes_.stores.documents->ListDocuments({}).empty());
 }
 
 TEST_F(IdempotencyServiceTest, AFailedUseCaseStoresNothingAndAbandonFreesTheKey) {
   const auto first = MustProceed();
   fakes_.database->FailNextCommit();
-  EXPECT_THROW(
-      (void)service_.Create(kAlice, "Guide", "body",
-                            idempotency_.CompleteOnCommit(Request(), first.owner, RenderId)),
-      StorageUnavailable);
+  EXPECT_THROW((void)service_.Create(kAlice, "Guide", "body",
+                                     idempotency_.CompleteOnCommit(Request(), first.owner)),
+               StorageUnavailable);
   EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);
   idempotency_.Abandon(Request(), first.owner);
   MustProceed();
@@ -131,21 +147,22 @@ TEST_F(IdempotencyServiceTest, AFailedUseCaseStoresNothingAndAbandonFreesTheKey)
 
 TEST_F(IdempotencyServiceTest, AbandonNeverDropsAnAnswer) {
   const auto first = MustProceed();
-  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, "answer"));
+  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request(), first.owner, Answer()));
   idempotency_.Abandon(Request(), first.owner);
-  EXPECT_EQ(Begin().response, "answer");
+  EXPECT_EQ(Replayed(), Answer());
 }
 
 TEST_F(IdempotencyServiceTest, PruneExpiredDeletesEveryExpiredRecordInBatches) {
   for (int i = 0; i < 5; ++i) MustProceed(Request("fp", "alice", "k-" + std::to_string(i)));
   const auto kept = MustProceed(Request("fp", "alice", "kept"));
-  ASSERT_TRUE(idempotency_.CompleteWithoutEffect(Request("fp", "alice", "kept"), kept.owner, "a"));
+  ASSERT_TRUE(
+      idempotency_.CompleteWithoutEffect(Request("fp", "alice", "kept"), kept.owner, Answer("a")));
   EXPECT_EQ(idempotency_.PruneExpired(), 0);
   EXPECT_EQ(fakes_.database->IdempotencyKeyCount(), 6u);
   clock_.Advance(30s);
   EXPECT_EQ(idempotency_.PruneExpired(), 5);  // batches of 2: 2 + 2 + 1
   EXPECT_EQ(fakes_.database->IdempotencyKeyCount(), 1u);
-  EXPECT_EQ(Begin(Request("fp", "alice", "kept")).response, "a");
+  EXPECT_EQ(Replayed(Request("fp", "alice", "kept")), Answer("a"));
   clock_.Advance(24h);
   EXPECT_EQ(idempotency_.PruneExpired(), 1);
   EXPECT_EQ(fakes_.database->IdempotencyKeyCount(), 0u);

@@ -1,7 +1,9 @@
 // Which answers RestApi stores under an Idempotency-Key (app/idempotency.h IsStoredRefusal): a
 // success and a decision on the state are stored and replayed; a refusal of a request that was not
 // admitted (validation, authentication, authorization, no such target) leaves no row, so a later
-// request under the key runs; and whatever is stored fits kMaxStoredResponseBytes.
+// request under the key runs; whatever is stored fits kMaxStoredOutcomeBytes; a replay is the first
+// answer byte for byte (status, header fields, body); a record stored before outcomes were is
+// replayed as stored, and one that cannot be read is a 500 that changes nothing.
 
 #include <gtest/gtest.h>
 
@@ -31,17 +33,58 @@ bool Replayed(const HttpResponse& response) {
   return response[kIdempotentReplayedHeader] == "true";
 }
 
+// Every header field in order, but the replay's mark.
+std::vector<std::pair<std::string, std::string>> Fields(const HttpResponse& response) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (const auto& field : response) {
+    if (field.name_string() == kIdempotentReplayedHeader) continue;
+    fields.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  return fields;
+}
+
+// `replay` is `first` again, byte for byte, marked as a replay.
+void ExpectReplayOf(const HttpResponse& replay, const HttpResponse& first) {
+  EXPECT_FALSE(Replayed(first));
+  EXPECT_TRUE(Replayed(replay));
+  EXPECT_EQ(replay.result(), first.result());
+  EXPECT_EQ(Fields(replay), Fields(first));
+  EXPECT_EQ(replay.body(), first.body());
+}
+
 class RestApiIdempotencyTest : public ::testing::Test {
  protected:
   // A POST with `authorization` (none when empty) and, unless nullopt, `key`.
-  HttpResponse Post(const std::string& target, const std::string& authorization,
-                    const std::string& body, const std::optional<std::string>& key) {
+  static HttpRequest PostRequest(const std::string& target, const std::string& authorization,
+                                 const std::string& body, const std::optional<std::string>& key) {
     HttpRequest request{HttpVerb::post, target, 11};
     if (!authorization.empty()) request.set(http::field::authorization, authorization);
     if (key) request.set(kIdempotencyKeyHeader, *key);
     request.body() = body;
     request.prepare_payload();
-    return fakes_.api.Handle(request);
+    return request;
+  }
+  HttpResponse Post(const std::string& target, const std::string& authorization,
+                    const std::string& body, const std::optional<std::string>& key) {
+    return fakes_.api.Handle(PostRequest(target, authorization, body, key));
+  }
+  // The record stored for `caller`'s POST of `body` to `target` under `key` (answered).
+  std::string StoredRecord(const std::string& caller, const std::string& target,
+                           const std::string& body, const std::string& key) {
+    const auto decision = fakes_.idempotency.Begin(
+        {caller, key, RequestFingerprint(PostRequest(target, "", body, std::nullopt))});
+    EXPECT_EQ(decision.verdict, IdempotencyVerdict::kReplay);
+    return decision.response;
+  }
+  // Stores `record` as the answer of `caller`'s POST of `body` to `target` under `key`, as if an
+  // earlier docgate had.
+  void Store(const std::string& caller, const std::string& target, const std::string& body,
+             const std::string& key, const std::string& record) {
+    const auto decision = fakes_.idempotency.Begin(
+        {caller, key, RequestFingerprint(PostRequest(target, "", body, std::nullopt))});
+    ASSERT_EQ(decision.verdict, IdempotencyVerdict::kProceed);
+    ASSERT_TRUE(fakes_.stores.idempotency->CompleteIdempotentRequest(
+        caller, key, decision.owner, record, fakes_.clock.Now() + std::chrono::hours(1)));
   }
   // Creates a draft as `author` (without a key); returns its id.
   std::string Create(const std::string& author) {
@@ -183,12 +226,86 @@ TEST_F(RestApiIdempotencyTest, TheLongestAnswersAreStoredWithinTheBound) {
   ASSERT_EQ(rejected.result(), HttpStatus::ok) << rejected.body();
   EXPECT_EQ(Rows(), 3u);
 
-  const std::size_t longest = EncodeResponse(rejected).size();
-  EXPECT_LE(longest, kMaxStoredResponseBytes);
-  EXPECT_GT(longest, kMaxStoredResponseBytes * 7 / 8) << "not the worst case any more";
-  const auto replay = Post(reject, reviewer, reason, "reject");
+  const std::size_t longest =
+      StoredRecord(std::string(kMaxSubjectBytes, '\\'), reject, reason, "reject").size();
+  EXPECT_LE(longest, kMaxStoredOutcomeBytes);
+  EXPECT_GT(longest, kMaxStoredOutcomeBytes * 3 / 4) << "not the worst case any more";
+  ExpectReplayOf(Post(reject, reviewer, reason, "reject"), rejected);
+}
+
+TEST_F(RestApiIdempotencyTest, EveryReplayIsTheFirstAnswerByteForByte) {
+  const std::string body = CreateBody("入职指南 — 第二版");
+  const auto created = Post("/api/v1/documents", alice_, body, "create");
+  ASSERT_EQ(created.result(), HttpStatus::created) << created.body();
+  ExpectReplayOf(Post("/api/v1/documents", alice_, body, "create"), created);
+  const std::string id = json::parse(created.body())["id"];
+
+  const std::string submit = "/api/v1/documents/" + id + "/submit";
+  const auto submitted = Post(submit, alice_, "", "submit");
+  ASSERT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
+  ExpectReplayOf(Post(submit, alice_, "", "submit"), submitted);
+
+  const std::string review = json::parse(submitted.body())["review"]["id"];
+  const std::string approve = "/api/v1/reviews/" + review + "/approve";
+  const std::string comment = json{{"comment", "写得很好。\n\"好\" 100%"}}.dump();
+  const auto approved = Post(approve, bob_, comment, "approve");
+  ASSERT_EQ(approved.result(), HttpStatus::ok) << approved.body();
+  ExpectReplayOf(Post(approve, bob_, comment, "approve"), approved);
+
+  const std::string other = Submit(Create(alice_), alice_);
+  const std::string reject = "/api/v1/reviews/" + other + "/reject";
+  const std::string reason = json{{"reason", "缺少第三节"}}.dump();
+  const auto rejected = Post(reject, bob_, reason, "reject");
+  ASSERT_EQ(rejected.result(), HttpStatus::ok) << rejected.body();
+  ExpectReplayOf(Post(reject, bob_, reason, "reject"), rejected);
+
+  // Stored refusals: INVALID_STATE (approving the approved review again) and SELF_REVIEW.
+  const auto invalid = Post(approve, bob_, "{}", "approve-again");
+  ASSERT_EQ(Code(invalid), "INVALID_STATE");
+  ExpectReplayOf(Post(approve, bob_, "{}", "approve-again"), invalid);
+  const std::string own = "/api/v1/reviews/" + Submit(Create(root_), root_) + "/approve";
+  const auto self = Post(own, root_, "{}", "self");
+  ASSERT_EQ(Code(self), "SELF_REVIEW");
+  ExpectReplayOf(Post(own, root_, "{}", "self"), self);
+  EXPECT_EQ(Rows(), 6u);
+}
+
+TEST_F(RestApiIdempotencyTest, ARecordStoredBeforeOutcomesIsReplayedAsItWasStored) {
+  // An earlier docgate stored the whole response (idempotency_codec.h EncodeResponse).
+  const std::string body = CreateBody("Guide");
+  HttpResponse earlier{HttpStatus::created, 11};
+  earlier.set(http::field::content_type, "application/json");
+  earlier.set(http::field::etag, "\"1\"");
+  earlier.set(http::field::location, "/api/v1/documents/7");
+  earlier.body() = R"({"id":"7","title":"指南"})";
+  Store("alice", "/api/v1/documents", body, "old", EncodeResponse(earlier));
+
+  const auto replay = Post("/api/v1/documents", alice_, body, "old");
   EXPECT_TRUE(Replayed(replay));
-  EXPECT_EQ(replay.body(), rejected.body());
+  EXPECT_EQ(replay.result(), HttpStatus::created);
+  EXPECT_EQ(Fields(replay), Fields(earlier));
+  EXPECT_EQ(replay.body(), earlier.body());
+  EXPECT_TRUE(fakes_.stores.documents->ListDocuments({}).empty()) << "replayed, not run";
+}
+
+TEST_F(RestApiIdempotencyTest, AnUnreadableRecordIsA500ThatChangesNothing) {
+  const std::string body = CreateBody("Guide");
+  const std::vector<std::string> records = {
+      std::string(kOutcomeFormat) + "1\nkind created\n",  // fields missing
+      std::string(kOutcomeFormat) + "9\nkind created\n",  // a format this docgate cannot read
+      "not json",                                         // neither form
+  };
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string key = "unreadable-" + std::to_string(i);
+    Store("alice", "/api/v1/documents", body, key, records[i]);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const auto response = Post("/api/v1/documents", alice_, body, key);
+      EXPECT_EQ(response.result(), HttpStatus::internal_server_error) << i;
+      EXPECT_EQ(Code(response), "INTERNAL") << i;
+    }
+  }
+  EXPECT_TRUE(fakes_.stores.documents->ListDocuments({}).empty());
+  EXPECT_EQ(Rows(), records.size());
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 
 // The HTTP side of Idempotency-Key (shared/API.md "Idempotency"): the header's rules, the
-// fingerprint that tells one request from another, and the stored form of a response.
+// fingerprint that tells one request from another, and the form in which docgate stored whole
+// responses before it stored outcomes (app/idempotent_outcome.h, ADR 0007).
 
 #include <cstddef>
 #include <optional>
@@ -23,18 +24,17 @@ std::optional<std::string> IdempotencyKeyProblem(std::string_view key);
 // are "the same request" exactly when these agree.
 std::string RequestFingerprint(const HttpRequest& request);
 
-// The most a stored response may take, encoded. Every answer that is stored stays below it: a
-// success echoes no content, only bounded fields (a title of 200 characters, a comment or reason
-// of 2000, three token subjects of 255 bytes; at most 12 bytes a character once escaped twice,
-// about 30 KiB in the worst case), and a stored refusal's detail is capped (StoredDetail).
+// The most a stored response took, encoded.
 inline constexpr std::size_t kMaxStoredResponseBytes = 32 * 1024;
 
 // A response as one string (a small JSON envelope of status, header fields and body) and back,
 // byte for byte: Decode(Encode(r)) has r's status, fields (except Content-Length and
-// Transfer-Encoding, which the server sets) and body. Encode refuses rather than stores altered or
-// oversized text: it throws (a std::exception) for a body that is not UTF-8, and std::length_error
-// for an envelope above kMaxStoredResponseBytes (a bug; the effect it was stored with rolls back).
-// Decode throws std::runtime_error for text Encode did not write.
+// Transfer-Encoding, which the server sets) and body. Records in this form may still be in a
+// database written by a docgate before ADR 0007; they are replayed through DecodeResponse until
+// their TTL ends. Nothing stores new ones: Encode is kept so that tests and the fuzz target can
+// write such records. Encode refuses rather than stores altered or oversized text: it throws (a
+// std::exception) for a body that is not UTF-8, and std::length_error for an envelope above
+// kMaxStoredResponseBytes. Decode throws std::runtime_error for text Encode did not write.
 std::string EncodeResponse(const HttpResponse& response);
 HttpResponse DecodeResponse(const std::string& stored);
 

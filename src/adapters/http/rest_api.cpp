@@ -10,6 +10,7 @@
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/idempotency_codec.h"
 #include "adapters/http/openapi.h"
+#include "adapters/http/responses.h"
 #include "core/utf8.h"
 
 namespace docgate {
@@ -21,30 +22,6 @@ using nlohmann::json;
 std::string_view View(boost::beast::string_view text) { return {text.data(), text.size()}; }
 
 Error Invalid(std::string detail) { return MakeError(ErrorCode::kValidation, std::move(detail)); }
-
-HttpResponse JsonResponse(HttpStatus status, const json& body) {
-  HttpResponse response{status, 11};
-  response.set(http::field::content_type, "application/json");
-  response.body() = Dump(body);
-  return response;
-}
-
-HttpResponse DocumentResponse(HttpStatus status, const Document& doc) {
-  HttpResponse response = JsonResponse(status, ToJson(doc));
-  response.set(http::field::etag, VersionTag(doc.version));
-  return response;
-}
-
-// The responses of the write use cases; `review` is null for Create.
-HttpResponse CreatedResponse(const Document& doc, const Review*) {
-  HttpResponse response = DocumentResponse(HttpStatus::created, doc);
-  response.set(http::field::location, "/api/v1/documents/" + std::to_string(doc.id));
-  return response;
-}
-
-HttpResponse TransitionResponse(const Document& doc, const Review* review) {
-  return JsonResponse(HttpStatus::ok, ToJson(Transition{doc, *review}));
-}
 
 // 200 with the use case's value as JSON, or its error.
 template <typename T>
@@ -129,12 +106,6 @@ Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string
   return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
 }
 
-// A refusal as it is stored, its detail capped; it is answered so too, so that the first answer
-// and every replay are the same bytes.
-HttpResponse StoredProblemResponse(const Error& error) {
-  return ProblemResponse(Error{error.code, StoredDetail(error.detail), error.retry_after_seconds});
-}
-
 // Best effort: when it fails, the key frees itself when its lease runs out.
 void AbandonQuietly(IdempotencyService& idempotency, const IdempotentRequest& request,
                     const std::string& owner) {
@@ -155,47 +126,36 @@ HttpResponse OpenApiResponse(const RouteContext&) {
 
 }  // namespace
 
-// How a POST handler commits its effect. Without an Idempotency-Key it is inert: no hook, and the
-// response is rendered after the use case, as always. With one, the hook renders the response
-// inside the use case's transaction and stores it with the effect, and Respond answers with
-// exactly that response, so the first answer and every replay are the same bytes.
+// How a POST handler commits its effect. Without an Idempotency-Key it is inert: no hook. With
+// one, the hook stores the outcome inside the use case's transaction, with the effect, and keeps
+// it, so that the first answer is rendered from exactly what a replay will render.
 class IdempotentEffect {
  public:
-  using Render = HttpResponse (*)(const Document&, const Review*);
-
   IdempotentEffect() = default;
   IdempotentEffect(IdempotencyService& idempotency, IdempotentRequest request, std::string owner)
       : idempotency_(&idempotency), request_(std::move(request)), owner_(std::move(owner)) {}
 
-  CommitHook Hook(Render render) {
+  CommitHook Hook() {
     if (idempotency_ == nullptr) return {};
     return idempotency_->CompleteOnCommit(
-        request_, owner_, [this, render](const Document& doc, const Review* review) {
-          rendered_ = render(doc, review);
-          return EncodeResponse(*rendered_);
-        });
+        request_, owner_, [this](const IdempotentOutcome& outcome) { stored_ = outcome; });
   }
 
-  HttpResponse Respond(Render render, const Document& doc, const Review* review) {
-    if (rendered_) return std::move(*rendered_);
-    return render(doc, review);
-  }
-
-  // True once the hook has stored the response (the effect committed with it).
-  bool stored() const { return rendered_.has_value(); }
+  // The outcome stored with the effect; nullopt when none was (the effect did not commit).
+  const std::optional<IdempotentOutcome>& stored() const { return stored_; }
 
  private:
   IdempotencyService* idempotency_ = nullptr;
   IdempotentRequest request_;
   std::string owner_;
-  std::optional<HttpResponse> rendered_;
+  std::optional<IdempotentOutcome> stored_;
 };
 
 namespace {
 
-Result<HttpResponse> Transitioned(const Result<Transition>& result, IdempotentEffect& effect) {
+Result<IdempotentOutcome> Transitioned(Result<Transition> result) {
   if (!result) return result.error();
-  return effect.Respond(&TransitionResponse, result->document, &result->review);
+  return IdempotentOutcome::Transitioned(std::move(result->document), std::move(result->review));
 }
 
 }  // namespace
@@ -286,9 +246,9 @@ RouteHandler RestApi::Idempotent(PostHandler handler) const {
     const auto key = ctx.request.find(kIdempotencyKeyHeader);
     if (key == ctx.request.end()) {
       IdempotentEffect none;
-      auto response = (this->*handler)(ctx, *actor, none);
-      if (!response) return ProblemResponse(response.error());
-      return std::move(response).value();
+      auto outcome = (this->*handler)(ctx, *actor, none);
+      if (!outcome) return ProblemResponse(outcome.error());
+      return OutcomeResponse(*outcome);
     }
     if (ctx.request.count(kIdempotencyKeyHeader) > 1) {
       return ProblemResponse(Invalid("give Idempotency-Key once"));
@@ -305,11 +265,8 @@ HttpResponse RestApi::RunIdempotent(const RouteContext& ctx, const Actor& actor,
   IdempotentRequest request{actor.id, std::string(key), RequestFingerprint(ctx.request)};
   IdempotencyDecision decision = idempotency_.Begin(request);
   switch (decision.verdict) {
-    case IdempotencyVerdict::kReplay: {
-      HttpResponse replay = DecodeResponse(decision.response);
-      replay.set(kIdempotentReplayedHeader, "true");
-      return replay;
-    }
+    case IdempotencyVerdict::kReplay:
+      return ReplayResponse(decision.response);
     case IdempotencyVerdict::kKeyReused:
       return ProblemResponse(MakeError(
           ErrorCode::kIdempotencyKeyReused,
@@ -323,27 +280,27 @@ HttpResponse RestApi::RunIdempotent(const RouteContext& ctx, const Actor& actor,
       break;
   }
   IdempotentEffect effect(idempotency_, request, decision.owner);
-  std::optional<Result<HttpResponse>> response;
+  std::optional<Result<IdempotentOutcome>> result;
   try {
-    response.emplace((this->*handler)(ctx, actor, effect));
+    result.emplace((this->*handler)(ctx, actor, effect));
   } catch (const std::exception&) {
     AbandonQuietly(idempotency_, request, decision.owner);
     throw;
   }
-  if (*response && effect.stored()) return std::move(*response).value();
+  if (*result && effect.stored()) return OutcomeResponse(*effect.stored());
   // No effect committed. A refusal of a request that was never admitted, or one a retry may
   // change, gives the key back, so that it leaves no row; a decision on the state is stored.
-  if (!*response && !IsStoredRefusal(response->error().code)) {
+  if (!*result && !IsStoredRefusal(result->error().code)) {
     AbandonQuietly(idempotency_, request, decision.owner);
-    return ProblemResponse(response->error());
+    return ProblemResponse(result->error());
   }
-  HttpResponse answer =
-      *response ? std::move(*response).value() : StoredProblemResponse(response->error());
-  if (!idempotency_.CompleteWithoutEffect(request, decision.owner, EncodeResponse(answer))) {
+  const IdempotentOutcome outcome =
+      *result ? std::move(*result).value() : IdempotentOutcome::Refused(result->error());
+  if (!idempotency_.CompleteWithoutEffect(request, decision.owner, outcome)) {
     spdlog::warn("Idempotency-Key '{}' of {}: the reservation ran out before the answer was stored",
                  EscapeForLog(request.key), EscapeForLog(request.caller));
   }
-  return answer;
+  return OutcomeResponse(outcome);
 }
 
 HttpResponse RestApi::Healthz(const RouteContext&) const {
@@ -375,17 +332,17 @@ HttpResponse RestApi::Metrics(const RouteContext&) const {
   return response;
 }
 
-Result<HttpResponse> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor,
-                                             IdempotentEffect& effect) const {
+Result<IdempotentOutcome> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor,
+                                                  IdempotentEffect& effect) const {
   auto body = ObjectBody(ctx.request, /*optional=*/false);
   if (!body) return body.error();
   auto title = RequiredString(*body, "title");
   if (!title) return title.error();
   auto content = RequiredString(*body, "content");
   if (!content) return content.error();
-  auto doc = service_.Create(actor, *title, *content, effect.Hook(&CreatedResponse));
+  auto doc = service_.Create(actor, *title, *content, effect.Hook());
   if (!doc) return doc.error();
-  return effect.Respond(&CreatedResponse, *doc, nullptr);
+  return IdempotentOutcome::Created(std::move(*doc));
 }
 
 Result<HttpResponse> RestApi::ListDocuments(const RouteContext& ctx, const Actor&) const {
@@ -470,18 +427,18 @@ Result<HttpResponse> RestApi::Search(const RouteContext& ctx, const Actor&) cons
   return Ok200(reader_.Search(q->second, *limit));
 }
 
-Result<HttpResponse> RestApi::Submit(const RouteContext& ctx, const Actor& actor,
-                                     IdempotentEffect& effect) const {
+Result<IdempotentOutcome> RestApi::Submit(const RouteContext& ctx, const Actor& actor,
+                                          IdempotentEffect& effect) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Transitioned(service_.Submit(actor, *id, effect.Hook(&TransitionResponse)), effect);
+  return Transitioned(service_.Submit(actor, *id, effect.Hook()));
 }
 
-Result<HttpResponse> RestApi::Withdraw(const RouteContext& ctx, const Actor& actor,
-                                       IdempotentEffect& effect) const {
+Result<IdempotentOutcome> RestApi::Withdraw(const RouteContext& ctx, const Actor& actor,
+                                            IdempotentEffect& effect) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Transitioned(service_.Withdraw(actor, *id, effect.Hook(&TransitionResponse)), effect);
+  return Transitioned(service_.Withdraw(actor, *id, effect.Hook()));
 }
 
 Result<HttpResponse> RestApi::DocumentReviews(const RouteContext& ctx, const Actor&) const {
@@ -514,8 +471,8 @@ Result<HttpResponse> RestApi::GetReview(const RouteContext& ctx, const Actor&) c
   return Ok200(service_.GetReview(*id));
 }
 
-Result<HttpResponse> RestApi::Approve(const RouteContext& ctx, const Actor& actor,
-                                      IdempotentEffect& effect) const {
+Result<IdempotentOutcome> RestApi::Approve(const RouteContext& ctx, const Actor& actor,
+                                           IdempotentEffect& effect) const {
   auto id = PathId(ctx, "review");
   if (!id) return id.error();
   auto body = ObjectBody(ctx.request, /*optional=*/true);
@@ -526,20 +483,18 @@ Result<HttpResponse> RestApi::Approve(const RouteContext& ctx, const Actor& acto
     if (!it->is_string()) return Invalid("`comment` must be a string");
     comment = it->get<std::string>();
   }
-  return Transitioned(service_.Approve(actor, *id, comment, effect.Hook(&TransitionResponse)),
-                      effect);
+  return Transitioned(service_.Approve(actor, *id, comment, effect.Hook()));
 }
 
-Result<HttpResponse> RestApi::Reject(const RouteContext& ctx, const Actor& actor,
-                                     IdempotentEffect& effect) const {
+Result<IdempotentOutcome> RestApi::Reject(const RouteContext& ctx, const Actor& actor,
+                                          IdempotentEffect& effect) const {
   auto id = PathId(ctx, "review");
   if (!id) return id.error();
   auto body = ObjectBody(ctx.request, /*optional=*/false);
   if (!body) return body.error();
   auto reason = RequiredString(*body, "reason");
   if (!reason) return reason.error();
-  return Transitioned(service_.Reject(actor, *id, *reason, effect.Hook(&TransitionResponse)),
-                      effect);
+  return Transitioned(service_.Reject(actor, *id, *reason, effect.Hook()));
 }
 
 }  // namespace docgate

@@ -39,8 +39,9 @@ class IdempotentEffect;
 // its detail capped by StoredDetail) is stored. No other answer is: a 401 is given before the key
 // is read; 400 VALIDATION, 403 FORBIDDEN and 404 NOT_FOUND, refusals of a request not admitted,
 // and LOCK_BUSY and 5xx, worth retrying, release the key, so they leave no row and a later
-// request under the key runs as if it were the first (not 422). A stored answer is at most
-// kMaxStoredResponseBytes.
+// request under the key runs as if it were the first (not 422). What is stored is the outcome
+// (app/idempotent_outcome.h, at most kMaxStoredOutcomeBytes), rendered by OutcomeResponse on the
+// first answer and every replay alike; a stored record that cannot be read is a logged 500.
 // Thread-safe; the referenced objects must outlive it.
 class RestApi {
  public:
@@ -58,10 +59,10 @@ class RestApi {
 
  private:
   using Handler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&) const;
-  // A POST handler: it passes effect.Hook(...) to its use case and answers a success with
-  // effect.Respond(...) (see rest_api.cpp).
-  using PostHandler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&,
-                                                        IdempotentEffect& effect) const;
+  // A POST handler: it passes effect.Hook() to its use case and gives back its outcome, which
+  // OutcomeResponse renders (see rest_api.cpp).
+  using PostHandler = Result<IdempotentOutcome> (RestApi::*)(const RouteContext&, const Actor&,
+                                                             IdempotentEffect& effect) const;
   RouteHandler Authenticated(Handler handler) const;
   // Authenticated, plus the Idempotency-Key protocol.
   RouteHandler Idempotent(PostHandler handler) const;
@@ -72,25 +73,25 @@ class RestApi {
   HttpResponse Healthz(const RouteContext&) const;
   HttpResponse Readyz(const RouteContext&) const;
   HttpResponse Metrics(const RouteContext&) const;
-  Result<HttpResponse> CreateDocument(const RouteContext& ctx, const Actor& actor,
-                                      IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> CreateDocument(const RouteContext& ctx, const Actor& actor,
+                                           IdempotentEffect& effect) const;
   Result<HttpResponse> ListDocuments(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetDocument(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> EditDocument(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetContent(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetPreview(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> Search(const RouteContext& ctx, const Actor& actor) const;
-  Result<HttpResponse> Submit(const RouteContext& ctx, const Actor& actor,
-                              IdempotentEffect& effect) const;
-  Result<HttpResponse> Withdraw(const RouteContext& ctx, const Actor& actor,
-                                IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Submit(const RouteContext& ctx, const Actor& actor,
+                                   IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Withdraw(const RouteContext& ctx, const Actor& actor,
+                                     IdempotentEffect& effect) const;
   Result<HttpResponse> DocumentReviews(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> ReviewQueue(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetReview(const RouteContext& ctx, const Actor& actor) const;
-  Result<HttpResponse> Approve(const RouteContext& ctx, const Actor& actor,
-                               IdempotentEffect& effect) const;
-  Result<HttpResponse> Reject(const RouteContext& ctx, const Actor& actor,
-                              IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Approve(const RouteContext& ctx, const Actor& actor,
+                                    IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Reject(const RouteContext& ctx, const Actor& actor,
+                                   IdempotentEffect& effect) const;
 
   DocumentService& service_;
   ReaderService& reader_;

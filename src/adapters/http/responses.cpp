@@ -1,0 +1,50 @@
+#include "adapters/http/responses.h"
+
+#include "adapters/http/dto.h"
+#include "adapters/http/error_mapper.h"
+#include "adapters/http/idempotency_codec.h"
+
+namespace docgate {
+
+namespace http = boost::beast::http;
+
+HttpResponse JsonResponse(HttpStatus status, const nlohmann::json& body) {
+  HttpResponse response{status, 11};
+  response.set(http::field::content_type, "application/json");
+  response.body() = Dump(body);
+  return response;
+}
+
+HttpResponse DocumentResponse(HttpStatus status, const Document& doc) {
+  HttpResponse response = JsonResponse(status, ToJson(doc));
+  response.set(http::field::etag, VersionTag(doc.version));
+  return response;
+}
+
+HttpResponse OutcomeResponse(const IdempotentOutcome& outcome) {
+  switch (outcome.kind) {
+    case IdempotentOutcome::Kind::kCreated: {
+      HttpResponse response = DocumentResponse(HttpStatus::created, outcome.document);
+      response.set(http::field::location,
+                   "/api/v1/documents/" + std::to_string(outcome.document.id));
+      return response;
+    }
+    case IdempotentOutcome::Kind::kTransitioned:
+      return JsonResponse(HttpStatus::ok,
+                          ToJson(Transition{outcome.document, outcome.review.value()}));
+    case IdempotentOutcome::Kind::kRefused:
+      break;
+  }
+  return ProblemResponse(MakeError(outcome.code, outcome.detail));
+}
+
+HttpResponse ReplayResponse(const std::string& stored) {
+  // Records stored before ADR 0007 hold the whole response; they are replayed as they are until
+  // their TTL ends.
+  HttpResponse replay =
+      IsEncodedOutcome(stored) ? OutcomeResponse(DecodeOutcome(stored)) : DecodeResponse(stored);
+  replay.set(kIdempotentReplayedHeader, "true");
+  return replay;
+}
+
+}  // namespace docgate
