@@ -18,7 +18,7 @@ TSAN_TESTS ?= Relay|Consumer|Concurrent|Janitor|InProcess|LockGate|RedisLease|Ci
 # Only the executables those tests are in are built.
 TSAN_TARGETS = docgate docgate_unit_tests docgate_integration_tests docgate_e2e_tests
 
-.PHONY: run test build deps clean bench test-asan test-tsan fuzz
+.PHONY: run test build deps clean bench test-asan test-tsan fuzz check
 
 deps:
 	@bash scripts/deps.sh
@@ -32,7 +32,12 @@ run: build
 	@echo "docgate: get a token with:  $(BUILD_DIR)/docgate token --sub alice --roles author"
 	@exec $(BUILD_DIR)/docgate serve
 
-test: build
+# The dependency rule between the layers (docs/testing.md "Style and layers"): cheap, so `make test`
+# runs it before building anything.
+check:
+	@bash scripts/check_layers.sh
+
+test: check build
 	@bash scripts/test.sh $(BUILD_DIR)
 
 # Every test, built with AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -5,9 +5,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/config_check.h"
 #include "core/error.h"
 
 namespace docgate {
+
+std::optional<std::string> ValidateConsumerRunnerConfig(const ConsumerRunnerConfig& config) {
+  return ConfigCheck()
+      .Range("DOCGATE_CONSUMER_MAX_ATTEMPTS", config.max_attempts, 1, 1000)
+      .Problem();
+}
 
 std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event) {
   auto content = tx.ReadContent(event.document_id, event.version);

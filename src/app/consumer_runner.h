@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -50,6 +51,10 @@ std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event);
 struct ConsumerRunnerConfig {
   int max_attempts = 5;  // failed attempts before an event is parked for a consumer
 };
+
+// Why `config` cannot be used, in one line naming DOCGATE_CONSUMER_MAX_ATTEMPTS, or nullopt when
+// it can: max_attempts 1..1000.
+std::optional<std::string> ValidateConsumerRunnerConfig(const ConsumerRunnerConfig& config);
 
 enum class ConsumeOutcome {
   kDone,    // every consumer has processed the event (now or before) or parked it

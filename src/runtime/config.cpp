@@ -1,6 +1,5 @@
 #include "runtime/config.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -8,9 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "adapters/amqp/amqp_url.h"
-#include "adapters/mongo/mongo_uri.h"
-#include "adapters/redis/redis_url.h"
+#include "app/idempotency_config_validate.h"
+#include "core/config_check.h"
 
 #include <array>
 #include <cerrno>
@@ -19,14 +17,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 namespace docgate {
 namespace {
 
 constexpr std::string_view kSqliteScheme = "sqlite://";
-constexpr std::chrono::milliseconds kMinClaimTtl{1000};
 constexpr std::array<std::string_view, 2> kPostgresSchemes = {"postgresql://", "postgres://"};
 constexpr std::array<std::string_view, 8> kLogLevels = {"trace", "debug", "info",     "warn",
                                                         "warning", "error", "critical", "off"};
@@ -73,12 +69,6 @@ void ReadString(const EnvLookup& env, std::string_view name, std::string& out) {
   if (auto text = Get(env, name)) out = std::move(*text);
 }
 
-bool IsIpLiteral(const std::string& host) {
-  unsigned char buffer[sizeof(in6_addr)];
-  return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), buffer) == 1;
-}
-
 // "127.0.0.1:8080", "[::1]:8080", "localhost:8080" -> address and port.
 void ParseListen(const std::string& text, HttpConfig& http) {
   const auto fail = [&text](const std::string& why) {
@@ -104,22 +94,6 @@ void ParseListen(const std::string& text, HttpConfig& http) {
   }
   http.address = host;
   http.port = static_cast<std::uint16_t>(port);
-}
-
-template <typename T>
-void RequireRange(std::string_view what, T value, T min, T max) {
-  if (value < min || value > max) {
-    std::ostringstream message;
-    message << what << " must be " << min << ".." << max << ", got " << value;
-    throw ConfigError(message.str());
-  }
-}
-
-void RequirePositive(std::string_view what, std::chrono::milliseconds value) {
-  if (value.count() <= 0) {
-    throw ConfigError(std::string(what) + " must be a positive number of milliseconds, got " +
-                      std::to_string(value.count()));
-  }
 }
 
 std::string Trimmed(std::string text) {
@@ -240,156 +214,91 @@ Config LoadConfig(const EnvLookup& env) {
 
 namespace {
 
-void ValidateConsumers(const Config& config) {
-  const ConsumersConfig& consumers = config.consumers;
-  if (!consumers.in_serve && config.amqp.url.empty()) {
-    throw ConfigError(
-        "DOCGATE_CONSUMERS=off needs DOCGATE_AMQP_URL: without a broker, events are consumed in "
-        "the serving process, and nothing else would ever consume them");
-  }
-  if (!config.amqp.url.empty() && consumers.in_serve && config.amqp.queue.empty()) {
-    throw ConfigError(
-        "DOCGATE_AMQP_QUEUE must not be empty while docgate serve consumes events from the broker "
-        "(or set DOCGATE_CONSUMERS=off and run docgate worker processes with a queue)");
-  }
-  RequireRange("DOCGATE_CONSUMER_MAX_ATTEMPTS", consumers.runner.max_attempts, 1, 1000);
-  RequirePositive("the consumers' retry delay", consumers.worker.retry_delay);
-  if (consumers.worker.max_retry_delay < consumers.worker.retry_delay) {
-    throw ConfigError("DOCGATE_CONSUMER_RETRY_MAX_MS must be at least " +
-                      std::to_string(consumers.worker.retry_delay.count()));
-  }
-  RequirePositive("the worker's receive timeout", consumers.worker.receive_timeout);
-  RequirePositive("the worker's initial backoff", consumers.worker.initial_backoff);
-  if (auto problem = ValidateChunkerConfig(consumers.chunker)) {
-    throw ConfigError("DOCGATE_CHUNK_MAX_BYTES / DOCGATE_CHUNK_OVERLAP_BYTES: " + *problem);
-  }
-  RequirePositive("DOCGATE_RECONCILE_INTERVAL_MS", consumers.reconciler.interval);
-  RequirePositive("DOCGATE_RECONCILE_STUCK_AFTER_MS", consumers.reconciler.stuck_after);
-  RequireRange("the reconciler batch", consumers.reconciler.batch_size, 1, 10000);
+// The first problem of a component's settings, as a ConfigError.
+void ThrowIf(std::optional<std::string> problem) {
+  if (problem) throw ConfigError(*problem);
 }
 
 }  // namespace
 
-void ValidateConfig(const Config& config) {
-  const std::string& url = config.database.url;
+std::optional<std::string> ValidateDatabaseConfig(const DatabaseConfig& database) {
+  const std::string& url = database.url;
   const bool postgres = IsPostgresUrl(url);
   if (!StartsWith(url, kSqliteScheme) && !postgres) {
-    throw ConfigError("DOCGATE_DATABASE_URL must be sqlite://PATH or postgresql://..., got '" +
-                      url.substr(0, url.find("://")) + "://...'");
+    return "DOCGATE_DATABASE_URL must be sqlite://PATH or postgresql://..., got '" +
+           url.substr(0, url.find("://")) + "://...'";
   }
-  if (!StartsWith(url, kSqliteScheme) && config.auth.jwt_secret.empty()) {
+  const auto path = SqlitePath(url);
+  if (!postgres && (!path || path->empty())) {
+    return "DOCGATE_DATABASE_URL sqlite:// needs a file path, e.g. sqlite://./data/docgate.db";
+  }
+  return ConfigCheck()
+      .Range("DOCGATE_DB_POOL_SIZE", database.pool_size, 1, 1024)
+      .Positive("DOCGATE_DB_BUSY_TIMEOUT_MS", database.busy_timeout)
+      .Positive("DOCGATE_DB_CONNECT_TIMEOUT_MS", database.connect_timeout)
+      .Positive("DOCGATE_DB_STATEMENT_TIMEOUT_MS", database.statement_timeout)
+      .Problem();
+}
+
+std::optional<std::string> ValidateGateConfig(const GateConfig& gate) {
+  return ConfigCheck()
+      .Positive("the submit lock TTL", gate.submit_ttl)
+      .Positive("the review lock TTL", gate.review_ttl)
+      .Problem();
+}
+
+std::optional<std::string> ValidateConsumersConfig(const ConsumersConfig& consumers) {
+  std::optional<std::string> chunker = ValidateChunkerConfig(consumers.chunker);
+  if (chunker) chunker = "DOCGATE_CHUNK_MAX_BYTES / DOCGATE_CHUNK_OVERLAP_BYTES: " + *chunker;
+  return ConfigCheck()
+      .Include(ValidateConsumerRunnerConfig(consumers.runner))
+      .Include(ValidateEventWorkerConfig(consumers.worker))
+      .Include(std::move(chunker))
+      .Include(ValidateReconcilerConfig(consumers.reconciler))
+      .Problem();
+}
+
+std::optional<std::string> ValidateLogConfig(const LogConfig& log) {
+  for (const auto level : kLogLevels) {
+    if (level == log.level) return std::nullopt;
+  }
+  return "DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got '" +
+         log.level + "'";
+}
+
+void ValidateConfig(const Config& config) {
+  ThrowIf(ValidateDatabaseConfig(config.database));
+  if (!StartsWith(config.database.url, kSqliteScheme) && config.auth.jwt_secret.empty()) {
     throw ConfigError(
         "DOCGATE_JWT_SECRET is required when the database is not SQLite: every instance must "
         "verify tokens with the same secret");
   }
-  const auto path = SqlitePath(url);
-  if (!postgres && (!path || path->empty())) {
-    throw ConfigError("DOCGATE_DATABASE_URL sqlite:// needs a file path, e.g. sqlite://./data/docgate.db");
-  }
-  if (!config.mongo.uri.empty()) {
-    if (auto problem = ValidateMongoUri(config.mongo.uri)) {
-      throw ConfigError("DOCGATE_MONGODB_URI: " + *problem);
-    }
-  }
-  RequirePositive("DOCGATE_MONGODB_CONNECT_TIMEOUT_MS", config.mongo.connect_timeout);
-  RequirePositive("DOCGATE_MONGODB_TIMEOUT_MS", config.mongo.operation_timeout);
-  if (!config.amqp.url.empty()) {
-    try {
-      ParseAmqpUrl(config.amqp.url, config.amqp.heartbeat_seconds);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(
-          std::string("DOCGATE_AMQP_URL must be amqp://[user:password@]host[:port][/vhost]"
-                      "[?heartbeat=SECONDS] or amqps://...: ") +
-          e.what());
-    }
-  }
-  if (!config.amqp.url.empty() && config.amqp.exchange.empty()) {
-    throw ConfigError("DOCGATE_AMQP_EXCHANGE must not be empty");
-  }
-  RequirePositive("DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.amqp.connect_timeout);
-  RequirePositive("DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.amqp.confirm_timeout);
-  RequirePositive("DOCGATE_AMQP_REQUEST_TIMEOUT_MS", config.amqp.request_timeout);
-  RequireRange("DOCGATE_AMQP_PREFETCH", config.amqp.prefetch, 1, 65535);
-  if (!config.redis.url.empty()) {
-    try {
-      ParseRedisUrl(config.redis.url);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(std::string("DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db] "
-                                    "or rediss://...: ") + e.what());
-    }
-  }
-  RequirePositive("DOCGATE_REDIS_CONNECT_TIMEOUT_MS", config.redis.connect_timeout);
-  RequirePositive("DOCGATE_REDIS_TIMEOUT_MS", config.redis.command_timeout);
-  RequirePositive("DOCGATE_REDIS_LEASE_MAX_HOLD_MS", config.redis.lease_max_hold);
-  RequireRange("DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size, 1, 1024);
-  RequirePositive("the Redis breaker's initial interval", config.redis.breaker_initial);
-  if (config.redis.breaker_max < config.redis.breaker_initial) {
-    throw ConfigError("DOCGATE_REDIS_BREAKER_MAX_MS must be at least " +
-                      std::to_string(config.redis.breaker_initial.count()));
-  }
-  if (!IsIpLiteral(config.http.address)) {
-    throw ConfigError("the listen address must be an IP address, got '" + config.http.address + "'");
-  }
-  RequireRange("DOCGATE_DB_POOL_SIZE", config.database.pool_size, 1, 1024);
-  RequirePositive("DOCGATE_DB_BUSY_TIMEOUT_MS", config.database.busy_timeout);
-  RequirePositive("DOCGATE_DB_CONNECT_TIMEOUT_MS", config.database.connect_timeout);
-  RequirePositive("DOCGATE_DB_STATEMENT_TIMEOUT_MS", config.database.statement_timeout);
-  RequireRange("DOCGATE_HTTP_IO_THREADS", config.http.io_threads, 1, 256);
-  RequireRange("DOCGATE_HTTP_WORKERS", config.http.worker_threads, 1, 1024);
-  RequirePositive("DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);
-  RequireRange<std::size_t>("DOCGATE_HTTP_BODY_LIMIT", config.http.body_limit, 1,
-                            std::size_t{1} << 30);
-  RequireRange<std::size_t>("DOCGATE_HTTP_MAX_CONNECTIONS", config.http.max_connections, 1,
-                            1000000);
-  RequireRange<std::size_t>("DOCGATE_HTTP_QUEUE_LIMIT", config.http.queue_limit, 1, 1000000);
-  RequirePositive("DOCGATE_HTTP_QUEUE_TIMEOUT_MS", config.http.queue_timeout);
-  RequireRange<std::int64_t>("DOCGATE_SHUTDOWN_GRACE_MS", config.http.shutdown_grace.count(), 0,
-                             std::numeric_limits<std::int64_t>::max());
-  RequirePositive("the submit lock TTL", config.gate.submit_ttl);
-  RequirePositive("the review lock TTL", config.gate.review_ttl);
-  RequireRange("DOCGATE_OUTBOX_BATCH_SIZE", config.relay.batch_size, 1, 10000);
-  RequirePositive("DOCGATE_OUTBOX_POLL_MS", config.relay.idle_poll);
-  RequirePositive("the relay initial backoff", config.relay.initial_backoff);
-  if (config.relay.max_backoff < config.relay.initial_backoff) {
-    throw ConfigError("the relay max backoff must be at least its initial backoff");
-  }
-  RequirePositive("the relay retry delay", config.relay.retry_delay);
-  if (config.relay.max_retry_delay < config.relay.retry_delay) {
-    throw ConfigError("DOCGATE_OUTBOX_RETRY_MAX_MS must be at least " +
-                      std::to_string(config.relay.retry_delay.count()));
-  }
-  RequireRange<std::int64_t>("DOCGATE_OUTBOX_RETENTION_HOURS", config.relay.retention.count(), 1,
-                             24 * 365 * 10);
-  RequireRange("the outbox prune batch", config.relay.prune_batch, 1, 100000);
-  // Renewed every third of it; shorter, a database hiccup of a few hundred milliseconds would let
-  // another instance take a batch over while it is being delivered.
-  if (config.relay.claim_ttl < kMinClaimTtl) {
-    throw ConfigError("DOCGATE_OUTBOX_CLAIM_TTL_MS must be at least " +
-                      std::to_string(kMinClaimTtl.count()) + ", got " +
-                      std::to_string(config.relay.claim_ttl.count()));
-  }
-  RequirePositive("the outbox prune interval", config.relay.prune_interval);
-  RequireRange<std::int64_t>("DOCGATE_IDEMPOTENCY_TTL_HOURS", config.idempotency.ttl.count(), 1,
-                             24 * 365);
-  RequirePositive("the idempotency lease", config.idempotency.lease);
-  RequireRange("the idempotency prune batch", config.idempotency.prune_batch, 1, 100000);
-  RequirePositive("the janitor interval", config.janitor.interval);
-  RequireRange<std::int64_t>("DOCGATE_INBOX_RETENTION_HOURS",
-                             config.janitor.inbox_retention.count(), 1, 24 * 365 * 10);
+  ThrowIf(ValidateMongoConfig(config.mongo));
+  ThrowIf(ValidateAmqpConfig(config.amqp));
+  ThrowIf(ValidateRedisConfig(config.redis));
+  ThrowIf(ValidateHttpConfig(config.http));
+  ThrowIf(ValidateGateConfig(config.gate));
+  ThrowIf(ValidateRelayConfig(config.relay));
+  ThrowIf(ValidateIdempotencyConfig(config.idempotency));
+  ThrowIf(ValidateJanitorConfig(config.janitor));
   if (config.janitor.inbox_retention < config.relay.retention) {
     throw ConfigError(
         "DOCGATE_INBOX_RETENTION_HOURS must be at least DOCGATE_OUTBOX_RETENTION_HOURS (" +
         std::to_string(config.relay.retention.count()) +
         "): an inbox row must outlive every redelivery of its event");
   }
-  RequireRange("the inbox prune batch", config.janitor.inbox_prune_batch, 1, 100000);
-  ValidateConsumers(config);
-  bool known_level = false;
-  for (const auto level : kLogLevels) known_level = known_level || level == config.log.level;
-  if (!known_level) {
-    throw ConfigError("DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got '" +
-                      config.log.level + "'");
+  if (!config.consumers.in_serve && config.amqp.url.empty()) {
+    throw ConfigError(
+        "DOCGATE_CONSUMERS=off needs DOCGATE_AMQP_URL: without a broker, events are consumed in "
+        "the serving process, and nothing else would ever consume them");
   }
+  if (!config.amqp.url.empty() && config.consumers.in_serve && config.amqp.queue.empty()) {
+    throw ConfigError(
+        "DOCGATE_AMQP_QUEUE must not be empty while docgate serve consumes events from the broker "
+        "(or set DOCGATE_CONSUMERS=off and run docgate worker processes with a queue)");
+  }
+  ThrowIf(ValidateConsumersConfig(config.consumers));
+  ThrowIf(ValidateLogConfig(config.log));
 }
 
 std::size_t OpenFilesNeeded(const Config& config) {

@@ -38,6 +38,11 @@ struct DatabaseConfig {
   std::chrono::milliseconds statement_timeout{5000};  // DOCGATE_DB_STATEMENT_TIMEOUT_MS (PostgreSQL)
 };
 
+// Why `database` cannot be used, in one line naming the DOCGATE_DB_* / DOCGATE_DATABASE_URL
+// variable (never echoing the URL past its scheme), or nullopt when it can: a sqlite://PATH (with a
+// path) or postgresql:// URL, a pool of 1..1024, positive timeouts.
+std::optional<std::string> ValidateDatabaseConfig(const DatabaseConfig& database);
+
 struct AuthConfig {
   std::string jwt_secret;   // DOCGATE_JWT_SECRET; empty: kept in secret_file (SQLite only)
   std::string secret_file;  // DOCGATE_JWT_SECRET_FILE; empty: `jwt_secret` beside the SQLite file
@@ -49,6 +54,9 @@ struct GateConfig {
   std::chrono::milliseconds submit_ttl{8000};   // lock:doc:submit:{id}
   std::chrono::milliseconds review_ttl{10000};  // lock:doc:review:{id}
 };
+
+// Why `gate` cannot be used, or nullopt when it can: positive lock TTLs.
+std::optional<std::string> ValidateGateConfig(const GateConfig& gate);
 
 // The built-in consumers (preview projection, ingestion) and what drives them.
 struct ConsumersConfig {
@@ -64,9 +72,18 @@ struct ConsumersConfig {
   ReaderConfig reader;
 };
 
+// Why `consumers` cannot be used, or nullopt when it can: the runner's, worker's, chunker's and
+// reconciler's own validators, in that order. (What DOCGATE_CONSUMERS needs from the broker's
+// settings is ValidateConfig's: it spans two components.)
+std::optional<std::string> ValidateConsumersConfig(const ConsumersConfig& consumers);
+
 struct LogConfig {
   std::string level = "info";  // DOCGATE_LOG_LEVEL: trace, debug, info, warn, error, critical, off
 };
+
+// Why `log` cannot be used (naming DOCGATE_LOG_LEVEL), or nullopt when it can: a known level
+// ("warning" is accepted for "warn").
+std::optional<std::string> ValidateLogConfig(const LogConfig& log);
 
 struct Config {
   // DOCGATE_LISTEN (host:port), DOCGATE_HTTP_IO_THREADS, DOCGATE_HTTP_WORKERS (default: the
@@ -118,10 +135,13 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 // Throws ConfigError for a malformed value (naming the variable). Does not run ValidateConfig.
 Config LoadConfig(const EnvLookup& env);
 
-// The cross-field and support rules: sqlite:// or postgresql:// databases, a JWT secret is
-// required with any non-SQLite database, a Redis URL must parse, an AMQP URL has its scheme, a
-// MongoDB URI must parse, and every number is in range.
-// Throws ConfigError with the first problem.
+// Runs each component's validator (ValidateDatabaseConfig, ValidateMongoConfig,
+// ValidateAmqpConfig, ValidateRedisConfig, ValidateHttpConfig, ValidateGateConfig,
+// ValidateRelayConfig, ValidateIdempotencyConfig, ValidateJanitorConfig, ValidateConsumersConfig,
+// ValidateLogConfig, in that order) and the rules that span components, each after the
+// validators of the components it reads: a JWT secret is required with any non-SQLite database,
+// the inbox's retention is at least the outbox's, and DOCGATE_CONSUMERS=off needs a broker while
+// consuming from one needs a queue. Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
 
 // The open files a serving docgate may need: its HTTP connections (spare ones included), its

@@ -6,9 +6,21 @@
 #include <exception>
 #include <string>
 
+#include "core/config_check.h"
 #include "worker/stoppable_sleep.h"
 
 namespace docgate {
+
+std::optional<std::string> ValidateEventWorkerConfig(const EventWorkerConfig& config) {
+  return ConfigCheck()
+      .Positive("the consumers' retry delay", config.retry_delay)
+      .Require(config.max_retry_delay >= config.retry_delay,
+               "DOCGATE_CONSUMER_RETRY_MAX_MS must be at least " +
+                   std::to_string(config.retry_delay.count()))
+      .Positive("the worker's receive timeout", config.receive_timeout)
+      .Positive("the worker's initial backoff", config.initial_backoff)
+      .Problem();
+}
 
 EventWorker::EventWorker(EventSource& source, ConsumerRunner& runner, EventWorkerConfig config)
     : source_(source), runner_(runner), config_(config) {}

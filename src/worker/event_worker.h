@@ -3,7 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stop_token>
+#include <string>
 
 #include "app/consumer_runner.h"
 #include "app/event_source.h"
@@ -20,6 +22,11 @@ struct EventWorkerConfig {
   std::chrono::milliseconds initial_backoff{100};
   std::chrono::milliseconds max_backoff{10000};
 };
+
+// Why `config` cannot be used, in one line (naming DOCGATE_CONSUMER_RETRY_MAX_MS for its bound),
+// or nullopt when it can: positive retry delay, receive timeout and initial backoff, and
+// max_retry_delay at least retry_delay.
+std::optional<std::string> ValidateEventWorkerConfig(const EventWorkerConfig& config);
 
 // What the worker has done since it started; read from any thread.
 struct EventWorkerCounters {

@@ -4,10 +4,20 @@
 
 #include <exception>
 
+#include "core/config_check.h"
 #include "worker/prune_in_batches.h"
 #include "worker/stoppable_sleep.h"
 
 namespace docgate {
+
+std::optional<std::string> ValidateJanitorConfig(const JanitorConfig& config) {
+  return ConfigCheck()
+      .Positive("the janitor interval", config.interval)
+      .Range<std::int64_t>("DOCGATE_INBOX_RETENTION_HOURS", config.inbox_retention.count(), 1,
+                           24 * 365 * 10)
+      .Range("the inbox prune batch", config.inbox_prune_batch, 1, 100000)
+      .Problem();
+}
 
 Janitor::Janitor(IdempotencyService& idempotency, InboxStore& inbox, Clock& clock,
                  JanitorConfig config)

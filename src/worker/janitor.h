@@ -3,7 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stop_token>
+#include <string>
 
 #include "app/clock.h"
 #include "app/inbox_store.h"
@@ -19,6 +21,12 @@ struct JanitorConfig {
   std::chrono::hours inbox_retention{24 * 7};
   int inbox_prune_batch = 1000;
 };
+
+// Why `config` cannot be used, in one line (naming DOCGATE_INBOX_RETENTION_HOURS for the
+// retention), or nullopt when it can: a positive interval, inbox_retention of 1 hour..10 years,
+// inbox_prune_batch 1..100000. (That the inbox outlives the outbox's retention is the runtime's
+// rule: it spans two components.)
+std::optional<std::string> ValidateJanitorConfig(const JanitorConfig& config);
 
 // What the janitor deleted, read from any thread.
 struct JanitorCounters {

@@ -7,10 +7,15 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/config_check.h"
 #include "worker/prune_in_batches.h"
 
 namespace docgate {
 namespace {
+
+// Renewed every third of it; shorter, a database hiccup of a few hundred milliseconds would let
+// another instance take a batch over while it is being delivered.
+constexpr std::chrono::milliseconds kMinClaimTtl{1000};
 
 // Why an event was deferred, kept in kh_outbox.last_error for the operator.
 const char* Reason(DeliveryOutcome outcome) {
@@ -27,6 +32,28 @@ const char* Reason(DeliveryOutcome outcome) {
 }
 
 }  // namespace
+
+std::optional<std::string> ValidateRelayConfig(const RelayConfig& config) {
+  const std::string short_claim_ttl = "DOCGATE_OUTBOX_CLAIM_TTL_MS must be at least " +
+                                      std::to_string(kMinClaimTtl.count()) + ", got " +
+                                      std::to_string(config.claim_ttl.count());
+  return ConfigCheck()
+      .Range("DOCGATE_OUTBOX_BATCH_SIZE", config.batch_size, 1, 10000)
+      .Positive("DOCGATE_OUTBOX_POLL_MS", config.idle_poll)
+      .Positive("the relay initial backoff", config.initial_backoff)
+      .Require(config.max_backoff >= config.initial_backoff,
+               "the relay max backoff must be at least its initial backoff")
+      .Positive("the relay retry delay", config.retry_delay)
+      .Require(config.max_retry_delay >= config.retry_delay,
+               "DOCGATE_OUTBOX_RETRY_MAX_MS must be at least " +
+                   std::to_string(config.retry_delay.count()))
+      .Range<std::int64_t>("DOCGATE_OUTBOX_RETENTION_HOURS", config.retention.count(), 1,
+                           24 * 365 * 10)
+      .Range("the outbox prune batch", config.prune_batch, 1, 100000)
+      .Require(config.claim_ttl >= kMinClaimTtl, short_claim_ttl)
+      .Positive("the outbox prune interval", config.prune_interval)
+      .Problem();
+}
 
 OutboxRelay::OutboxRelay(OutboxStore& outbox, EventSink& sink, Clock& clock, RelayConfig config)
     : outbox_(outbox),

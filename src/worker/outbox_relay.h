@@ -5,7 +5,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <stop_token>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -41,6 +43,12 @@ struct RelayConfig {
   // last renewal.
   std::chrono::milliseconds claim_ttl{3000};
 };
+
+// Why `config` cannot be used, in one line (naming the DOCGATE_OUTBOX_* variable where there is
+// one), or nullopt when it can: batch_size 1..10000; positive idle_poll, initial_backoff,
+// retry_delay and prune_interval; max_backoff and max_retry_delay at least their initial values;
+// retention of 1 hour..10 years; prune_batch 1..100000; claim_ttl at least 1 s.
+std::optional<std::string> ValidateRelayConfig(const RelayConfig& config);
 
 // What the relay has done since it started; read from any thread.
 struct RelayCounters {

@@ -4,9 +4,18 @@
 
 #include <exception>
 
+#include "core/config_check.h"
 #include "worker/stoppable_sleep.h"
 
 namespace docgate {
+
+std::optional<std::string> ValidateReconcilerConfig(const ReconcilerConfig& config) {
+  return ConfigCheck()
+      .Positive("DOCGATE_RECONCILE_INTERVAL_MS", config.interval)
+      .Positive("DOCGATE_RECONCILE_STUCK_AFTER_MS", config.stuck_after)
+      .Range("the reconciler batch", config.batch_size, 1, 10000)
+      .Problem();
+}
 
 Reconciler::Reconciler(OutboxStore& outbox, Clock& clock, OutboxWakeup* wakeup,
                        ReconcilerConfig config)

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stop_token>
+#include <string>
 
 #include "app/clock.h"
 #include "app/document_store.h"
@@ -18,6 +20,10 @@ struct ReconcilerConfig {
   std::chrono::milliseconds interval{60000};  // between rounds (DOCGATE_RECONCILE_INTERVAL_MS)
   int batch_size = 100;                       // approvals re-enqueued per query
 };
+
+// Why `config` cannot be used, in one line naming the DOCGATE_RECONCILE_* variable, or nullopt
+// when it can: positive interval and stuck_after, batch_size 1..10000.
+std::optional<std::string> ValidateReconcilerConfig(const ReconcilerConfig& config);
 
 // Finds approved versions whose ingestion is missing or stuck (OutboxStore::FindStuckIngestions)
 // and puts their approval events back into the outbox, so the relay delivers them again with the

@@ -3,7 +3,30 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/config_check.h"
+
 namespace docgate {
+
+std::optional<std::string> ValidateAmqpConfig(const AmqpConfig& config) {
+  if (!config.url.empty()) {
+    try {
+      ParseAmqpUrl(config.url, config.heartbeat_seconds);
+    } catch (const std::invalid_argument& e) {
+      return std::string(
+                 "DOCGATE_AMQP_URL must be amqp://[user:password@]host[:port][/vhost]"
+                 "[?heartbeat=SECONDS] or amqps://...: ") +
+             e.what();
+    }
+  }
+  return ConfigCheck()
+      .Require(config.url.empty() || !config.exchange.empty(),
+               "DOCGATE_AMQP_EXCHANGE must not be empty")
+      .Positive("DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.connect_timeout)
+      .Positive("DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.confirm_timeout)
+      .Positive("DOCGATE_AMQP_REQUEST_TIMEOUT_MS", config.request_timeout)
+      .Range("DOCGATE_AMQP_PREFETCH", config.prefetch, 1, 65535)
+      .Problem();
+}
 
 AmqpEndpoint ValidatedEndpoint(const AmqpConfig& config) {
   using std::chrono::milliseconds;

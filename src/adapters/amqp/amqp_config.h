@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "adapters/amqp/amqp_url.h"
@@ -43,6 +44,12 @@ struct AmqpConfig {
   std::chrono::milliseconds reconnect_initial{250};
   std::chrono::milliseconds reconnect_max{10000};
 };
+
+// Why the DOCGATE_AMQP_* settings cannot be used, in one line naming the variable (never echoing
+// the URL's password), or nullopt when they can: the startup check, where an empty URL (no broker)
+// is valid. A URL must parse (with heartbeat_seconds as its default heartbeat) and then needs an
+// exchange; the timeouts must be positive and the prefetch 1..65535. Connects to nothing.
+std::optional<std::string> ValidateAmqpConfig(const AmqpConfig& config);
 
 // Checks `config` for the sink and the source alike (exchange named, heartbeat 0..65535, timeouts
 // positive, reconnect_max at least reconnect_initial, prefetch 1..65535, CA file readable) and

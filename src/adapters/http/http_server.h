@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,15 @@ struct HttpConfig {
   // Stop() waits this long for in-flight requests before closing their connections.
   std::chrono::milliseconds shutdown_grace{30000};
 };
+
+// Why `config` cannot be used, in one line naming the DOCGATE_* variable (DOCGATE_HTTP_*,
+// DOCGATE_SHUTDOWN_GRACE_MS), or nullopt when it can: an IP literal address, 1..256 I/O threads,
+// 1..1024 workers, positive read and queue timeouts, a body limit up to 1 GiB, 1..1000000
+// connections and queued requests, a shutdown grace of 0 or more. (Defined in http_config.cpp.)
+std::optional<std::string> ValidateHttpConfig(const HttpConfig& config);
+
+// True for an IPv4 or IPv6 address literal ("127.0.0.1", "::1"; no brackets, no name).
+bool IsIpLiteral(const std::string& host);
 
 // Connections accepted past max_connections to answer 503 (or an operational request) and close.
 inline constexpr std::size_t kSpareConnections = 32;

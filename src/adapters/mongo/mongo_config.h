@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace docgate {
@@ -18,5 +19,10 @@ struct MongoConfig {
   // (the wait for a free pooled connection).
   std::chrono::milliseconds operation_timeout{5000};
 };
+
+// Why `config` cannot be used, in one line naming the DOCGATE_MONGODB_* variable (never echoing
+// the URI's password), or nullopt when it can: an empty URI or one ValidateMongoUri accepts, and
+// positive timeouts. Resolves no name and connects to nothing.
+std::optional<std::string> ValidateMongoConfig(const MongoConfig& config);
 
 }  // namespace docgate

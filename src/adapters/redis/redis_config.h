@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace docgate {
@@ -32,5 +33,11 @@ struct RedisConfig {
   // reports an outage (and the return) within a few seconds even with no traffic.
   std::chrono::milliseconds probe_interval{1000};
 };
+
+// Why `config` cannot be used, in one line naming the DOCGATE_REDIS_* variable (never echoing the
+// URL's password), or nullopt when it can: an empty URL or one ParseRedisUrl accepts, positive
+// timeouts and lease hold, a pool of 1..1024, and breaker_max at least breaker_initial (positive).
+// Connects to nothing.
+std::optional<std::string> ValidateRedisConfig(const RedisConfig& config);
 
 }  // namespace docgate
