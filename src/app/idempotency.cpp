@@ -1,6 +1,9 @@
 #include "app/idempotency.h"
 
+#include <cstdint>
 #include <utility>
+
+#include "core/config_check.h"
 
 namespace docgate {
 
@@ -54,6 +57,14 @@ int IdempotencyService::PruneExpired() {
     pruned += deleted;
     if (deleted < config_.prune_batch) return pruned;
   }
+}
+
+std::optional<std::string> ValidateIdempotencyConfig(const IdempotencyConfig& config) {
+  return ConfigCheck()
+      .Range<std::int64_t>("DOCGATE_IDEMPOTENCY_TTL_HOURS", config.ttl.count(), 1, 24 * 365)
+      .Positive("the idempotency lease", config.lease)
+      .Range("the idempotency prune batch", config.prune_batch, 1, 100000)
+      .Problem();
 }
 
 }  // namespace docgate

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "app/clock.h"
@@ -21,6 +22,10 @@ struct IdempotencyConfig {
   std::chrono::milliseconds lease{30000};
   int prune_batch = 1000;  // expired records deleted per statement
 };
+
+// Why `config` cannot be used, in one line (naming DOCGATE_IDEMPOTENCY_TTL_HOURS for the TTL), or
+// nullopt when it can: a ttl of 1 hour..1 year, a positive lease, prune_batch 1..100000.
+std::optional<std::string> ValidateIdempotencyConfig(const IdempotencyConfig& config);
 
 // One request under an Idempotency-Key.
 struct IdempotentRequest {

@@ -7,7 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "app/idempotency_config_validate.h"
+#include "app/idempotency.h"
 #include "core/config_check.h"
 
 #include <array>

@@ -40,9 +40,7 @@ class FakeStoreTransaction final : public StoreTransaction {
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
     return documents_.ReadContent(id, version);
   }
-  DocumentId InsertDocument(const Document& doc) override {
-    return documents_.InsertDocument(doc);
-  }
+  DocumentId InsertDocument(const Document& doc) override { return documents_.InsertDocument(doc); }
   ReviewId InsertReview(const Review& review) override { return documents_.InsertReview(review); }
   void UpdateDocument(const Document& doc) override { documents_.UpdateDocument(doc); }
   void UpdateReview(const Review& review) override { documents_.UpdateReview(review); }
@@ -88,8 +86,9 @@ std::optional<Review> FakeDocumentStore::FindReview(ReviewId id) {
 }
 
 std::optional<std::string> FakeDocumentStore::FindContent(DocumentId id, std::int32_t version) {
-  return database_->Read(
-      [&](const FakeTables& tables) { return FakeLookup(tables.contents, {id, version}); });
+  return database_->Read([&](const FakeTables& tables) {
+    return FakeLookup(tables.contents, {id, version});
+  });
 }
 
 std::vector<Document> FakeDocumentStore::ListDocuments(const DocumentQuery& query) {

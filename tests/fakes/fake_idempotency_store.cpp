@@ -49,8 +49,7 @@ bool FakeIdempotencyStore::CompleteIdempotentRequest(const std::string& caller,
   });
 }
 
-void FakeIdempotencyStore::ReleaseIdempotencyKey(const std::string& caller,
-                                                 const std::string& key,
+void FakeIdempotencyStore::ReleaseIdempotencyKey(const std::string& caller, const std::string& key,
                                                  const std::string& owner) {
   database_->Write([&](FakeTables& tables) {
     const auto found = tables.idempotency.find({caller, key});

@@ -95,8 +95,8 @@ std::vector<OutboxEvent> FakeInboxStore::Unpark(const std::optional<std::string>
   return database_->Write([&](FakeTables& tables) {
     std::vector<std::pair<TimePoint, OutboxEvent>> deleted;
     for (auto it = tables.inbox.begin(); it != tables.inbox.end();) {
-      const bool match = it->second.state == RowState::kParked &&
-                         (!event_id || it->first.second == *event_id);
+      const bool match =
+          it->second.state == RowState::kParked && (!event_id || it->first.second == *event_id);
       if (!match) {
         ++it;
         continue;

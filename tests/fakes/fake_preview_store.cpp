@@ -31,8 +31,7 @@ bool FakePreviewStore::Project(const PreviewRecord& record) {
 }
 
 std::optional<PreviewRecord> FakePreviewStore::Find(DocumentId id) {
-  return database_->Read(
-      [&](const FakeTables& tables) { return FakeLookup(tables.previews, id); });
+  return database_->Read([&](const FakeTables& tables) { return FakeLookup(tables.previews, id); });
 }
 
 bool FakePreviewStore::Ping() { return database_->Ping(); }

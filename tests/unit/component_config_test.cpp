@@ -15,7 +15,7 @@
 #include "adapters/mongo/mongo_config.h"
 #include "adapters/redis/redis_config.h"
 #include "app/consumer_runner.h"
-#include "app/idempotency_config_validate.h"
+#include "app/idempotency.h"
 #include "core/config_check.h"
 #include "runtime/config.h"
 #include "worker/event_worker.h"

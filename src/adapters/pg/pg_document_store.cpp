@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <span>
 #include <pqxx/pqxx>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -17,21 +17,21 @@ namespace docgate {
 namespace {
 
 using pg_sql::Statement;
-using namespace pg;      // parameters and rows (pg_rows.h)
+using namespace pg;  // parameters and rows (pg_rows.h)
 
 // The documents' and reviews' SQL: statements prepared on every connection, and the list queries
 // run unprepared.
-constexpr Statement kSelectDocument{
-    "select_document", "SELECT id, title, status, version, author_id, "
-                       "current_review_id, approved_version,"
-                       " approved_at, ingest_status, created_at, updated_at "
-                       "FROM kh_document WHERE id = $1"};
-constexpr Statement kLockDocument{
-    "lock_document", "SELECT id, title, status, version, author_id, "
-                     "current_review_id, approved_version,"
-                     " approved_at, ingest_status, created_at, updated_at FROM "
-                     "kh_document WHERE id = $1"
-                     " FOR UPDATE"};
+constexpr Statement kSelectDocument{"select_document",
+                                    "SELECT id, title, status, version, author_id, "
+                                    "current_review_id, approved_version,"
+                                    " approved_at, ingest_status, created_at, updated_at "
+                                    "FROM kh_document WHERE id = $1"};
+constexpr Statement kLockDocument{"lock_document",
+                                  "SELECT id, title, status, version, author_id, "
+                                  "current_review_id, approved_version,"
+                                  " approved_at, ingest_status, created_at, updated_at FROM "
+                                  "kh_document WHERE id = $1"
+                                  " FOR UPDATE"};
 constexpr Statement kInsertDocument{
     "insert_document",
     "INSERT INTO kh_document (title, status, version, author_id, "
@@ -39,80 +39,63 @@ constexpr Statement kInsertDocument{
     " approved_version, approved_at, ingest_status, created_at, updated_at)"
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
 // The mutable columns only: the author and the creation time never change.
-constexpr Statement kUpdateDocument{
-    "update_document", "UPDATE kh_document SET title = $2, status = $3, "
-                       "version = $4, current_review_id = $5,"
-                       " approved_version = $6, approved_at = $7, "
-                       "ingest_status = $8, updated_at = $9"
-                       " WHERE id = $1"};
+constexpr Statement kUpdateDocument{"update_document",
+                                    "UPDATE kh_document SET title = $2, status = $3, "
+                                    "version = $4, current_review_id = $5,"
+                                    " approved_version = $6, approved_at = $7, "
+                                    "ingest_status = $8, updated_at = $9"
+                                    " WHERE id = $1"};
 
-constexpr Statement kSelectReview{
-    "select_review",
-    "SELECT id, document_id, document_version, status, submitted_by, "
-    "submitted_at, decided_by,"
-    " decided_at, comment FROM kh_document_review WHERE id = $1"};
+constexpr Statement kSelectReview{"select_review",
+                                  "SELECT id, document_id, document_version, status, submitted_by, "
+                                  "submitted_at, decided_by,"
+                                  " decided_at, comment FROM kh_document_review WHERE id = $1"};
 constexpr Statement kLockReview{
     "lock_review",
     "SELECT id, document_id, document_version, status, submitted_by, "
     "submitted_at, decided_by,"
     " decided_at, comment FROM kh_document_review WHERE id = $1 FOR UPDATE"};
-constexpr Statement kInsertReview{
-    "insert_review", "INSERT INTO kh_document_review (document_id, "
-                     "document_version, status, submitted_by,"
-                     " submitted_at, decided_by, decided_at, comment)"
-                     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"};
+constexpr Statement kInsertReview{"insert_review",
+                                  "INSERT INTO kh_document_review (document_id, "
+                                  "document_version, status, submitted_by,"
+                                  " submitted_at, decided_by, decided_at, comment)"
+                                  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"};
 // The decision only: what was submitted, by whom and when, never changes.
-constexpr Statement kUpdateReview{
-    "update_review", "UPDATE kh_document_review SET status = $2, decided_by = "
-                     "$3, decided_at = $4, comment = $5"
-                     " WHERE id = $1"};
-constexpr Statement kSelectDocumentReviews{
-    "select_document_reviews", "SELECT id, document_id, document_version, "
-                               "status, submitted_by, submitted_at, decided_by,"
-                               " decided_at, comment FROM kh_document_review "
-                               "WHERE document_id = $1 ORDER BY id DESC"};
+constexpr Statement kUpdateReview{"update_review",
+                                  "UPDATE kh_document_review SET status = $2, decided_by = "
+                                  "$3, decided_at = $4, comment = $5"
+                                  " WHERE id = $1"};
+constexpr Statement kSelectDocumentReviews{"select_document_reviews",
+                                           "SELECT id, document_id, document_version, "
+                                           "status, submitted_by, submitted_at, decided_by,"
+                                           " decided_at, comment FROM kh_document_review "
+                                           "WHERE document_id = $1 ORDER BY id DESC"};
 
 constexpr Statement kSelectContent{"select_content",
                                    "SELECT content FROM kh_document_content "
                                    "WHERE document_id = $1 AND version = $2"};
-constexpr Statement kInsertContent{
-    "insert_content", "INSERT INTO kh_document_content (document_id, version, "
-                      "content, edited_by, created_at)"
-                      " VALUES ($1, $2, $3, $4, $5)"};
-constexpr Statement kSelectEditors{
-    "select_editors", "SELECT DISTINCT edited_by FROM kh_document_content"
-                      " WHERE document_id = $1 AND version > $2 AND version <= "
-                      "$3 ORDER BY edited_by"};
+constexpr Statement kInsertContent{"insert_content",
+                                   "INSERT INTO kh_document_content (document_id, version, "
+                                   "content, edited_by, created_at)"
+                                   " VALUES ($1, $2, $3, $4, $5)"};
+constexpr Statement kSelectEditors{"select_editors",
+                                   "SELECT DISTINCT edited_by FROM kh_document_content"
+                                   " WHERE document_id = $1 AND version > $2 AND version <= "
+                                   "$3 ORDER BY edited_by"};
 
-
-
-
-
-constexpr Statement kSetIngestStatus{
-    "set_ingest_status",
-    "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
-
+constexpr Statement kSetIngestStatus{"set_ingest_status",
+                                     "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
 
 constexpr std::array kDocumentStatements{
-    kSelectDocument,
-    kLockDocument,
-    kInsertDocument,
-    kUpdateDocument,
-    kSelectReview,
-    kLockReview,
-    kInsertReview,
-    kUpdateReview,
-    kSelectDocumentReviews,
-    kSelectContent,
-    kInsertContent,
-    kSelectEditors,
-    kSetIngestStatus,
+    kSelectDocument, kLockDocument,  kInsertDocument,  kUpdateDocument,        kSelectReview,
+    kLockReview,     kInsertReview,  kUpdateReview,    kSelectDocumentReviews, kSelectContent,
+    kInsertContent,  kSelectEditors, kSetIngestStatus,
 };
 
 // The list queries filter on optional parameters; run unprepared, each is
 // planned with its actual values, so a NULL filter folds away and the matching
 // index is used.
-constexpr const char *kListDocuments =
+constexpr const char* kListDocuments =
     "SELECT id, title, status, version, author_id, current_review_id, "
     "approved_version,"
     " approved_at, ingest_status, created_at, updated_at FROM kh_document"
@@ -120,7 +103,7 @@ constexpr const char *kListDocuments =
     "author_id = $2)"
     "   AND ($3::bigint IS NULL OR id < $3)"
     " ORDER BY id DESC LIMIT $4";
-constexpr const char *kListReviews =
+constexpr const char* kListReviews =
     "SELECT id, document_id, document_version, status, submitted_by, "
     "submitted_at, decided_by,"
     " decided_at, comment FROM kh_document_review"
@@ -129,12 +112,11 @@ constexpr const char *kListReviews =
     " ORDER BY id LIMIT $3";
 
 class PgTransaction final : public StoreTransaction {
-public:
-  explicit PgTransaction(PgConnectionPool::Lease lease)
-      : work_(std::move(lease)) {}
+ public:
+  explicit PgTransaction(PgConnectionPool::Lease lease) : work_(std::move(lease)) {}
 
   std::optional<Review> LockReview(ReviewId id) override {
-    return work_.Run("lock review", id, [&](pqxx::work &w) {
+    return work_.Run("lock review", id, [&](pqxx::work& w) {
       return First<Review>(w.exec_prepared(kLockReview.name, id), ToReview);
     });
   }
@@ -144,110 +126,96 @@ public:
   }
 
   std::optional<Document> ReadDocument(DocumentId id) override {
-    return work_.Run("read document", id, [&](pqxx::work &w) {
-      return First<Document>(w.exec_prepared(kSelectDocument.name, id),
-                             ToDocument);
+    return work_.Run("read document", id, [&](pqxx::work& w) {
+      return First<Document>(w.exec_prepared(kSelectDocument.name, id), ToDocument);
     });
   }
 
-  std::optional<std::string> ReadContent(DocumentId id,
-                                         std::int32_t version) override {
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
     return PgDocumentStore::ReadContentIn(work_, id, version);
   }
 
-  DocumentId InsertDocument(const Document &doc) override {
-    return work_.Run("insert document", 0, [&](pqxx::work &w) {
+  DocumentId InsertDocument(const Document& doc) override {
+    return work_.Run("insert document", 0, [&](pqxx::work& w) {
       return w
-          .exec_prepared1(
-              kInsertDocument.name, Checked(doc.title),
-              Name(ToString(doc.status)), doc.version, Checked(doc.author_id),
-              Checked(Text(doc.current_review_id)),
-              Checked(Text(doc.approved_version)),
-              Checked(Text(doc.approved_at)), Name(ToString(doc.ingest_status)),
-              Millis(doc.created_at), Millis(doc.updated_at))[0]
+          .exec_prepared1(kInsertDocument.name, Checked(doc.title), Name(ToString(doc.status)),
+                          doc.version, Checked(doc.author_id), Checked(Text(doc.current_review_id)),
+                          Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
+                          Name(ToString(doc.ingest_status)), Millis(doc.created_at),
+                          Millis(doc.updated_at))[0]
           .as<DocumentId>();
     });
   }
 
-  ReviewId InsertReview(const Review &review) override {
-    return work_.Run(
-        "insert review of document", review.document_id, [&](pqxx::work &w) {
-          return w
-              .exec_prepared1(
-                  kInsertReview.name, review.document_id,
-                  review.document_version, Name(ToString(review.status)),
-                  Checked(review.submitted_by), Millis(review.submitted_at),
-                  Checked(review.decided_by), Checked(Text(review.decided_at)),
-                  Checked(review.comment))[0]
-              .as<ReviewId>();
-        });
+  ReviewId InsertReview(const Review& review) override {
+    return work_.Run("insert review of document", review.document_id, [&](pqxx::work& w) {
+      return w
+          .exec_prepared1(kInsertReview.name, review.document_id, review.document_version,
+                          Name(ToString(review.status)), Checked(review.submitted_by),
+                          Millis(review.submitted_at), Checked(review.decided_by),
+                          Checked(Text(review.decided_at)), Checked(review.comment))[0]
+          .as<ReviewId>();
+    });
   }
 
-  void UpdateDocument(const Document &doc) override {
-    work_.Run("update document", doc.id, [&](pqxx::work &w) {
+  void UpdateDocument(const Document& doc) override {
+    work_.Run("update document", doc.id, [&](pqxx::work& w) {
       const auto result = w.exec_prepared(
-          kUpdateDocument.name, doc.id, Checked(doc.title),
-          Name(ToString(doc.status)), doc.version,
-          Checked(Text(doc.current_review_id)),
-          Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
-          Name(ToString(doc.ingest_status)), Millis(doc.updated_at));
+          kUpdateDocument.name, doc.id, Checked(doc.title), Name(ToString(doc.status)), doc.version,
+          Checked(Text(doc.current_review_id)), Checked(Text(doc.approved_version)),
+          Checked(Text(doc.approved_at)), Name(ToString(doc.ingest_status)),
+          Millis(doc.updated_at));
       ExpectOneRow(result, "document", doc.id);
     });
   }
 
-  void UpdateReview(const Review &review) override {
-    work_.Run("update review", review.id, [&](pqxx::work &w) {
+  void UpdateReview(const Review& review) override {
+    work_.Run("update review", review.id, [&](pqxx::work& w) {
       const auto result = w.exec_prepared(
-          kUpdateReview.name, review.id, Name(ToString(review.status)),
-          Checked(review.decided_by), Checked(Text(review.decided_at)),
-          Checked(review.comment));
+          kUpdateReview.name, review.id, Name(ToString(review.status)), Checked(review.decided_by),
+          Checked(Text(review.decided_at)), Checked(review.comment));
       ExpectOneRow(result, "review", review.id);
     });
   }
 
-  void PutContent(DocumentId id, std::int32_t version,
-                  const std::string &content, const UserId &edited_by,
-                  TimePoint at) override {
-    work_.Run("put content of document", id, [&](pqxx::work &w) {
-      w.exec_prepared(kInsertContent.name, id, version, Checked(content),
-                      Checked(edited_by), Millis(at));
+  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
+                  const UserId& edited_by, TimePoint at) override {
+    work_.Run("put content of document", id, [&](pqxx::work& w) {
+      w.exec_prepared(kInsertContent.name, id, version, Checked(content), Checked(edited_by),
+                      Millis(at));
     });
   }
 
   std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
                                   std::int32_t up_to_version) override {
-    return work_.Run("list editors of document", id, [&](pqxx::work &w) {
-      return All<UserId>(w.exec_prepared(kSelectEditors.name, id, after_version,
-                                         up_to_version),
+    return work_.Run("list editors of document", id, [&](pqxx::work& w) {
+      return All<UserId>(w.exec_prepared(kSelectEditors.name, id, after_version, up_to_version),
                          ToText);
     });
   }
 
-  void AppendEvent(const OutboxEvent &event) override {
-    PgOutboxStore::Append(work_, event);
-  }
+  void AppendEvent(const OutboxEvent& event) override { PgOutboxStore::Append(work_, event); }
 
-  void CompleteIdempotentRequest(const std::string &caller, const std::string &key,
-                                 const std::string &owner, const std::string &response,
+  void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
+                                 const std::string& owner, const std::string& response,
                                  TimePoint expires_at) override {
     PgIdempotencyStore::Complete(work_, caller, key, owner, response, expires_at);
   }
 
   void Commit() override { work_.Commit(); }
 
-private:
-  static void ExpectOneRow(const pqxx::result &result, const char *table,
-                           std::int64_t id) {
+ private:
+  static void ExpectOneRow(const pqxx::result& result, const char* table, std::int64_t id) {
     if (result.affected_rows() != 1) {
-      throw StorageError("postgres: no " + std::string(table) + " " +
-                         std::to_string(id) + " to update");
+      throw StorageError("postgres: no " + std::string(table) + " " + std::to_string(id) +
+                         " to update");
     }
   }
 
   PgWork work_;
 };
 
-} // namespace
+}  // namespace
 
 PgDocumentStore::PgDocumentStore(std::shared_ptr<PgSession> session)
     : session_(std::move(session)) {}
@@ -259,92 +227,74 @@ std::unique_ptr<StoreTransaction> PgDocumentStore::Begin() {
 }
 
 std::optional<Document> PgDocumentStore::FindDocument(DocumentId id) {
-  return session_->Autocommit(Describe("find document", id),
-      [&](pqxx::transaction_base &tx) {
-        return First<Document>(tx.exec_prepared(kSelectDocument.name, id),
-                               ToDocument);
-      });
+  return session_->Autocommit(Describe("find document", id), [&](pqxx::transaction_base& tx) {
+    return First<Document>(tx.exec_prepared(kSelectDocument.name, id), ToDocument);
+  });
 }
 
 std::optional<Review> PgDocumentStore::FindReview(ReviewId id) {
-  return session_->Autocommit(Describe("find review", id),
-                    [&](pqxx::transaction_base &tx) {
-                      return First<Review>(
-                          tx.exec_prepared(kSelectReview.name, id), ToReview);
-                    });
+  return session_->Autocommit(Describe("find review", id), [&](pqxx::transaction_base& tx) {
+    return First<Review>(tx.exec_prepared(kSelectReview.name, id), ToReview);
+  });
 }
 
-std::optional<std::string> PgDocumentStore::FindContent(DocumentId id,
-                                                        std::int32_t version) {
-  return session_->Autocommit(Describe("find content of document", id),
-                    [&](pqxx::transaction_base &tx) {
-                      return First<std::string>(
-                          tx.exec_prepared(kSelectContent.name, id, version),
-                          ToText);
-                    });
+std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int32_t version) {
+  return session_->Autocommit(
+      Describe("find content of document", id), [&](pqxx::transaction_base& tx) {
+        return First<std::string>(tx.exec_prepared(kSelectContent.name, id, version), ToText);
+      });
 }
 
-std::vector<Document>
-PgDocumentStore::ListDocuments(const DocumentQuery &query) {
-  if (query.limit <= 0)
-    return {};
+std::vector<Document> PgDocumentStore::ListDocuments(const DocumentQuery& query) {
+  if (query.limit <= 0) return {};
   const std::optional<std::string> status =
       query.status ? Text(ToString(*query.status)) : std::nullopt;
-  return session_->Autocommit("list documents",
-                    [&](pqxx::transaction_base &tx) {
-                      return All<Document>(
-                          tx.exec_params(kListDocuments, Checked(status),
-                                         Checked(query.author_id),
-                                         Checked(Text(query.before)),
-                                         query.limit),
-                          ToDocument);
-                    });
+  return session_->Autocommit("list documents", [&](pqxx::transaction_base& tx) {
+    return All<Document>(tx.exec_params(kListDocuments, Checked(status), Checked(query.author_id),
+                                        Checked(Text(query.before)), query.limit),
+                         ToDocument);
+  });
 }
 
-std::vector<Review> PgDocumentStore::ListReviews(const ReviewQuery &query) {
-  if (query.limit <= 0)
-    return {};
+std::vector<Review> PgDocumentStore::ListReviews(const ReviewQuery& query) {
+  if (query.limit <= 0) return {};
   const std::optional<std::string> status =
       query.status ? Text(ToString(*query.status)) : std::nullopt;
-  return session_->Autocommit("list reviews",
-                    [&](pqxx::transaction_base &tx) {
-                      return All<Review>(
-                          tx.exec_params(kListReviews, Checked(status),
-                                         Checked(Text(query.after)),
-                                         query.limit),
-                          ToReview);
-                    });
+  return session_->Autocommit("list reviews", [&](pqxx::transaction_base& tx) {
+    return All<Review>(
+        tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)), query.limit),
+        ToReview);
+  });
 }
 
 std::vector<Review> PgDocumentStore::ListDocumentReviews(DocumentId id) {
-  return session_->Autocommit(Describe("list reviews of document", id),
-                    [&](pqxx::transaction_base &tx) {
-                      return All<Review>(
-                          tx.exec_prepared(kSelectDocumentReviews.name, id),
-                          ToReview);
-                    });
+  return session_->Autocommit(
+      Describe("list reviews of document", id), [&](pqxx::transaction_base& tx) {
+        return All<Review>(tx.exec_prepared(kSelectDocumentReviews.name, id), ToReview);
+      });
 }
 
 bool PgDocumentStore::Ping() { return session_->Ping(); }
 
 // The documents' part of the consumers' transactions (PgInboxStore's).
-std::optional<Document> PgDocumentStore::LockDocumentIn(PgWork &work, DocumentId id) {
-  return work.Run("lock document", id, [&](pqxx::work &w) {
+std::optional<Document> PgDocumentStore::LockDocumentIn(PgWork& work, DocumentId id) {
+  return work.Run("lock document", id, [&](pqxx::work& w) {
     return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
   });
 }
-std::optional<std::string> PgDocumentStore::ReadContentIn(PgWork &work, DocumentId id, std::int32_t version) {
-  return work.Run("read content of document", id, [&](pqxx::work &w) {
+std::optional<std::string> PgDocumentStore::ReadContentIn(PgWork& work, DocumentId id,
+                                                          std::int32_t version) {
+  return work.Run("read content of document", id, [&](pqxx::work& w) {
     return First<std::string>(w.exec_prepared(kSelectContent.name, id, version), ToText);
   });
 }
 
-void PgDocumentStore::SetIngestStatusIn(PgWork &work, DocumentId id, IngestStatus status) {
-  work.Run("set ingest status of document", id, [&](pqxx::work &w) {
+void PgDocumentStore::SetIngestStatusIn(PgWork& work, DocumentId id, IngestStatus status) {
+  work.Run("set ingest status of document", id, [&](pqxx::work& w) {
     if (w.exec_prepared(kSetIngestStatus.name, id, Name(ToString(status))).affected_rows() != 1) {
       throw StorageError("postgres: no document " + std::to_string(id) + " to update");
     }
   });
 }
 
-} // namespace docgate
+}  // namespace docgate

@@ -27,8 +27,7 @@ class PgIdempotencyStore final : public IdempotencyStore {
   // The idempotency part of a transition (StoreTransaction::CompleteIdempotentRequest), in the
   // transition's transaction: StorageError when `owner` no longer holds the in-flight record.
   static void Complete(PgWork& work, const std::string& caller, const std::string& key,
-                       const std::string& owner, const std::string& response,
-                       TimePoint expires_at);
+                       const std::string& owner, const std::string& response, TimePoint expires_at);
 
   std::optional<IdempotencyRecord> ReserveIdempotencyKey(const std::string& caller,
                                                          const std::string& key,

@@ -30,9 +30,9 @@ constexpr Statement kClaimInbox{
     "   updated_at = EXCLUDED.updated_at"
     " WHERE kh_consumer_inbox.state = 'failing'"
     " RETURNING state"};
-constexpr Statement kSelectInbox{
-    "select_inbox", "SELECT state, attempts FROM kh_consumer_inbox WHERE "
-                    "consumer = $1 AND event_id = $2"};
+constexpr Statement kSelectInbox{"select_inbox",
+                                 "SELECT state, attempts FROM kh_consumer_inbox WHERE "
+                                 "consumer = $1 AND event_id = $2"};
 // A failed attempt of a new or failing pair, $3 the attempt limit; the event
 // ($6..$11) is kept whole. A pair done or parked is left alone and nothing is
 // returned.
@@ -81,33 +81,28 @@ constexpr Statement kPruneInbox{
     "i.event_id)"
     " ORDER BY i.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)"};
 
-constexpr std::array kInboxStatements{kClaimInbox, kSelectInbox, kRecordFailure, kListParked, kUnpark, kPruneInbox};
+constexpr std::array kInboxStatements{kClaimInbox, kSelectInbox, kRecordFailure,
+                                      kListParked, kUnpark,      kPruneInbox};
 
 // One consumer's unit of work, composed of the ports' writers over one PgWork: the inbox's claim
 // (here), the documents' lock, reads and ingest status (PgDocumentStore), the chunks
 // (PgChunkIndex).
 class PgConsumerTransaction final : public ConsumerTransaction {
-public:
-  explicit PgConsumerTransaction(PgConnectionPool::Lease lease)
-      : work_(std::move(lease)) {}
+ public:
+  explicit PgConsumerTransaction(PgConnectionPool::Lease lease) : work_(std::move(lease)) {}
 
-  InboxState Claim(std::string_view consumer, std::string_view event_id,
-                   TimePoint at) override {
+  InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) override {
     const std::string name(consumer);
     const std::string event(event_id);
-    return work_.Run("claim inbox", 0, [&](pqxx::work &w) {
+    return work_.Run("claim inbox", 0, [&](pqxx::work& w) {
       // The row the claim found may be deleted (un-parked) before it is read;
       // then the pair is free again and the claim is repeated.
       for (int attempt = 0; attempt < 3; ++attempt) {
-        if (!w.exec_prepared(kClaimInbox.name, Checked(name), Checked(event),
-                             Millis(at))
-                 .empty()) {
+        if (!w.exec_prepared(kClaimInbox.name, Checked(name), Checked(event), Millis(at)).empty()) {
           return InboxState::kNew;
         }
-        const pqxx::result found =
-            w.exec_prepared(kSelectInbox.name, name, event);
-        if (!found.empty())
-          return ParseClaimedState(found[0][0].as<std::string>(), "postgres");
+        const pqxx::result found = w.exec_prepared(kSelectInbox.name, name, event);
+        if (!found.empty()) return ParseClaimedState(found[0][0].as<std::string>(), "postgres");
       }
       throw StorageUnavailable("postgres: inbox row of " + event +
                                " kept changing under concurrent claims");
@@ -118,13 +113,12 @@ public:
     return PgDocumentStore::LockDocumentIn(work_, id);
   }
 
-  std::optional<std::string> ReadContent(DocumentId id,
-                                         std::int32_t version) override {
+  std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
     return PgDocumentStore::ReadContentIn(work_, id, version);
   }
 
-  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string &title,
-                     const std::vector<std::string> &chunks) override {
+  void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
+                     const std::vector<std::string>& chunks) override {
     PgChunkIndex::Replace(work_, id, version, title, chunks);
   }
 
@@ -134,7 +128,7 @@ public:
 
   void Commit() override { work_.Commit(); }
 
-private:
+ private:
   PgWork work_;
 };
 
@@ -148,66 +142,49 @@ std::unique_ptr<ConsumerTransaction> PgInboxStore::BeginConsumer() {
   return session_->Begin<PgConsumerTransaction>();
 }
 
-ConsumerFailure PgInboxStore::RecordFailure(std::string_view consumer,
-                                               const OutboxEvent &event,
-                                               std::string_view error,
-                                               int max_attempts, TimePoint at) {
+ConsumerFailure PgInboxStore::RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                            std::string_view error, int max_attempts,
+                                            TimePoint at) {
   const std::string name(consumer);
   const std::string message(error);
-  return session_->Atomically("record failure of " + event.event_id,
-      [&](pqxx::transaction_base &tx) {
+  return session_->Atomically(
+      "record failure of " + event.event_id, [&](pqxx::transaction_base& tx) {
         pqxx::result row = tx.exec_prepared(
-            kRecordFailure.name, Checked(name), Checked(event.event_id),
-            max_attempts, Checked(message), Millis(at),
-            Name(ToString(event.type)), event.document_id, event.review_id,
-            event.version, Checked(event.actor_id), Millis(event.occurred_at));
+            kRecordFailure.name, Checked(name), Checked(event.event_id), max_attempts,
+            Checked(message), Millis(at), Name(ToString(event.type)), event.document_id,
+            event.review_id, event.version, Checked(event.actor_id), Millis(event.occurred_at));
         // Done or parked: left alone, reported as it is.
-        if (row.empty())
-          row = tx.exec_prepared(kSelectInbox.name, name, event.event_id);
+        if (row.empty()) row = tx.exec_prepared(kSelectInbox.name, name, event.event_id);
         if (row.empty()) {
-          throw StorageError("postgres: inbox row of " + event.event_id +
-                             " vanished");
+          throw StorageError("postgres: inbox row of " + event.event_id + " vanished");
         }
-        return ConsumerFailure{row[0][1].as<int>(),
-                               row[0][0].as<std::string>() == "parked"};
+        return ConsumerFailure{row[0][1].as<int>(), row[0][0].as<std::string>() == "parked"};
       });
 }
 
 std::vector<ParkedEvent> PgInboxStore::ListParked(int limit) {
-  if (limit <= 0)
-    return {};
-  return session_->Autocommit("list parked events",
-                    [&](pqxx::transaction_base &tx) {
-                      return All<ParkedEvent>(
-                          tx.exec_prepared(kListParked.name, limit), ToParked);
-                    });
+  if (limit <= 0) return {};
+  return session_->Autocommit("list parked events", [&](pqxx::transaction_base& tx) {
+    return All<ParkedEvent>(tx.exec_prepared(kListParked.name, limit), ToParked);
+  });
 }
 
-std::vector<OutboxEvent>
-PgInboxStore::Unpark(const std::optional<std::string> &event_id) {
-  auto deleted =
-      session_->Atomically("unpark events",
-                 [&](pqxx::transaction_base &tx) {
-                   return All<std::pair<TimePoint, OutboxEvent>>(
-                       tx.exec_prepared(kUnpark.name, Checked(event_id)),
-                       [](const pqxx::row &row) {
-                         return std::pair{FromMillis(row[0].as<std::int64_t>()),
-                                          EventAt(row, 1)};
-                       });
-                 });
+std::vector<OutboxEvent> PgInboxStore::Unpark(const std::optional<std::string>& event_id) {
+  auto deleted = session_->Atomically("unpark events", [&](pqxx::transaction_base& tx) {
+    return All<std::pair<TimePoint, OutboxEvent>>(
+        tx.exec_prepared(kUnpark.name, Checked(event_id)), [](const pqxx::row& row) {
+          return std::pair{FromMillis(row[0].as<std::int64_t>()), EventAt(row, 1)};
+        });
+  });
   return OldestParkedFirstOnce(std::move(deleted));
 }
 
 int PgInboxStore::PruneInbox(TimePoint cutoff, int limit) {
-  if (limit <= 0)
-    return 0;
-  return session_->Autocommit("prune inbox",
-                    [&](pqxx::transaction_base &tx) {
-                      return static_cast<int>(tx.exec_prepared(kPruneInbox.name,
-                                                               Millis(cutoff),
-                                                               limit)
-                                                  .affected_rows());
-                    });
+  if (limit <= 0) return 0;
+  return session_->Autocommit("prune inbox", [&](pqxx::transaction_base& tx) {
+    return static_cast<int>(
+        tx.exec_prepared(kPruneInbox.name, Millis(cutoff), limit).affected_rows());
+  });
 }
 
 }  // namespace docgate

@@ -73,8 +73,7 @@ void PgOutboxListener::Run(std::stop_token stop) {
       }
     } catch (const std::exception& e) {
       if (listening_.exchange(false)) {
-        spdlog::warn("outbox listener: connection lost, relays fall back to polling: {}",
-                     e.what());
+        spdlog::warn("outbox listener: connection lost, relays fall back to polling: {}", e.what());
       }
       SleepFor(stop, backoff);
       backoff = std::min(backoff * 2, kMaxBackoff);

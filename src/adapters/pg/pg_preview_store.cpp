@@ -33,22 +33,20 @@ PgPreviewStore::PgPreviewStore(std::shared_ptr<PgSession> session) : session_(st
 
 std::span<const Statement> PgPreviewStore::Statements() { return kPreviewStatements; }
 
-bool PgPreviewStore::Project(const PreviewRecord &record) {
-  return session_->Atomically(Describe("write preview of document", record.document_id),
-                              [&](pqxx::transaction_base &tx) {
-                                return tx.exec_prepared(kUpsertPreview.name, record.document_id,
-                                                        record.version, Checked(record.content),
-                                                        Millis(record.approved_at))
-                                           .affected_rows() == 1;
-                              });
+bool PgPreviewStore::Project(const PreviewRecord& record) {
+  return session_->Atomically(
+      Describe("write preview of document", record.document_id), [&](pqxx::transaction_base& tx) {
+        return tx.exec_prepared(kUpsertPreview.name, record.document_id, record.version,
+                                Checked(record.content), Millis(record.approved_at))
+                   .affected_rows() == 1;
+      });
 }
 
 std::optional<PreviewRecord> PgPreviewStore::Find(DocumentId id) {
-  return session_->Autocommit(Describe("find preview of document", id),
-                    [&](pqxx::transaction_base &tx) {
-                      return First<PreviewRecord>(
-                          tx.exec_prepared(kSelectPreview.name, id), ToPreview);
-                    });
+  return session_->Autocommit(
+      Describe("find preview of document", id), [&](pqxx::transaction_base& tx) {
+        return First<PreviewRecord>(tx.exec_prepared(kSelectPreview.name, id), ToPreview);
+      });
 }
 
 bool PgPreviewStore::Ping() { return session_->Ping(); }

@@ -4,72 +4,64 @@ namespace docgate::pg {
 
 std::int64_t Millis(TimePoint t) { return t.time_since_epoch().count(); }
 
-TimePoint FromMillis(std::int64_t ms) {
-  return TimePoint{std::chrono::milliseconds{ms}};
-}
+TimePoint FromMillis(std::int64_t ms) { return TimePoint{std::chrono::milliseconds{ms}}; }
 
-std::optional<std::string> Text(const std::optional<std::int64_t> &v) {
+std::optional<std::string> Text(const std::optional<std::int64_t>& v) {
   return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
 }
 
-std::optional<std::string> Text(const std::optional<std::int32_t> &v) {
+std::optional<std::string> Text(const std::optional<std::int32_t>& v) {
   return v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt;
 }
 
-std::optional<std::string> Text(const std::optional<TimePoint> &v) {
-  return v ? std::optional<std::string>(std::to_string(Millis(*v)))
-           : std::nullopt;
+std::optional<std::string> Text(const std::optional<TimePoint>& v) {
+  return v ? std::optional<std::string>(std::to_string(Millis(*v))) : std::nullopt;
 }
 
 std::optional<std::string> Text(std::string_view v) { return std::string(v); }
 
-const char *Checked(const std::string &value) {
+const char* Checked(const std::string& value) {
   if (value.find('\0') != std::string::npos) {
     throw StorageError("postgres: text with a NUL character cannot be stored");
   }
   return value.c_str();
 }
 
-const char *Checked(const std::optional<std::string> &value) {
+const char* Checked(const std::optional<std::string>& value) {
   return value ? Checked(*value) : nullptr;
 }
 
-Document ToDocument(const pqxx::row &row) {
+Document ToDocument(const pqxx::row& row) {
   Document doc;
   doc.id = row[0].as<std::int64_t>();
   doc.title = row[1].as<std::string>();
-  doc.status =
-      Enum<DocumentStatus>(row[2], ParseDocumentStatus, "document status");
+  doc.status = Enum<DocumentStatus>(row[2], ParseDocumentStatus, "document status");
   doc.version = row[3].as<std::int32_t>();
   doc.author_id = row[4].as<std::string>();
   doc.current_review_id = Nullable<std::int64_t>(row[5]);
   doc.approved_version = Nullable<std::int32_t>(row[6]);
-  if (const auto at = Nullable<std::int64_t>(row[7]))
-    doc.approved_at = FromMillis(*at);
-  doc.ingest_status =
-      Enum<IngestStatus>(row[8], ParseIngestStatus, "ingest status");
+  if (const auto at = Nullable<std::int64_t>(row[7])) doc.approved_at = FromMillis(*at);
+  doc.ingest_status = Enum<IngestStatus>(row[8], ParseIngestStatus, "ingest status");
   doc.created_at = FromMillis(row[9].as<std::int64_t>());
   doc.updated_at = FromMillis(row[10].as<std::int64_t>());
   return doc;
 }
 
-Review ToReview(const pqxx::row &row) {
+Review ToReview(const pqxx::row& row) {
   Review review;
   review.id = row[0].as<std::int64_t>();
   review.document_id = row[1].as<std::int64_t>();
   review.document_version = row[2].as<std::int32_t>();
-  review.status =
-      Enum<ReviewStatus>(row[3], ParseReviewStatus, "review status");
+  review.status = Enum<ReviewStatus>(row[3], ParseReviewStatus, "review status");
   review.submitted_by = row[4].as<std::string>();
   review.submitted_at = FromMillis(row[5].as<std::int64_t>());
   review.decided_by = Nullable<std::string>(row[6]);
-  if (const auto at = Nullable<std::int64_t>(row[7]))
-    review.decided_at = FromMillis(*at);
+  if (const auto at = Nullable<std::int64_t>(row[7])) review.decided_at = FromMillis(*at);
   review.comment = Nullable<std::string>(row[8]);
   return review;
 }
 
-OutboxEvent EventAt(const pqxx::row &row, int first) {
+OutboxEvent EventAt(const pqxx::row& row, int first) {
   OutboxEvent event;
   event.event_id = row[first].as<std::string>();
   event.type = Enum<EventType>(row[first + 1], ParseEventType, "event type");
@@ -81,13 +73,13 @@ OutboxEvent EventAt(const pqxx::row &row, int first) {
   return event;
 }
 
-OutboxEvent ToEvent(const pqxx::row &row) {
+OutboxEvent ToEvent(const pqxx::row& row) {
   OutboxEvent event = EventAt(row, 1);
   event.sequence = row[0].as<std::int64_t>();
   return event;
 }
 
-ParkedEvent ToParked(const pqxx::row &row) {
+ParkedEvent ToParked(const pqxx::row& row) {
   ParkedEvent parked;
   parked.consumer = row[0].as<std::string>();
   parked.event = EventAt(row, 1);
@@ -97,29 +89,26 @@ ParkedEvent ToParked(const pqxx::row &row) {
   return parked;
 }
 
-PreviewRecord ToPreview(const pqxx::row &row) {
-  return PreviewRecord{row[0].as<DocumentId>(), row[1].as<std::int32_t>(),
-                       row[2].as<std::string>(),
+PreviewRecord ToPreview(const pqxx::row& row) {
+  return PreviewRecord{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
                        FromMillis(row[3].as<std::int64_t>())};
 }
 
-SearchHit ToHit(const pqxx::row &row) {
-  return SearchHit{row[0].as<DocumentId>(), row[1].as<std::int32_t>(),
-                   row[2].as<std::string>(), row[3].as<std::string>(),
-                   row[4].as<double>()};
+SearchHit ToHit(const pqxx::row& row) {
+  return SearchHit{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
+                   row[3].as<std::string>(), row[4].as<double>()};
 }
 
-std::string ToText(const pqxx::row &row) { return row[0].as<std::string>(); }
+std::string ToText(const pqxx::row& row) { return row[0].as<std::string>(); }
 
-std::string Describe(const char *operation, std::int64_t id) {
+std::string Describe(const char* operation, std::int64_t id) {
   return std::string(operation) + " " + std::to_string(id);
 }
 
-std::string IdArray(const std::vector<std::int64_t> &ids) {
+std::string IdArray(const std::vector<std::int64_t>& ids) {
   std::string array = "{";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (i > 0)
-      array += ',';
+    if (i > 0) array += ',';
     array += std::to_string(ids[i]);
   }
   array += '}';

@@ -52,7 +52,8 @@ void ApplySqliteMigrations(SqliteConnection& connection,
                            const std::vector<EmbeddedFile>& migrations) {
   SqliteWriteTransaction tx(connection);
   EnsureMigrationsTable(connection);
-  for (const PendingMigration& pending : PlanMigrations(migrations, AppliedMigrations(connection))) {
+  for (const PendingMigration& pending :
+       PlanMigrations(migrations, AppliedMigrations(connection))) {
     connection.Execute(pending.file->content);
     connection.Prepare(kRecordApplied).Bind(1, pending.version).Bind(2, pending.file->name).Run();
   }
