@@ -81,7 +81,6 @@ class Application {
   ReaderService& reader() { return *reader_; }
   ConsumerPipeline& pipeline() { return *pipeline_; }
   IdempotencyService& idempotency() { return *idempotency_; }
-  Janitor& janitor() { return *janitor_; }
   LockGate& gate() { return *gate_; }
   // The database's stores, for tests and benchmarks that look behind the API.
   const Stores& stores() const { return stores_; }
