@@ -2,7 +2,7 @@
 
 // What the contract suites of the consumers' ports share (inbox_store_contract.h,
 // outbox_requeue_contract.h, preview_store_contract.h, chunk_index_contract.h): a fixture over the
-// factory types of DocumentStoreContract (document_store_contract.h), whose Stores hold those ports
+// factory types of DocumentStoreContract (store_contract_fixture.h), whose Stores hold those ports
 // too, with helpers that set the database up through the ports.
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 #include "app/inbox_store.h"
 #include "app/preview_store.h"
 #include "app/stores.h"
-#include "contract/document_store_contract.h"
+#include "contract/store_contract_fixture.h"
 #include "core/error.h"
 #include "core/model.h"
 

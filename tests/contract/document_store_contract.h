@@ -1,181 +1,28 @@
 #pragma once
 
-// The contract of DocumentStore, OutboxStore and IdempotencyStore (app/document_store.h) as one
-// typed suite, run against the fake and every real store so that they cannot drift apart.
-//
-// Instantiate it with a factory type F:
-//   struct F {
-//     F();             // an isolated, empty database of its own (temp dir, schema)
-//     Stores Make();   // the database's stores (app/stores.h); outbox claims last
-//                      // kContractClaimTtl
-//     // A second OutboxStore on the same database, as another docgate process opens it: claims of
-//     // its own, the same claim TTL. Called after Make(), destroyed before its stores.
-//     std::shared_ptr<OutboxStore> AnotherInstance();
-//     // Makes every outbox claim `by` older, as if that much time had passed on the claim clock.
-//     void AgeClaims(std::chrono::milliseconds by);
-//   };
-//   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<F>);
-// One F lives for one test; the stores it made are destroyed before it.
+// The contract of DocumentStore and StoreTransaction (app/document_store.h): documents, reviews,
+// every version's content and the transaction of a transition. The factory it is instantiated
+// with, and the fixture, are in store_contract_fixture.h.
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
-#include "app/document_store.h"
-#include "app/stores.h"
+#include "contract/store_contract_fixture.h"
 #include "core/error.h"
 #include "core/model.h"
 
 namespace docgate {
 
-// Readable failure messages (internal linkage: no clash with printers of other test files).
-[[maybe_unused]] static void PrintTo(const Document& d, std::ostream* os) {
-  *os << "Document{id=" << d.id << " title=" << d.title << " status=" << ToString(d.status) << " v"
-      << d.version << " author=" << d.author_id << " review=" << d.current_review_id.value_or(-1)
-      << " approved_v=" << d.approved_version.value_or(-1)
-      << " approved_at=" << (d.approved_at ? d.approved_at->time_since_epoch().count() : -1)
-      << " ingest=" << ToString(d.ingest_status)
-      << " created=" << d.created_at.time_since_epoch().count()
-      << " updated=" << d.updated_at.time_since_epoch().count() << "}";
-}
-
-[[maybe_unused]] static void PrintTo(const Review& r, std::ostream* os) {
-  *os << "Review{id=" << r.id << " doc=" << r.document_id << " v" << r.document_version << " "
-      << ToString(r.status) << " by=" << r.submitted_by
-      << " at=" << r.submitted_at.time_since_epoch().count()
-      << " decided_by=" << r.decided_by.value_or("-")
-      << " decided_at=" << (r.decided_at ? r.decided_at->time_since_epoch().count() : -1)
-      << " comment=" << r.comment.value_or("-") << "}";
-}
-
-[[maybe_unused]] static void PrintTo(const OutboxEvent& e, std::ostream* os) {
-  *os << "OutboxEvent{seq=" << e.sequence << " " << e.event_id << " " << ToString(e.type)
-      << " doc=" << e.document_id << " review=" << e.review_id << " v" << e.version
-      << " actor=" << e.actor_id << " at=" << e.occurred_at.time_since_epoch().count() << "}";
-}
-
-// How long the contract's stores claim outbox rows: long enough that the real time a test takes
-// does not count, so that only AgeClaims moves claims towards their end.
-inline constexpr std::chrono::milliseconds kContractClaimTtl{60'000};
-
-// 2026-12-22T...: milliseconds that are not a whole second, so truncation would show.
-inline TimePoint ContractTime(std::int64_t offset_ms = 0) {
-  return TimePoint{std::chrono::milliseconds{1'798'000'000'123 + offset_ms}};
-}
-
-inline Document ContractDocument(const UserId& author = "alice",
-                                 DocumentStatus status = DocumentStatus::kDraft) {
-  Document doc;
-  doc.title = "Onboarding guide";
-  doc.status = status;
-  doc.author_id = author;
-  doc.created_at = ContractTime();
-  doc.updated_at = ContractTime();
-  return doc;
-}
-
-inline Review ContractReview(DocumentId document_id, ReviewStatus status = ReviewStatus::kPending) {
-  Review review;
-  review.document_id = document_id;
-  review.document_version = 1;
-  review.status = status;
-  review.submitted_by = "alice";
-  review.submitted_at = ContractTime(10);
-  return review;
-}
-
-inline OutboxEvent ContractEvent(const std::string& event_id, DocumentId document_id = 1) {
-  OutboxEvent event;
-  event.event_id = event_id;
-  event.type = EventType::kSubmitted;
-  event.document_id = document_id;
-  event.review_id = 7;
-  event.version = 1;
-  event.actor_id = "alice";
-  event.occurred_at = ContractTime(20);
-  return event;
-}
-
 template <typename Factory>
-class DocumentStoreContract : public ::testing::Test {
- protected:
-  DocumentStore& store() { return *stores_.documents; }
-  OutboxStore& outbox() { return *stores_.outbox; }
-  IdempotencyStore& keys() { return *stores_.idempotency; }
-
-  // Reserves (caller, key) for `owner` at ContractTime(at) with a lease of 30 s.
-  std::optional<IdempotencyRecord> Reserve(const std::string& caller, const std::string& key,
-                                           const std::string& fingerprint, const std::string& owner,
-                                           std::int64_t at = 0) {
-    return keys().ReserveIdempotencyKey(caller, key, fingerprint, owner, ContractTime(at),
-                                         ContractTime(at + 30'000));
-  }
-
-  // Runs `write` in a transaction of its own and commits it.
-  template <typename Write>
-  void Committed(Write&& write) {
-    auto tx = store().Begin();
-    write(*tx);
-    tx->Commit();
-  }
-  // Each commits on its own; Add returns the row with its assigned id.
-  Document Add(Document doc) {
-    Committed([&](StoreTransaction& tx) { doc.id = tx.InsertDocument(doc); });
-    return doc;
-  }
-  Review Add(Review review) {
-    Committed([&](StoreTransaction& tx) { review.id = tx.InsertReview(review); });
-    return review;
-  }
-  void Update(const Document& doc) {
-    Committed([&](StoreTransaction& tx) { tx.UpdateDocument(doc); });
-  }
-  void Update(const Review& review) {
-    Committed([&](StoreTransaction& tx) { tx.UpdateReview(review); });
-  }
-  void Put(DocumentId id, std::int32_t version, const std::string &content,
-           const UserId &editor = "alice") {
-    Committed([&](StoreTransaction &tx) {
-      tx.PutContent(id, version, content, editor, ContractTime());
-    });
-  }
-  void Append(const std::vector<OutboxEvent>& events) {
-    Committed([&](StoreTransaction& tx) {
-      for (const OutboxEvent& event : events) tx.AppendEvent(event);
-    });
-  }
-  std::vector<DocumentId> DocumentIds(const DocumentQuery& query) {
-    std::vector<DocumentId> ids;
-    for (const Document& doc : store().ListDocuments(query)) ids.push_back(doc.id);
-    return ids;
-  }
-  std::vector<ReviewId> ReviewIds(const ReviewQuery& query) {
-    std::vector<ReviewId> ids;
-    for (const Review& review : store().ListReviews(query)) ids.push_back(review.id);
-    return ids;
-  }
-  std::vector<std::string> PendingEventIds(int limit) {
-    return EventIds(outbox().ClaimPending(limit));
-  }
-  static std::vector<std::string> EventIds(const std::vector<OutboxEvent>& events) {
-    std::vector<std::string> ids;
-    for (const OutboxEvent& event : events) ids.push_back(event.event_id);
-    return ids;
-  }
-
-  Factory factory_;
-  Stores stores_ = factory_.Make();
-};
+class DocumentStoreContract : public StoreContractFixture<Factory> {};
 
 TYPED_TEST_SUITE_P(DocumentStoreContract);
 
@@ -485,12 +332,6 @@ TYPED_TEST_P(DocumentStoreContract, ReviewOrContentOfMissingDocumentThrowsStorag
                StorageError);
 }
 
-TYPED_TEST_P(DocumentStoreContract, DuplicateEventIdThrowsStorageError) {
-  this->Append({ContractEvent("e-1")});
-  auto tx = this->store().Begin();
-  EXPECT_THROW(tx->AppendEvent(ContractEvent("e-1")), StorageError);
-}
-
 TYPED_TEST_P(DocumentStoreContract, ListDocumentsIsNewestFirst) {
   const DocumentId a = this->Add(ContractDocument()).id;
   const DocumentId b = this->Add(ContractDocument()).id;
@@ -593,164 +434,6 @@ TYPED_TEST_P(DocumentStoreContract, ListDocumentReviewsIsNewestFirstForThatDocum
   EXPECT_EQ(this->store().ListDocumentReviews(id), (std::vector<Review>{r3, r2, r1}));
 }
 
-TYPED_TEST_P(DocumentStoreContract, EventsRoundTripInCommitOrderWithAscendingSequences) {
-  OutboxEvent approved = ContractEvent("e-2", 17);
-  approved.type = EventType::kApproved;
-  approved.review_id = 40;
-  approved.version = 3;
-  approved.actor_id = "bob";
-  approved.occurred_at = ContractTime(77);
-  this->Append({ContractEvent("e-1", 1)});
-  this->Append({approved, ContractEvent("e-3", 3)});
-  const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
-  ASSERT_EQ(events.size(), 3u);
-  EXPECT_LT(events[0].sequence, events[1].sequence);
-  EXPECT_LT(events[1].sequence, events[2].sequence);
-  approved.sequence = events[1].sequence;
-  EXPECT_EQ(events[1], approved);
-  EXPECT_EQ(events[0].event_id, "e-1");
-  EXPECT_EQ(events[2].event_id, "e-3");
-}
-
-TYPED_TEST_P(DocumentStoreContract, ClaimPendingStopsAtLimit) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
-  EXPECT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
-}
-
-TYPED_TEST_P(DocumentStoreContract, MarkDeliveredEventsAreNeverPendingAgain) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
-  const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
-  ASSERT_EQ(events.size(), 3u);
-  this->outbox().MarkDelivered({events[0].sequence, events[2].sequence}, ContractTime(90));
-  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-2"});
-  this->outbox().MarkDelivered({events[0].sequence, events[1].sequence}, ContractTime(91));
-  this->outbox().MarkDelivered({}, ContractTime(92));
-  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
-}
-
-TYPED_TEST_P(DocumentStoreContract, ClaimPendingHandsOutOnlyEachDocumentsOldestUndeliveredEvent) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 1), ContractEvent("e-3", 2)});
-  this->Append({ContractEvent("e-4", 1)});
-  const std::vector<OutboxEvent> heads = this->outbox().ClaimPending(10);
-  ASSERT_EQ(heads.size(), 2u);
-  EXPECT_EQ(heads[0].event_id, "e-1");
-  EXPECT_EQ(heads[1].event_id, "e-3");
-  this->outbox().MarkDelivered({heads[0].sequence}, ContractTime(90));
-  EXPECT_EQ(this->PendingEventIds(10), (std::vector<std::string>{"e-2", "e-3"}));
-}
-
-TYPED_TEST_P(DocumentStoreContract, DeferredEventWaitsUntilDueAndHoldsItsDocumentBack) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 1), ContractEvent("e-3", 2)});
-  const std::vector<OutboxEvent> heads = this->outbox().ClaimPending(10);
-  ASSERT_EQ(heads.size(), 2u);
-  this->outbox().Defer({heads[0].sequence}, std::chrono::hours(1), std::chrono::hours(2),
-                       "unroutable");
-  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-3"});
-  EXPECT_EQ(this->outbox().Backlog().pending, 3);
-}
-
-TYPED_TEST_P(DocumentStoreContract, DeferWithoutDelayMakesTheEventClaimableAgain) {
-  this->Append({ContractEvent("e-1", 1)});
-  const std::vector<OutboxEvent> claimed = this->outbox().ClaimPending(10);
-  ASSERT_EQ(claimed.size(), 1u);
-  this->outbox().Defer({claimed[0].sequence}, std::chrono::milliseconds(0),
-                       std::chrono::milliseconds(0), "nacked");
-  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-1"});
-  this->outbox().Defer({}, std::chrono::hours(1), std::chrono::hours(1), "nothing");
-}
-
-TYPED_TEST_P(DocumentStoreContract, PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3),
-                ContractEvent("e-4", 4)});
-  const std::vector<OutboxEvent> events = this->outbox().ClaimPending(10);
-  ASSERT_EQ(events.size(), 4u);
-  this->outbox().MarkDelivered({events[2].sequence}, ContractTime(10));
-  this->outbox().MarkDelivered({events[0].sequence}, ContractTime(20));
-  this->outbox().MarkDelivered({events[1].sequence}, ContractTime(30));
-  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(30), 1), 1);  // e-3, delivered first
-  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(30), 10), 1);  // e-1; e-2 is not older
-  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(30), 10), 0);
-  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(99), 0), 0);
-  EXPECT_EQ(this->outbox().PruneDelivered(ContractTime(99), 10), 1);  // e-2; e-4 is pending
-  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-4"});
-}
-
-TYPED_TEST_P(DocumentStoreContract, BacklogCountsUndeliveredEventsAndTheOldest) {
-  EXPECT_EQ(this->outbox().Backlog().pending, 0);
-  EXPECT_EQ(this->outbox().Backlog().oldest_occurred_at, std::nullopt);
-  OutboxEvent older = ContractEvent("e-2", 2);
-  older.occurred_at = ContractTime(5);
-  OutboxEvent newer = ContractEvent("e-1", 1);
-  newer.occurred_at = ContractTime(50);
-  this->Append({newer, older});
-  const OutboxBacklog backlog = this->outbox().Backlog();
-  EXPECT_EQ(backlog.pending, 2);
-  EXPECT_EQ(backlog.oldest_occurred_at, ContractTime(5));
-}
-
-TYPED_TEST_P(DocumentStoreContract, MarkDeliveredIgnoresUnknownSequences) {
-  this->Append({ContractEvent("e-1")});
-  this->outbox().MarkDelivered({12345}, ContractTime(90));
-  EXPECT_EQ(this->PendingEventIds(10), std::vector<std::string>{"e-1"});
-}
-
-TYPED_TEST_P(DocumentStoreContract, AnotherInstanceNeverGetsClaimedRowsUntilTheirClaimRunsOut) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
-  const auto other = this->factory_.AnotherInstance();
-  ASSERT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
-  EXPECT_EQ(this->EventIds(other->ClaimPending(10)), std::vector<std::string>{"e-3"});
-  this->factory_.AgeClaims(kContractClaimTtl - std::chrono::seconds(1));
-  EXPECT_EQ(this->EventIds(other->ClaimPending(10)), std::vector<std::string>{"e-3"})
-      << "its own claim comes back, the others' stay theirs";
-  this->factory_.AgeClaims(std::chrono::seconds(2));
-  EXPECT_EQ(this->EventIds(other->ClaimPending(10)),
-            (std::vector<std::string>{"e-1", "e-2", "e-3"}));
-  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
-}
-
-TYPED_TEST_P(DocumentStoreContract, RenewedClaimsOutlastTheirFirstTtlWhileRenewed) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3)});
-  const auto other = this->factory_.AnotherInstance();
-  EXPECT_EQ(this->outbox().RenewClaims(), 0) << "nothing claimed yet";
-  ASSERT_EQ(this->PendingEventIds(2), (std::vector<std::string>{"e-1", "e-2"}));
-  for (int half_ttls = 1; half_ttls <= 3; ++half_ttls) {
-    this->factory_.AgeClaims(kContractClaimTtl / 2);
-    EXPECT_EQ(this->outbox().RenewClaims(), 2);
-    EXPECT_EQ(this->EventIds(other->ClaimPending(10)), std::vector<std::string>{"e-3"})
-        << "after " << half_ttls << " half claim TTLs";
-  }
-  this->factory_.AgeClaims(kContractClaimTtl + std::chrono::seconds(1));  // renewals stopped
-  EXPECT_EQ(this->EventIds(other->ClaimPending(10)),
-            (std::vector<std::string>{"e-1", "e-2", "e-3"}));
-  EXPECT_EQ(this->outbox().RenewClaims(), 0) << "taken over: no longer this instance's";
-  EXPECT_TRUE(this->outbox().ClaimPending(10).empty());
-}
-
-TYPED_TEST_P(DocumentStoreContract, AClaimThatRanOutUntakenIsRenewed) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2)});
-  const auto other = this->factory_.AnotherInstance();
-  ASSERT_EQ(this->outbox().ClaimPending(10).size(), 2u);
-  this->factory_.AgeClaims(kContractClaimTtl + std::chrono::seconds(1));
-  EXPECT_EQ(this->outbox().RenewClaims(), 2);
-  EXPECT_TRUE(other->ClaimPending(10).empty());
-}
-
-TYPED_TEST_P(DocumentStoreContract, RenewalCountsOnlyUndeliveredRowsThisInstanceStillClaims) {
-  this->Append({ContractEvent("e-1", 1), ContractEvent("e-2", 2), ContractEvent("e-3", 3),
-                ContractEvent("e-4", 4)});
-  const std::vector<OutboxEvent> claimed = this->outbox().ClaimPending(10);
-  ASSERT_EQ(claimed.size(), 4u);
-  this->outbox().MarkDelivered({claimed[0].sequence}, ContractTime(90));
-  this->outbox().Defer({claimed[1].sequence}, std::chrono::hours(1), std::chrono::hours(2),
-                       "unroutable");
-  EXPECT_EQ(this->outbox().RenewClaims(), 2);
-  this->outbox().ReleaseClaims();
-  EXPECT_EQ(this->outbox().RenewClaims(), 0);
-  const auto other = this->factory_.AnotherInstance();
-  EXPECT_EQ(this->EventIds(other->ClaimPending(10)), (std::vector<std::string>{"e-3", "e-4"}))
-      << "released: claimable by anyone at once";
-}
-
 TYPED_TEST_P(DocumentStoreContract, PingAnswersTrue) { EXPECT_TRUE(this->store().Ping()); }
 
 // Writers serialize: read-modify-write increments under Begin/LockDocument lose no update.
@@ -777,162 +460,14 @@ TYPED_TEST_P(DocumentStoreContract, ConcurrentIncrementsEndWithTheExactCount) {
   EXPECT_EQ(this->store().FindDocument(id)->version, 1 + kThreads * kIncrements);
 }
 
-TYPED_TEST_P(DocumentStoreContract, ReservingAFreeKeyWinsAndTheNextReservationSeesItInFlight) {
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 10);
-  ASSERT_TRUE(seen);
-  EXPECT_EQ(seen->fingerprint, "fp-1");
-  EXPECT_EQ(seen->response, std::nullopt);
-  EXPECT_EQ(seen->expires_at, ContractTime(30'000));
-  // The losing reservation changed nothing: the record is still owner-a's.
-  EXPECT_TRUE(
-      this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "r", ContractTime(1)));
-}
-
-TYPED_TEST_P(DocumentStoreContract, KeysArePerCaller) {
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  EXPECT_EQ(this->Reserve("carol", "k-1", "fp-2", "owner-c"), std::nullopt);
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-x")->fingerprint, "fp-1");
-  EXPECT_EQ(this->Reserve("carol", "k-1", "fp-1", "owner-x")->fingerprint, "fp-2");
-}
-
-TYPED_TEST_P(DocumentStoreContract, AnExpiredRecordIsReservableAgain) {
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  ASSERT_TRUE(this->Reserve("alice", "k-1", "fp-1", "owner-b", 29'999));
-  // expires_at <= now: the lease has run out, the key is free.
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-2", "owner-b", 30'000), std::nullopt);
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-c", 30'001)->fingerprint, "fp-2");
-  // A completed record, too, once its TTL is over.
-  ASSERT_TRUE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-b", "done",
-                                                     ContractTime(40'000)));
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-c", 39'999)->response, "done");
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-3", "owner-d", 40'000), std::nullopt);
-}
-
-TYPED_TEST_P(DocumentStoreContract, ConcurrentReservationsOfOneKeyHaveExactlyOneWinner) {
-  constexpr int kThreads = 8;
-  std::atomic<int> winners{0};
-  std::atomic<int> in_flight{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-" + std::to_string(t));
-      if (!seen) {
-        ++winners;
-      } else if (!seen->response && seen->fingerprint == "fp-1") {
-        ++in_flight;
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(winners.load(), 1);
-  EXPECT_EQ(in_flight.load(), kThreads - 1);
-}
-
-TYPED_TEST_P(DocumentStoreContract, CompletionInATransactionCommitsWithTheEffect) {
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  DocumentId id = 0;
-  this->Committed([&](StoreTransaction& tx) {
-    id = tx.InsertDocument(ContractDocument());
-    tx.CompleteIdempotentRequest("alice", "k-1", "owner-a", "{\"status\":201}",
-                                 ContractTime(86'400'000));
-  });
-  EXPECT_TRUE(this->store().FindDocument(id));
-  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 50'000);
-  ASSERT_TRUE(seen);
-  EXPECT_EQ(seen->response, "{\"status\":201}");
-  EXPECT_EQ(seen->expires_at, ContractTime(86'400'000));
-}
-
-TYPED_TEST_P(DocumentStoreContract, CompletionInATransactionRollsBackWithIt) {
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  {
-    auto tx = this->store().Begin();
-    tx->InsertDocument(ContractDocument());
-    tx->CompleteIdempotentRequest("alice", "k-1", "owner-a", "r", ContractTime(86'400'000));
-  }
-  EXPECT_TRUE(this->store().ListDocuments({}).empty());
-  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 10);
-  ASSERT_TRUE(seen);
-  EXPECT_EQ(seen->response, std::nullopt);
-  EXPECT_EQ(seen->expires_at, ContractTime(30'000));
-}
-
-TYPED_TEST_P(DocumentStoreContract, CompletionOfAReservationTakenOverThrowsAndNothingCommits) {
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-b", 30'000), std::nullopt);
-  {
-    auto tx = this->store().Begin();
-    tx->InsertDocument(ContractDocument());
-    EXPECT_THROW(
-        tx->CompleteIdempotentRequest("alice", "k-1", "owner-a", "r", ContractTime(86'400'000)),
-        StorageError);
-  }
-  EXPECT_TRUE(this->store().ListDocuments({}).empty());
-  EXPECT_FALSE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "r",
-                                                      ContractTime(86'400'000)));
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-c", 30'001)->response, std::nullopt);
-}
-
-TYPED_TEST_P(DocumentStoreContract, CompletionWithoutEffectStoresTheFirstResponseOnly) {
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  EXPECT_TRUE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "first",
-                                                     ContractTime(86'400'000)));
-  EXPECT_FALSE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-a", "second",
-                                                      ContractTime(99'400'000)));
-  EXPECT_FALSE(this->keys().CompleteIdempotentRequest("alice", "k-2", "owner-a", "other",
-                                                      ContractTime(86'400'000)));
-  const auto seen = this->Reserve("alice", "k-1", "fp-1", "owner-b", 10);
-  ASSERT_TRUE(seen);
-  EXPECT_EQ(seen->response, "first");
-  EXPECT_EQ(seen->expires_at, ContractTime(86'400'000));
-}
-
-TYPED_TEST_P(DocumentStoreContract, ReleaseFreesOnlyItsOwnInFlightRecord) {
-  ASSERT_EQ(this->Reserve("alice", "k-1", "fp-1", "owner-a"), std::nullopt);
-  this->keys().ReleaseIdempotencyKey("alice", "k-1", "owner-x");
-  EXPECT_TRUE(this->Reserve("alice", "k-1", "fp-1", "owner-b", 10));
-  this->keys().ReleaseIdempotencyKey("alice", "k-1", "owner-a");
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-2", "owner-b", 20), std::nullopt);
-  // Never a completed record.
-  ASSERT_TRUE(this->keys().CompleteIdempotentRequest("alice", "k-1", "owner-b", "done",
-                                                     ContractTime(86'400'000)));
-  this->keys().ReleaseIdempotencyKey("alice", "k-1", "owner-b");
-  EXPECT_EQ(this->Reserve("alice", "k-1", "fp-2", "owner-c", 30)->response, "done");
-}
-
-TYPED_TEST_P(DocumentStoreContract, PruneDeletesOnlyExpiredRecordsInBoundedBatches) {
-  // Five records expire at 30 s (in flight); two completed ones live until 100 s.
-  for (int i = 0; i < 7; ++i) {
-    ASSERT_EQ(this->Reserve("alice", "k-" + std::to_string(i), "fp", "o-" + std::to_string(i)),
-              std::nullopt);
-  }
-  for (int i = 5; i < 7; ++i) {
-    ASSERT_TRUE(this->keys().CompleteIdempotentRequest(
-        "alice", "k-" + std::to_string(i), "o-" + std::to_string(i), "r", ContractTime(100'000)));
-  }
-  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(29'999), 10), 0);
-  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 2), 2);
-  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 0), 0);
-  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 10), 3);
-  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(30'000), 10), 0);
-  // The live ones are still there, as they were.
-  for (int i = 5; i < 7; ++i) {
-    EXPECT_EQ(this->Reserve("alice", "k-" + std::to_string(i), "fp", "x", 50'000)->response, "r");
-  }
-  EXPECT_EQ(this->keys().PruneIdempotencyKeys(ContractTime(100'000), 10), 2);
-}
-
 REGISTER_TYPED_TEST_SUITE_P(
-    DocumentStoreContract, DocumentRoundTripsEveryField,
-    DocumentWithoutOptionalsRoundTrips, ReviewRoundTripsEveryField,
-    PendingReviewWithoutDecisionRoundTrips,
+    DocumentStoreContract, DocumentRoundTripsEveryField, DocumentWithoutOptionalsRoundTrips,
+    ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
     InsertIgnoresGivenIdsAndAssignsAscendingOnes, ContentRoundTripsExactBytes,
-    ContentIsKeptPerVersion, EditorsAreListedOncePerRangeOfVersions,
-    ContentOfAVersionIsNeverOverwritten, MissingRowsAreNullopt,
-    LockAndReadOfMissingIdAreNullopt, TransactionSeesItsOwnWrites,
-    UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
-    DestructionWithoutCommitDiscardsInserts,
+    EditorsAreListedOncePerRangeOfVersions, ContentIsKeptPerVersion,
+    ContentOfAVersionIsNeverOverwritten, MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt,
+    TransactionSeesItsOwnWrites, UncommittedWritesAreInvisibleOutside,
+    CommitMakesEveryWriteVisible, DestructionWithoutCommitDiscardsInserts,
     DestructionWithoutCommitDiscardsUpdates, TransactionIsUnusableAfterCommit,
     NextTransactionBeginsAfterOneEnds, UpdateDocumentOverwritesMutableColumns,
     UpdateDocumentClearsOptionals, UpdateDocumentKeepsAuthorAndCreationTime,
@@ -940,33 +475,11 @@ REGISTER_TYPED_TEST_SUITE_P(
     SecondPendingReviewOfADocumentThrowsStorageError,
     ReopeningADecidedReviewBesideAPendingOneThrowsStorageError,
     NewPendingReviewIsAllowedOnceTheLastIsDecided,
-    ReviewOrContentOfMissingDocumentThrowsStorageError,
-    DuplicateEventIdThrowsStorageError, ListDocumentsIsNewestFirst,
-    ListDocumentsFiltersByStatusAndAuthor,
-    ListDocumentsBeforeIsAnExclusiveCursor,
+    ReviewOrContentOfMissingDocumentThrowsStorageError, ListDocumentsIsNewestFirst,
+    ListDocumentsFiltersByStatusAndAuthor, ListDocumentsBeforeIsAnExclusiveCursor,
     ListDocumentsPagesWithLimitAndCursor, NonPositiveLimitReturnsNothing,
-    ListReviewsIsOldestFirstAndFiltersByStatus,
-    ListReviewsPagesWithLimitAndExclusiveAfter,
-    ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
-    EventsRoundTripInCommitOrderWithAscendingSequences,
-    ClaimPendingStopsAtLimit, MarkDeliveredEventsAreNeverPendingAgain,
-    ClaimPendingHandsOutOnlyEachDocumentsOldestUndeliveredEvent,
-    DeferredEventWaitsUntilDueAndHoldsItsDocumentBack,
-    DeferWithoutDelayMakesTheEventClaimableAgain,
-    PruneDeletesDeliveredEventsBeforeTheCutoffOldestFirst,
-    BacklogCountsUndeliveredEventsAndTheOldest, MarkDeliveredIgnoresUnknownSequences,
-    AnotherInstanceNeverGetsClaimedRowsUntilTheirClaimRunsOut,
-    RenewedClaimsOutlastTheirFirstTtlWhileRenewed, AClaimThatRanOutUntakenIsRenewed,
-    RenewalCountsOnlyUndeliveredRowsThisInstanceStillClaims, PingAnswersTrue,
-    ConcurrentIncrementsEndWithTheExactCount,
-    ReservingAFreeKeyWinsAndTheNextReservationSeesItInFlight, KeysArePerCaller,
-    AnExpiredRecordIsReservableAgain,
-    ConcurrentReservationsOfOneKeyHaveExactlyOneWinner,
-    CompletionInATransactionCommitsWithTheEffect,
-    CompletionInATransactionRollsBackWithIt,
-    CompletionOfAReservationTakenOverThrowsAndNothingCommits,
-    CompletionWithoutEffectStoresTheFirstResponseOnly,
-    ReleaseFreesOnlyItsOwnInFlightRecord,
-    PruneDeletesOnlyExpiredRecordsInBoundedBatches);
+    ListReviewsIsOldestFirstAndFiltersByStatus, ListReviewsPagesWithLimitAndExclusiveAfter,
+    ListDocumentReviewsIsNewestFirstForThatDocumentOnly, PingAnswersTrue,
+    ConcurrentIncrementsEndWithTheExactCount);
 
 }  // namespace docgate

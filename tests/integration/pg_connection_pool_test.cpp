@@ -12,7 +12,7 @@
 
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_stores.h"
-#include "contract/document_store_contract.h"
+#include "contract/store_contract_fixture.h"
 #include "core/error.h"
 #include "support/pg_test_database.h"
 #include "support/tcp_proxy.h"

@@ -14,8 +14,10 @@
 #include "app/document_service.h"
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
+#include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "core/error.h"
 #include "core/lifecycle.h"
@@ -49,6 +51,9 @@ struct PgStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, IdempotencyStoreContract,
+                               ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, InboxStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxRequeueContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, PreviewStoreContract, ::testing::Types<PgStoreFactory>);

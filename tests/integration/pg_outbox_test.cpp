@@ -12,7 +12,7 @@
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_stores.h"
 #include "adapters/pg/pg_outbox_listener.h"
-#include "contract/document_store_contract.h"
+#include "contract/store_contract_fixture.h"
 #include "fakes/counting_wakeup.h"
 #include "support/pg_test_database.h"
 #include "support/tcp_proxy.h"

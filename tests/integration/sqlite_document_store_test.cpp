@@ -17,8 +17,10 @@
 
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
+#include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "core/error.h"
 #include "runtime/stores.h"
@@ -92,6 +94,9 @@ struct SqliteStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, IdempotencyStoreContract,
+                               ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, InboxStoreContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxRequeueContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, PreviewStoreContract, ::testing::Types<SqliteStoreFactory>);

@@ -7,8 +7,10 @@
 
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
+#include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
@@ -34,6 +36,8 @@ struct FakeStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, IdempotencyStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, InboxStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxRequeueContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, PreviewStoreContract, ::testing::Types<FakeStoreFactory>);
