@@ -40,8 +40,7 @@ class SearchStore {
     if (::mkdtemp(pattern.data()) == nullptr) std::abort();
     dir_ = pattern;
     auto session = std::make_shared<docgate::SqliteSession>(
-        docgate::SqliteConfig{.path = (dir_ / "search.db").string(), .pool_size = 1},
-        docgate::SqliteChunkIndex::Statements());
+        docgate::SqliteConfig{.path = (dir_ / "search.db").string(), .pool_size = 1});
     documents_ = std::make_unique<docgate::SqliteDocumentStore>(session);
     inbox_ = std::make_unique<docgate::SqliteInboxStore>(session);
     chunks_ = std::make_unique<docgate::SqliteChunkIndex>(session);
@@ -62,7 +61,6 @@ class SearchStore {
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
   }
-
 
   docgate::SqliteChunkIndex& chunks() { return *chunks_; }
 

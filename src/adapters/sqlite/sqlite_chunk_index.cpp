@@ -1,6 +1,5 @@
 #include "adapters/sqlite/sqlite_chunk_index.h"
 
-#include <array>
 #include <utility>
 
 #include "adapters/sqlite/sqlite_fts_query.h"
@@ -34,9 +33,6 @@ constexpr std::string_view kSearch =
     " WHERE kh_document_chunk_fts MATCH ?1"
     " ORDER BY score DESC, c.document_id, c.ordinal LIMIT ?2";
 
-constexpr std::array<std::string_view, 4> kChunkStatements{kDeleteChunks, kInsertChunk, kListChunks,
-                                                           kSearch};
-
 SearchHit HitFromRow(const SqliteStatement& row) {
   return SearchHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
 }
@@ -45,8 +41,6 @@ SearchHit HitFromRow(const SqliteStatement& row) {
 
 SqliteChunkIndex::SqliteChunkIndex(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
-
-std::span<const std::string_view> SqliteChunkIndex::Statements() { return kChunkStatements; }
 
 void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t version,
                                const std::string& title, const std::vector<std::string>& chunks) {

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,8 +31,6 @@ class SqliteChunkIndex final : public ChunkIndex {
  public:
   explicit SqliteChunkIndex(std::shared_ptr<SqliteSession> session);
 
-  // The statements this store runs, for the session to prepare on every connection.
-  static std::span<const std::string_view> Statements();
   // Ingestion's part of a consumer transaction (ConsumerTransaction::ReplaceChunks): the
   // document's chunks become exactly `chunks`, in order.
   static void Replace(SqliteWork& work, DocumentId id, std::int32_t version,

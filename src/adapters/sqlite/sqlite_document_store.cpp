@@ -1,6 +1,5 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 
-#include <array>
 #include <limits>
 #include <utility>
 
@@ -85,24 +84,6 @@ constexpr std::string_view kUpdateReview =
     "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = "
     "?7, comment = ?8"
     " WHERE id = ?9";
-
-constexpr std::array<std::string_view, 17> kDocumentStatements{kSelectDocument,
-                                                               kListDocuments,
-                                                               kListDocumentsByStatus,
-                                                               kListDocumentsByAuthor,
-                                                               kListDocumentsByStatusAndAuthor,
-                                                               kInsertDocument,
-                                                               kUpdateDocument,
-                                                               kSetIngestStatus,
-                                                               kSelectContent,
-                                                               kInsertContent,
-                                                               kSelectEditors,
-                                                               kSelectReview,
-                                                               kListReviews,
-                                                               kListReviewsByStatus,
-                                                               kListDocumentReviews,
-                                                               kInsertReview,
-                                                               kUpdateReview};
 
 Document DocumentFromRow(const SqliteStatement& row) {
   Document doc;
@@ -267,8 +248,6 @@ class SqliteStoreTransaction final : public StoreTransaction {
 
 SqliteDocumentStore::SqliteDocumentStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
-
-std::span<const std::string_view> SqliteDocumentStore::Statements() { return kDocumentStatements; }
 
 std::optional<Document> SqliteDocumentStore::LockDocumentIn(SqliteWork& work, DocumentId id) {
   return SelectDocument(work.Open(), id);

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +33,6 @@ class SqliteDocumentStore final : public DocumentStore {
  public:
   explicit SqliteDocumentStore(std::shared_ptr<SqliteSession> session);
 
-  // The statements this store runs, for the session to prepare on every connection.
-  static std::span<const std::string_view> Statements();
   // The documents' part of a consumer transaction (SqliteInboxStore's), in its SqliteWork: the row
   // locked (BEGIN IMMEDIATE holds every row), a version's content, the ingest status (StorageError
   // for a missing document).

@@ -1,6 +1,5 @@
 #include "adapters/sqlite/sqlite_idempotency_store.h"
 
-#include <array>
 #include <utility>
 
 #include "adapters/sqlite/sqlite_rows.h"
@@ -33,10 +32,6 @@ constexpr std::string_view kPruneIdempotencyKeys =
     "kh_idempotency"
     " WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)";
 
-constexpr std::array<std::string_view, 5> kIdempotencyStatements{
-    kSelectIdempotencyKey, kReserveIdempotencyKey, kCompleteIdempotencyKey, kReleaseIdempotencyKey,
-    kPruneIdempotencyKeys};
-
 // Completes `owner`'s in-flight record; false when there is none.
 bool CompleteOn(SqliteConnection& connection, const std::string& caller, const std::string& key,
                 const std::string& owner, const std::string& response, TimePoint expires_at) {
@@ -54,10 +49,6 @@ bool CompleteOn(SqliteConnection& connection, const std::string& caller, const s
 
 SqliteIdempotencyStore::SqliteIdempotencyStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
-
-std::span<const std::string_view> SqliteIdempotencyStore::Statements() {
-  return kIdempotencyStatements;
-}
 
 void SqliteIdempotencyStore::Complete(SqliteWork& work, const std::string& caller,
                                       const std::string& key, const std::string& owner,

@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,8 +21,6 @@ class SqliteIdempotencyStore final : public IdempotencyStore {
  public:
   explicit SqliteIdempotencyStore(std::shared_ptr<SqliteSession> session);
 
-  // The statements this store runs, for the session to prepare on every connection.
-  static std::span<const std::string_view> Statements();
   // The idempotency part of a transition (StoreTransaction::CompleteIdempotentRequest), in the
   // transition's transaction: StorageError when `owner` no longer holds the in-flight record.
   static void Complete(SqliteWork& work, const std::string& caller, const std::string& key,

@@ -1,6 +1,5 @@
 #include "adapters/sqlite/sqlite_inbox_store.h"
 
-#include <array>
 #include <utility>
 
 #include "adapters/sqlite/sqlite_chunk_index.h"
@@ -69,9 +68,6 @@ constexpr std::string_view kPruneInbox =
     "   AND NOT EXISTS (SELECT 1 FROM kh_outbox o WHERE o.event_id = "
     "i.event_id)"
     " ORDER BY i.updated_at LIMIT ?2)";
-
-constexpr std::array<std::string_view, 6> kInboxStatements{
-    kClaimInbox, kSelectInbox, kRecordFailure, kListParked, kUnpark, kPruneInbox};
 
 ParkedEvent ParkedFromRow(const SqliteStatement& row) {
   ParkedEvent parked;
@@ -143,8 +139,6 @@ class SqliteConsumerTransaction final : public ConsumerTransaction {
 
 SqliteInboxStore::SqliteInboxStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
-
-std::span<const std::string_view> SqliteInboxStore::Statements() { return kInboxStatements; }
 
 std::unique_ptr<ConsumerTransaction> SqliteInboxStore::BeginConsumer() {
   return session_->Begin<SqliteConsumerTransaction>();

@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,9 +24,6 @@ class SqliteSession;
 class SqliteInboxStore final : public InboxStore {
  public:
   explicit SqliteInboxStore(std::shared_ptr<SqliteSession> session);
-
-  // The statements this store runs, for the session to prepare on every connection.
-  static std::span<const std::string_view> Statements();
 
   std::unique_ptr<ConsumerTransaction> BeginConsumer() override;
   ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,

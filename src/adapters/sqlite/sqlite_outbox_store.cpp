@@ -1,7 +1,6 @@
 #include "adapters/sqlite/sqlite_outbox_store.h"
 
 #include <algorithm>
-#include <array>
 #include <utility>
 
 #include "adapters/sqlite/sqlite_rows.h"
@@ -104,10 +103,6 @@ constexpr std::string_view kFindStuckIngestions =
     "   AND o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
     " ORDER BY o.delivered_at, o.id LIMIT ?2";
 
-constexpr std::array<std::string_view, 11> kOutboxStatements{
-    kInsertEvent,   kRequeueEvent, kClaimEvents,    kAnyPending, kMarkDelivered,      kDeferEvent,
-    kReleaseClaims, kRenewClaims,  kPruneDelivered, kBacklog,    kFindStuckIngestions};
-
 std::int64_t Millis(std::chrono::milliseconds duration) {
   return static_cast<std::int64_t>(duration.count());
 }
@@ -116,8 +111,6 @@ std::int64_t Millis(std::chrono::milliseconds duration) {
 
 SqliteOutboxStore::SqliteOutboxStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
-
-std::span<const std::string_view> SqliteOutboxStore::Statements() { return kOutboxStatements; }
 
 void SqliteOutboxStore::Append(SqliteWork& work, const OutboxEvent& event) {
   auto stmt = work.Open().Prepare(kInsertEvent);

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -32,8 +31,6 @@ class SqliteOutboxStore final : public OutboxStore {
  public:
   explicit SqliteOutboxStore(std::shared_ptr<SqliteSession> session);
 
-  // The statements this store runs, for the session to prepare on every connection.
-  static std::span<const std::string_view> Statements();
   // The outbox's part of a transition (StoreTransaction::AppendEvent), in the transition's
   // transaction.
   static void Append(SqliteWork& work, const OutboxEvent& event);

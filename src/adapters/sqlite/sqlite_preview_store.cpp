@@ -1,6 +1,5 @@
 #include "adapters/sqlite/sqlite_preview_store.h"
 
-#include <array>
 #include <utility>
 
 #include "adapters/sqlite/sqlite_rows.h"
@@ -20,8 +19,6 @@ constexpr std::string_view kSelectPreview =
     "SELECT document_id, version, content, approved_at FROM kh_document_preview"
     " WHERE document_id = ?1";
 
-constexpr std::array<std::string_view, 2> kPreviewStatements{kUpsertPreview, kSelectPreview};
-
 PreviewRecord PreviewFromRow(const SqliteStatement& row) {
   return PreviewRecord{row.Int64(0), row.Int32(1), row.Text(2), row.Time(3)};
 }
@@ -30,8 +27,6 @@ PreviewRecord PreviewFromRow(const SqliteStatement& row) {
 
 SqlitePreviewStore::SqlitePreviewStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
-
-std::span<const std::string_view> SqlitePreviewStore::Statements() { return kPreviewStatements; }
 
 bool SqlitePreviewStore::Project(const PreviewRecord& record) {
   return session_->Atomically([&](SqliteConnection& connection) {

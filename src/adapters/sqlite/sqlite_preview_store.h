@@ -2,7 +2,6 @@
 
 #include <memory>
 #include <optional>
-#include <span>
 #include <string_view>
 
 #include "app/preview_store.h"
@@ -18,9 +17,6 @@ class SqliteSession;
 class SqlitePreviewStore final : public PreviewStore {
  public:
   explicit SqlitePreviewStore(std::shared_ptr<SqliteSession> session);
-
-  // The statements this store runs, for the session to prepare on every connection.
-  static std::span<const std::string_view> Statements();
 
   bool Project(const PreviewRecord& record) override;
   std::optional<PreviewRecord> Find(DocumentId id) override;

@@ -19,14 +19,7 @@ void EnableWal(SqliteConnection& connection) {
   if (mode != "wal") throw StorageError("cannot switch to WAL (journal mode is '" + mode + "')");
 }
 
-// Each statement goes back to the connection's cache at once, so that its first use is not also
-// its compilation.
-void PrepareAll(SqliteConnection& connection, std::span<const std::string_view> statements) {
-  for (const std::string_view sql : statements) connection.Prepare(sql);
-}
-
-std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config,
-                                               std::span<const std::string_view> statements) {
+std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
   if (config.path.empty() || config.path == ":memory:" || config.path.starts_with("file:")) {
     throw StorageError("path must name a database file (WAL and a pool need one)");
   }
@@ -48,18 +41,17 @@ std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config,
   while (connections.size() < static_cast<std::size_t>(config.pool_size)) {
     connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
   }
-  for (const auto& connection : connections) PrepareAll(*connection, statements);
   return std::make_unique<SqliteConnectionPool>(std::move(connections), config.busy_timeout);
 }
 
 }  // namespace
 
-SqliteSession::SqliteSession(SqliteConfig config, std::span<const std::string_view> statements)
+SqliteSession::SqliteSession(SqliteConfig config)
     : config_(std::move(config)),
       instance_token_(NewInstanceToken()),
       directory_(std::filesystem::absolute(config_.path).parent_path()) {
   try {
-    pool_ = OpenPool(config_, statements);
+    pool_ = OpenPool(config_);
   } catch (const std::runtime_error& e) {
     // Nothing can be served without the file and its schema, so at start every cause (a bad
     // path, a foreign or newer database, a malformed migration) means the store is unavailable.
@@ -69,7 +61,7 @@ SqliteSession::SqliteSession(SqliteConfig config, std::span<const std::string_vi
 
 SqliteSession::~SqliteSession() = default;
 
-void SqliteSession::Migrate(const SqliteConfig& config) { SqliteSession session(config, {}); }
+void SqliteSession::Migrate(const SqliteConfig& config) { SqliteSession session(config); }
 
 bool SqliteSession::Ping() {
   try {

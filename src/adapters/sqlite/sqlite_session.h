@@ -1,8 +1,7 @@
 #pragma once
 
 // The session layer the SQLite stores share (ADR 0006): the file's connection pool with its writer
-// slot, this instance's token, the statement registry (every store's statements, prepared on each
-// connection as it opens), and the ways a store runs SQL on it: Autocommit (a read on any
+// slot, this instance's token, and the ways a store runs SQL on it: Autocommit (a read on any
 // connection), AutocommitWrite (one statement with the writer slot), Atomically and Begin (BEGIN
 // IMMEDIATE with the writer slot). SqliteConnection translates sqlite's failures:
 // StorageUnavailable when the database cannot serve now (busy or locked beyond busy_timeout, I/O
@@ -13,7 +12,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -62,11 +60,11 @@ class SqliteWork {
 class SqliteSession {
  public:
   // Opens the pool, turns on WAL, the busy timeout and foreign keys, applies pending migrations
-  // (recorded in schema_migrations) and prepares `statements` on every connection (each must be a
-  // constant that outlives the session). Throws StorageUnavailable with a message naming the file
-  // and the cause when it cannot: an invalid config, an unopenable path, not a database, not
-  // docgate's database, or a schema written by a newer docgate.
-  SqliteSession(SqliteConfig config, std::span<const std::string_view> statements);
+  // (recorded in schema_migrations). Each connection compiles a statement on its first use and
+  // keeps it. Throws StorageUnavailable with a message naming the file and the cause when it
+  // cannot: an invalid config, an unopenable path, not a database, not docgate's database, or a
+  // schema written by a newer docgate.
+  explicit SqliteSession(SqliteConfig config);
   SqliteSession(const SqliteSession&) = delete;
   SqliteSession& operator=(const SqliteSession&) = delete;
   ~SqliteSession();

@@ -1,9 +1,7 @@
 #include "adapters/sqlite/sqlite_stores.h"
 
 #include <memory>
-#include <string_view>
 #include <utility>
-#include <vector>
 
 #include "adapters/sqlite/sqlite_chunk_index.h"
 #include "adapters/sqlite/sqlite_document_store.h"
@@ -16,13 +14,7 @@
 namespace docgate {
 
 Stores OpenSqliteStores(SqliteConfig config) {
-  std::vector<std::string_view> statements;
-  for (const auto part : {SqliteDocumentStore::Statements(), SqliteOutboxStore::Statements(),
-                          SqliteIdempotencyStore::Statements(), SqliteInboxStore::Statements(),
-                          SqlitePreviewStore::Statements(), SqliteChunkIndex::Statements()}) {
-    statements.insert(statements.end(), part.begin(), part.end());
-  }
-  auto session = std::make_shared<SqliteSession>(std::move(config), statements);
+  auto session = std::make_shared<SqliteSession>(std::move(config));
   Stores stores;
   stores.documents = std::make_shared<SqliteDocumentStore>(session);
   stores.outbox = std::make_shared<SqliteOutboxStore>(session);
