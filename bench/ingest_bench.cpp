@@ -73,9 +73,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < documents; ++i) {
     contents.push_back(Article(static_cast<std::uint32_t>(i + 1), Marker(i), paragraphs));
     content_bytes += contents.back().size();
-    auto doc = app.service().Create(author, "Bench document " + std::to_string(i), contents.back());
-    auto submitted = app.service().Submit(author, doc->id);
-    if (!app.service().Approve(reviewer, submitted->review.id, std::nullopt).ok()) {
+    auto doc = app.internals().service.Create(author, "Bench document " + std::to_string(i),
+                                              contents.back());
+    auto submitted = app.internals().service.Submit(author, doc->id);
+    if (!app.internals().service.Approve(reviewer, submitted->review.id, std::nullopt).ok()) {
       std::cerr << "ingest_bench: approval " << i << " failed\n";
       return 1;
     }
@@ -83,10 +84,10 @@ int main(int argc, char** argv) {
   const double seed_seconds = Seconds(Stopwatch::now() - seed_start);
 
   const auto ingest_start = Stopwatch::now();
-  while (app.relay().RunOnce() > 0) {
+  while (app.internals().relay.RunOnce() > 0) {
   }
   const double ingest_seconds = Seconds(Stopwatch::now() - ingest_start);
-  if (app.stores().outbox->Backlog().pending != 0) {
+  if (app.internals().stores.outbox->Backlog().pending != 0) {
     std::cerr << "ingest_bench: the outbox did not drain\n";
     return 1;
   }
@@ -112,7 +113,7 @@ int main(int argc, char** argv) {
       query = Marker(static_cast<int>(random() % static_cast<unsigned>(documents)));
     }
     const auto start = Stopwatch::now();
-    const auto result = app.reader().Search(query, 10);
+    const auto result = app.internals().reader.Search(query, 10);
     (broad ? broad_ms : selective_ms).push_back(Seconds(Stopwatch::now() - start) * 1000);
     if (!result.ok() || result->empty()) {
       std::cerr << "ingest_bench: search '" << query << "' failed or found nothing\n";

@@ -51,7 +51,7 @@ int Latency(int documents, int rate, int threads) {
   const std::uint16_t port = app.port();
 
   const auto token = [&](const std::string& sub, const std::string& role) {
-    const docgate::TimePoint now = app.clock().Now();
+    const docgate::TimePoint now = app.internals().clock.Now();
     return docgate::e2e::Headers{
         {"Authorization",
          "Bearer " +
@@ -78,7 +78,7 @@ int Latency(int documents, int rate, int threads) {
                200, "submit " + id));
     reviews[static_cast<std::size_t>(i)] = submitted.at("review").at("id");
   });
-  for (int i = 0; app.stores().outbox->Backlog().pending > 0; ++i) {
+  for (int i = 0; app.internals().stores.outbox->Backlog().pending > 0; ++i) {
     if (i > 600) Die("the submitted events were not published within 60 s");
     std::this_thread::sleep_for(milliseconds(100));
   }
@@ -172,7 +172,7 @@ int Latency(int documents, int rate, int threads) {
   std::this_thread::sleep_for(std::chrono::seconds(1));
   stop = true;
   observer.join();
-  const auto& counters = app.relay().counters();
+  const auto& counters = app.internals().relay.counters();
   const std::uint64_t relay_errors = counters.errors, relay_returned = counters.returned;
   app.Stop();
   admin.Delete(exchange, exchange);

@@ -76,16 +76,22 @@ class Application {
 
   const Config& config() const { return config_; }
   const std::string& jwt_secret() const { return jwt_secret_; }
-  Clock& clock() { return *clock_; }
-  DocumentService& service() { return *service_; }
-  ReaderService& reader() { return *reader_; }
-  ConsumerPipeline& pipeline() { return *pipeline_; }
-  IdempotencyService& idempotency() { return *idempotency_; }
-  LockGate& gate() { return *gate_; }
-  // The database's stores, for tests and benchmarks that look behind the API.
-  const Stores& stores() const { return stores_; }
-  OutboxRelay& relay() { return *relay_; }
-  MetricsRegistry& metrics() { return *metrics_; }
+  // What tests and benchmarks look at behind the HTTP API; docgate itself never uses it.
+  struct Internals {
+    Clock& clock;
+    DocumentService& service;
+    ReaderService& reader;
+    ConsumerPipeline& pipeline;
+    IdempotencyService& idempotency;
+    LockGate& gate;
+    const Stores& stores;  // the database's, one per port
+    OutboxRelay& relay;
+    MetricsRegistry& metrics;
+  };
+  Internals internals() {
+    return {*clock_, *service_, *reader_, *pipeline_, *idempotency_,
+            *gate_,  stores_,   *relay_,  *metrics_};
+  }
   // Sends the request log to `sink` as well (formatted with RequestLog::MakeFormatter). Thread-safe,
   // at any time.
   void AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink);

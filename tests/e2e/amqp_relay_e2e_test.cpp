@@ -128,7 +128,7 @@ TEST_P(AmqpRelayTest, ALifecyclePublishesExactlyItsEventsInOrderWithTheContracts
     EXPECT_EQ(event.actor_id, prefix_ + (decision ? "reviewer0" : "alice"));
   }
   EXPECT_EQ(events[5].event.version, 1);
-  EXPECT_EQ(app_->stores().outbox->Backlog().pending, 0) << "every row is marked sent";
+  EXPECT_EQ(app_->internals().stores.outbox->Backlog().pending, 0) << "every row is marked sent";
   EXPECT_EQ(Get("/readyz", {}).json()["checks"]["broker"], "ok");
 }
 
@@ -256,7 +256,7 @@ TEST_P(AmqpOutageTest, HundredApprovalsDuringAnOutageAllArriveOnceWhenTheBrokerR
     const auto reply = Post("/api/v1/reviews/" + review + "/approve", Reviewer(), "{}");
     ASSERT_EQ(reply.status(), 200u) << "the broker is never in a transition's way: " << reply.body();
   }
-  EXPECT_EQ(app_->stores().outbox->Backlog().pending, kDocuments);
+  EXPECT_EQ(app_->internals().stores.outbox->Backlog().pending, kDocuments);
   std::string broker;
   for (int i = 0; i < 300 && broker != "degraded"; ++i, std::this_thread::sleep_for(50ms)) {
     broker = Get("/readyz", {}).json()["checks"]["broker"];
@@ -275,7 +275,7 @@ TEST_P(AmqpOutageTest, HundredApprovalsDuringAnOutageAllArriveOnceWhenTheBrokerR
   EXPECT_EQ(approved_documents.size(), static_cast<std::size_t>(kDocuments));
   for (const auto& [event_id, count] : CountByEventId(events)) EXPECT_EQ(count, 1) << event_id;
   EXPECT_EQ(events.size(), static_cast<std::size_t>(2 * kDocuments));
-  EXPECT_EQ(app_->stores().outbox->Backlog().pending, 0);
+  EXPECT_EQ(app_->internals().stores.outbox->Backlog().pending, 0);
   for (int i = 0; i < 300 && broker != "ok"; ++i, std::this_thread::sleep_for(50ms)) {
     broker = Get("/readyz", {}).json()["checks"]["broker"];
   }
@@ -293,21 +293,22 @@ TEST_P(AmqpRelayTest, AnUnroutableEventIsNeverMarkedSentAndLeavesOnceAQueueIsBou
   StartApp(config);
 
   Submit(Create(Author()), Author());
-  for (int i = 0; i < 750 && app_->relay().counters().returned.load() < 2; ++i) {
+  for (int i = 0; i < 750 && app_->internals().relay.counters().returned.load() < 2; ++i) {
     std::this_thread::sleep_for(20ms);
   }
-  EXPECT_GE(app_->relay().counters().returned.load(), 2u) << "returned, retried, returned again";
-  EXPECT_EQ(app_->relay().counters().delivered.load(), 0u);
-  EXPECT_EQ(app_->stores().outbox->Backlog().pending, 1);
+  EXPECT_GE(app_->internals().relay.counters().returned.load(), 2u)
+      << "returned, retried, returned again";
+  EXPECT_EQ(app_->internals().relay.counters().delivered.load(), 0u);
+  EXPECT_EQ(app_->internals().stores.outbox->Backlog().pending, 1);
 
   AmqpTestQueue late(RequiredEnv("DOCGATE_TEST_AMQP_URL"), "", exchange, "document.#");
   const auto arrived = late.Receive(1, 10s);
   ASSERT_EQ(arrived.size(), 1u);
   EXPECT_EQ(arrived[0].routing_key, "document.submitted");
-  for (int i = 0; i < 750 && app_->stores().outbox->Backlog().pending > 0; ++i) {
+  for (int i = 0; i < 750 && app_->internals().stores.outbox->Backlog().pending > 0; ++i) {
     std::this_thread::sleep_for(20ms);
   }
-  EXPECT_EQ(app_->stores().outbox->Backlog().pending, 0);
+  EXPECT_EQ(app_->internals().stores.outbox->Backlog().pending, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Brokers, AmqpRelayTest,

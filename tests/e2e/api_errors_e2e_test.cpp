@@ -300,17 +300,18 @@ TEST_P(ApiTest, InvalidTransitionsAre409) {
 
 TEST_P(GatedApiTest, HeldLocksAre409LockBusyWithRetryAfter) {
   const std::string id = Create(Alice());
-  const auto held = app_->gate().Acquire("doc:submit:" + id, 8s);
+  const auto held = app_->internals().gate.Acquire("doc:submit:" + id, 8s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
   const auto busy = Post("/api/v1/documents/" + id + "/submit", Alice());
   ExpectProblem(busy, 409, "LOCK_BUSY");
   EXPECT_GE(std::stoi(busy.header(http::field::retry_after)), 1);
   EXPECT_EQ(busy.header(http::field::retry_after), "8");
   ExpectProblem(Post("/api/v1/documents/" + id + "/withdraw", Alice()), 409, "LOCK_BUSY");
-  ASSERT_EQ(app_->gate().Release("doc:submit:" + id, held.token), ReleaseOutcome::kReleased);
+  ASSERT_EQ(app_->internals().gate.Release("doc:submit:" + id, held.token),
+            ReleaseOutcome::kReleased);
   const std::string review = Submit(id, Alice());
 
-  const auto review_lock = app_->gate().Acquire("doc:review:" + review, 10s);
+  const auto review_lock = app_->internals().gate.Acquire("doc:review:" + review, 10s);
   ASSERT_EQ(review_lock.outcome, AcquireOutcome::kAcquired);
   clock_.Advance(2500ms);
   const auto busy_review = Post("/api/v1/reviews/" + review + "/approve", Bob());
@@ -412,7 +413,7 @@ TEST_P(SqliteApiTest, DatabaseBusyBeyondItsTimeoutIs503WithRetryAfter) {
   port_ = app_->port();
   const std::string id = Create(Alice());
   {
-    auto writer = app_->stores().documents->Begin();  // holds SQLite's single writer slot
+    auto writer = app_->internals().stores.documents->Begin();  // holds SQLite's single writer slot
     const auto reply = Post("/api/v1/documents", Alice(), R"({"title": "t", "content": "c"})");
     ExpectProblem(reply, 503, "UNAVAILABLE");
     EXPECT_GE(std::stoi(reply.header(http::field::retry_after)), 1);

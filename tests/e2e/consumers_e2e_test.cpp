@@ -56,11 +56,12 @@ class ConsumersE2eTest : public e2e::ServerTest {
 
   // Creates, submits and approves a document through the use cases; returns its id.
   DocumentId Approved(const std::string& title, const std::string& content) {
-    auto doc = app_->service().Create(kAuthor, title, content);
+    auto doc = app_->internals().service.Create(kAuthor, title, content);
     EXPECT_TRUE(doc.ok());
-    auto submitted = app_->service().Submit(kAuthor, doc->id);
+    auto submitted = app_->internals().service.Submit(kAuthor, doc->id);
     EXPECT_TRUE(submitted.ok());
-    EXPECT_TRUE(app_->service().Approve(kReviewer, submitted->review.id, std::nullopt).ok());
+    EXPECT_TRUE(
+        app_->internals().service.Approve(kReviewer, submitted->review.id, std::nullopt).ok());
     return doc->id;
   }
 
@@ -122,7 +123,7 @@ class ConsumersE2eTest : public e2e::ServerTest {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (!condition()) {
       if (std::chrono::steady_clock::now() > deadline) return false;
-      app_->relay().Wake();
+      app_->internals().relay.Wake();
       std::this_thread::sleep_for(10ms);
     }
     return true;
@@ -148,7 +149,7 @@ TEST_P(ConsumersInProcessTest, AnApprovedDocumentGetsItsPreviewAndIsSearchable) 
   ASSERT_EQ(preview.status(), 200u) << preview.body();
   EXPECT_EQ(preview.json()["version"], 1);
   EXPECT_EQ(preview.json()["content"], content);
-  const auto chunks = app_->stores().chunks->ListChunks(std::stoll(id));
+  const auto chunks = app_->internals().stores.chunks->ListChunks(std::stoll(id));
   EXPECT_EQ(chunks, ExpectedChunks(content));
   EXPECT_GE(chunks.size(), 2u);
 
@@ -188,15 +189,15 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
   const DocumentId id = Approved("Five deliveries", content);
   WaitForIngestStatus(std::to_string(id), "done");
   const OutboxEvent approval = ApprovalOf(id);
-  const auto hits_before = app_->reader().Search("zqfivex", 50);
+  const auto hits_before = app_->internals().reader.Search("zqfivex", 50);
   ASSERT_TRUE(hits_before.ok());
   ASSERT_GE(hits_before->size(), 1u);
   // Requeue resets one row, so each redelivery is awaited, up to the relay marking it delivered
   // (a requeue before that mark would be undone by it), before the next.
   std::size_t seen = 1;
   for (int i = 0; i < 4; ++i) {
-    ASSERT_TRUE(WaitUntil([&] { return app_->stores().outbox->Backlog().pending == 0; }));
-    app_->stores().outbox->Requeue(approval);
+    ASSERT_TRUE(WaitUntil([&] { return app_->internals().stores.outbox->Backlog().pending == 0; }));
+    app_->internals().stores.outbox->Requeue(approval);
     ASSERT_TRUE(WaitUntil([&] {
       std::size_t count = 0;
       for (const auto& event : consumer_.events()) count += event.event_id == approval.event_id;
@@ -204,20 +205,22 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
     })) << "redelivery " << i;
     ++seen;
   }
-  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
-  const auto hits = app_->reader().Search("zqfivex", 50);
+  EXPECT_EQ(app_->internals().stores.chunks->ListChunks(id), ExpectedChunks(content));
+  const auto hits = app_->internals().reader.Search("zqfivex", 50);
   ASSERT_TRUE(hits.ok());
   EXPECT_EQ(hits->size(), hits_before->size()) << "one set of chunks, as before";
 }
 
 TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayDeliversIt) {
-  auto doc = app_->service().Create(kAuthor, "Poison", "A preview that cannot be written.");
+  auto doc =
+      app_->internals().service.Create(kAuthor, "Poison", "A preview that cannot be written.");
   ASSERT_TRUE(doc.ok());
   PoisonPreviewOf(doc->id, true);
-  auto submitted = app_->service().Submit(kAuthor, doc->id);
-  ASSERT_TRUE(app_->service().Approve(kReviewer, submitted->review.id, std::nullopt).ok());
+  auto submitted = app_->internals().service.Submit(kAuthor, doc->id);
+  ASSERT_TRUE(
+      app_->internals().service.Approve(kReviewer, submitted->review.id, std::nullopt).ok());
 
-  ASSERT_TRUE(WaitUntil([&] { return !app_->stores().inbox->ListParked(10).empty(); }));
+  ASSERT_TRUE(WaitUntil([&] { return !app_->internals().stores.inbox->ListParked(10).empty(); }));
   const auto parked = ListParkedEvents(app_->config(), 10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "preview");
@@ -225,7 +228,7 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
   EXPECT_NE(parked[0].last_error.find("poisoned preview"), std::string::npos) << parked[0].last_error;
   EXPECT_EQ(parked[0].event.document_id, doc->id);
   WaitForIngestStatus(std::to_string(doc->id), "done");  // the other consumer is unaffected
-  EXPECT_EQ(app_->pipeline().previews().Find(doc->id), std::nullopt);
+  EXPECT_EQ(app_->internals().pipeline.previews().Find(doc->id), std::nullopt);
   // The approved version is served all the same, from the database.
   const auto served =
       Get("/api/v1/documents/" + std::to_string(doc->id) + "/preview", Bob());
@@ -237,40 +240,45 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
   EXPECT_EQ(report.unparked, 1);
   EXPECT_EQ(report.requeued, 1);
   EXPECT_EQ(report.from_queue, 0);
-  ASSERT_TRUE(WaitUntil(
-      [&] { return app_->pipeline().previews().Find(doc->id).has_value(); }));
-  EXPECT_EQ(app_->pipeline().previews().Find(doc->id)->content,
+  ASSERT_TRUE(
+      WaitUntil([&] { return app_->internals().pipeline.previews().Find(doc->id).has_value(); }));
+  EXPECT_EQ(app_->internals().pipeline.previews().Find(doc->id)->content,
             "A preview that cannot be written.");
-  EXPECT_TRUE(app_->stores().inbox->ListParked(10).empty());
+  EXPECT_TRUE(app_->internals().stores.inbox->ListParked(10).empty());
 }
 
 // Approved documents are final, so a stale approval is one of an older version delivered late:
 // the document is approved at version 2, then an approval event of version 1 (a new event_id, as
 // if an old message surfaced) goes through the outbox and the relay like any other.
 TEST_P(ConsumersInProcessTest, AStaleApprovalArrivingLateChangesNothing) {
-  auto doc = app_->service().Create(kAuthor, "Stale", "version one zqonex");
-  auto first = app_->service().Submit(kAuthor, doc->id);
-  ASSERT_TRUE(app_->service().Reject(kReviewer, first->review.id, "again").ok());
-  ASSERT_TRUE(app_->service().Edit(kAuthor, doc->id, EditRequest{std::nullopt, "version two zqtwox", 1}).ok());
-  auto second = app_->service().Submit(kAuthor, doc->id);
-  ASSERT_TRUE(app_->service().Approve(kReviewer, second->review.id, std::nullopt).ok());
+  auto doc = app_->internals().service.Create(kAuthor, "Stale", "version one zqonex");
+  auto first = app_->internals().service.Submit(kAuthor, doc->id);
+  ASSERT_TRUE(app_->internals().service.Reject(kReviewer, first->review.id, "again").ok());
+  ASSERT_TRUE(
+      app_->internals()
+          .service.Edit(kAuthor, doc->id, EditRequest{std::nullopt, "version two zqtwox", 1})
+          .ok());
+  auto second = app_->internals().service.Submit(kAuthor, doc->id);
+  ASSERT_TRUE(app_->internals().service.Approve(kReviewer, second->review.id, std::nullopt).ok());
   WaitForIngestStatus(std::to_string(doc->id), "done");
   OutboxEvent stale = ApprovalOf(doc->id);
   ASSERT_EQ(stale.version, 2);
   stale.event_id = "late-approval-of-version-1-" + std::to_string(doc->id);
   stale.version = 1;
-  app_->stores().outbox->Requeue(stale);
+  app_->internals().stores.outbox->Requeue(stale);
   ASSERT_TRUE(WaitUntil([&] {
     for (const auto& event : consumer_.events()) {
       if (event.event_id == stale.event_id) return true;
     }
     return false;
   }));
-  EXPECT_EQ(app_->reader().GetPreview(doc->id)->version, 2);
-  EXPECT_EQ(app_->reader().GetPreview(doc->id)->content, "version two zqtwox");
-  EXPECT_EQ(app_->stores().chunks->ListChunks(doc->id), std::vector<std::string>{"version two zqtwox"});
-  EXPECT_TRUE(app_->reader().Search("zqonex", 10)->empty());
-  EXPECT_EQ(app_->stores().documents->FindDocument(doc->id)->ingest_status, IngestStatus::kDone);
+  EXPECT_EQ(app_->internals().reader.GetPreview(doc->id)->version, 2);
+  EXPECT_EQ(app_->internals().reader.GetPreview(doc->id)->content, "version two zqtwox");
+  EXPECT_EQ(app_->internals().stores.chunks->ListChunks(doc->id),
+            std::vector<std::string>{"version two zqtwox"});
+  EXPECT_TRUE(app_->internals().reader.Search("zqonex", 10)->empty());
+  EXPECT_EQ(app_->internals().stores.documents->FindDocument(doc->id)->ingest_status,
+            IngestStatus::kDone);
 }
 
 // The scale check: 1,000 approved documents, each searchable by its own word, with
@@ -285,20 +293,23 @@ TEST_P(ConsumersInProcessTest, AThousandApprovedDocumentsAreAllSearchableWithExa
   }
   ASSERT_TRUE(WaitUntil(
       [&] {
-        return app_->stores().documents->FindDocument(ids.back())->ingest_status == IngestStatus::kDone &&
-               app_->stores().outbox->Backlog().pending == 0;
+        return app_->internals().stores.documents->FindDocument(ids.back())->ingest_status ==
+                   IngestStatus::kDone &&
+               app_->internals().stores.outbox->Backlog().pending == 0;
       },
       180s));
   std::size_t expected_total = 0;
   std::size_t actual_total = 0;
   for (int i = 0; i < kDocuments; ++i) {
-    ASSERT_EQ(app_->stores().documents->FindDocument(ids[i])->ingest_status, IngestStatus::kDone) << i;
+    ASSERT_EQ(app_->internals().stores.documents->FindDocument(ids[i])->ingest_status,
+              IngestStatus::kDone)
+        << i;
     const auto expected = ExpectedChunks(contents[i]);
-    const auto actual = app_->stores().chunks->ListChunks(ids[i]);
+    const auto actual = app_->internals().stores.chunks->ListChunks(ids[i]);
     EXPECT_EQ(actual, expected) << "document " << i;
     expected_total += expected.size();
     actual_total += actual.size();
-    const auto hits = app_->reader().Search(Marker(i), 50);
+    const auto hits = app_->internals().reader.Search(Marker(i), 50);
     ASSERT_TRUE(hits.ok());
     ASSERT_GE(hits->size(), 1u) << Marker(i);
     for (const auto& hit : *hits) EXPECT_EQ(hit.document_id, ids[i]) << Marker(i);
@@ -313,10 +324,10 @@ TEST_P(ConsumersBrokerTest, TheServesWorkerIngestsAndIgnoresDuplicateMessages) {
   const std::string content = Article(21, "zqbrokerx");
   const DocumentId id = Approved("Broker", content);
   WaitForIngestStatus(std::to_string(id), "done");
-  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
-  EXPECT_TRUE(app_->reader().GetPreview(id).ok());
-  ASSERT_NE(app_->pipeline().worker(), nullptr);
-  const auto processed = app_->pipeline().worker()->counters().processed.load();
+  EXPECT_EQ(app_->internals().stores.chunks->ListChunks(id), ExpectedChunks(content));
+  EXPECT_TRUE(app_->internals().reader.GetPreview(id).ok());
+  ASSERT_NE(app_->internals().pipeline.worker(), nullptr);
+  const auto processed = app_->internals().pipeline.worker()->counters().processed.load();
 
   // One approval event five times, straight onto the exchange, then a body that is not an event.
   const auto deadline = [] { return AmqpConnection::Clock::now() + 10s; };
@@ -340,31 +351,32 @@ TEST_P(ConsumersBrokerTest, TheServesWorkerIngestsAndIgnoresDuplicateMessages) {
   for (int i = 0; i < 5; ++i) publish(EncodeEventBody(approval));
   publish("{not json");
   ASSERT_TRUE(WaitUntil([&] {
-    const auto& counters = app_->pipeline().worker()->counters();
+    const auto& counters = app_->internals().pipeline.worker()->counters();
     return counters.processed.load() >= processed + 5 && counters.parked.load() >= 1;
   }));
-  EXPECT_EQ(app_->pipeline().worker()->counters().parked.load(), 1u);
-  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
+  EXPECT_EQ(app_->internals().pipeline.worker()->counters().parked.load(), 1u);
+  EXPECT_EQ(app_->internals().stores.chunks->ListChunks(id), ExpectedChunks(content));
   EXPECT_EQ(ParkedCount(), 1);
 }
 
 TEST_P(ConsumersBrokerTest, APoisonedEventIsParkedInTheParkingQueueAndReplayedFromIt) {
-  auto doc = app_->service().Create(kAuthor, "Poison", "Parked on the broker.");
+  auto doc = app_->internals().service.Create(kAuthor, "Poison", "Parked on the broker.");
   PoisonPreviewOf(doc->id, true);
-  auto submitted = app_->service().Submit(kAuthor, doc->id);
-  ASSERT_TRUE(app_->service().Approve(kReviewer, submitted->review.id, std::nullopt).ok());
+  auto submitted = app_->internals().service.Submit(kAuthor, doc->id);
+  ASSERT_TRUE(
+      app_->internals().service.Approve(kReviewer, submitted->review.id, std::nullopt).ok());
   ASSERT_TRUE(WaitUntil([&] { return ParkedCount() == 1; }));
-  const auto parked = app_->stores().inbox->ListParked(10);
+  const auto parked = app_->internals().stores.inbox->ListParked(10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].attempts, 3);
-  EXPECT_GE(app_->pipeline().worker()->counters().retried.load(), 2u);
+  EXPECT_GE(app_->internals().pipeline.worker()->counters().retried.load(), 2u);
 
   PoisonPreviewOf(doc->id, false);
   const ReplayReport report = ReplayParkedEvents(app_->config(), std::nullopt);
   EXPECT_EQ(report.unparked, 1);
   EXPECT_EQ(report.from_queue, 1);
   EXPECT_EQ(report.requeued, 0);
-  ASSERT_TRUE(WaitUntil([&] { return app_->reader().GetPreview(doc->id).ok(); }));
+  ASSERT_TRUE(WaitUntil([&] { return app_->internals().reader.GetPreview(doc->id).ok(); }));
   EXPECT_EQ(ParkedCount(), 0);
 }
 
@@ -376,21 +388,22 @@ TEST_P(ConsumersBrokerTest, AnApprovalWhoseMessageWasLostIsIngestedAfterTheRecon
   StartApp(config);
   const std::string content = Article(31, "zqlostx");
   const DocumentId id = Approved("Lost", content);
-  ASSERT_TRUE(WaitUntil([&] { return app_->stores().outbox->Backlog().pending == 0; }));
+  ASSERT_TRUE(WaitUntil([&] { return app_->internals().stores.outbox->Backlog().pending == 0; }));
   {
     const auto deadline = [] { return AmqpConnection::Clock::now() + 10s; };
     AmqpConnection admin(ParseAmqpUrl(e2e::RequiredEnv("DOCGATE_TEST_AMQP_URL"), 0), "",
                          deadline());
     admin.DeleteQueue(config.amqp.queue, deadline());
   }
-  EXPECT_EQ(app_->pipeline().reconciler().RunOnce(), 0) << "delivered just now: not stuck yet";
+  EXPECT_EQ(app_->internals().pipeline.reconciler().RunOnce(), 0)
+      << "delivered just now: not stuck yet";
   clock_.Advance(config.consumers.reconciler.stuck_after + 1s);
-  EXPECT_EQ(app_->pipeline().reconciler().RunOnce(), 1);
-  EXPECT_EQ(app_->pipeline().reconciler().RunOnce(), 0) << "re-enqueued: no longer stuck";
+  EXPECT_EQ(app_->internals().pipeline.reconciler().RunOnce(), 1);
+  EXPECT_EQ(app_->internals().pipeline.reconciler().RunOnce(), 0) << "re-enqueued: no longer stuck";
 
   StartApp(ConsumerConfig());  // consumers on; the queue is declared again before the relay runs
   WaitForIngestStatus(std::to_string(id), "done");
-  EXPECT_EQ(app_->stores().chunks->ListChunks(id), ExpectedChunks(content));
+  EXPECT_EQ(app_->internals().stores.chunks->ListChunks(id), ExpectedChunks(content));
 }
 
 // `docgate serve` without consumers, and `docgate worker` processes (the real binary) doing the
@@ -418,7 +431,8 @@ TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAf
   const auto done = [&] {
     int count = 0;
     for (DocumentId id : ids) {
-      count += app_->stores().documents->FindDocument(id)->ingest_status == IngestStatus::kDone;
+      count += app_->internals().stores.documents->FindDocument(id)->ingest_status ==
+               IngestStatus::kDone;
     }
     return count;
   };
@@ -433,8 +447,9 @@ TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAf
   e2e::DocgateProcess restarted(env, "worker");
   ASSERT_TRUE(WaitUntil([&] { return done() == kDocuments; }, 60s)) << done();
   for (int i = 0; i < kDocuments; ++i) {
-    EXPECT_EQ(app_->stores().chunks->ListChunks(ids[i]), ExpectedChunks(contents[i])) << i;
-    EXPECT_TRUE(app_->reader().GetPreview(ids[i]).ok()) << i;
+    EXPECT_EQ(app_->internals().stores.chunks->ListChunks(ids[i]), ExpectedChunks(contents[i]))
+        << i;
+    EXPECT_TRUE(app_->internals().reader.GetPreview(ids[i]).ok()) << i;
   }
   EXPECT_EQ(restarted.Terminate(), 0) << "SIGTERM stops a worker cleanly";
 }

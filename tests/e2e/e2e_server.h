@@ -338,7 +338,7 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
   std::vector<OutboxEvent> EventsWhenDelivered(std::size_t count) {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (consumer_.events().size() < count && std::chrono::steady_clock::now() < deadline) {
-      app_->relay().Wake();
+      app_->internals().relay.Wake();
       std::this_thread::sleep_for(5ms);
     }
     return consumer_.events();
@@ -348,7 +348,7 @@ class ServerTest : public ::testing::TestWithParam<Backend> {
   // outbox on this thread, and returns every event the consumer saw: the complete, final record.
   std::vector<OutboxEvent> StopAndCollectEvents() {
     app_->Stop();
-    app_->relay().RunOnce();
+    app_->internals().relay.RunOnce();
     return consumer_.events();
   }
 

@@ -227,7 +227,8 @@ TEST_P(IdempotencyTest, TheSameRequestInFlightIs409UntilItsLeaseRunsOut) {
   // A request that reserved the key and never answered (its process died, say).
   HttpRequest request{http::verb::post, kDocuments, 11};
   request.body() = CreateBody();
-  const auto stuck = app_->idempotency().Begin({"alice", "stuck", RequestFingerprint(request)});
+  const auto stuck =
+      app_->internals().idempotency.Begin({"alice", "stuck", RequestFingerprint(request)});
   ASSERT_EQ(stuck.verdict, IdempotencyVerdict::kProceed);
 
   const auto busy = Post(kDocuments, WithKey(Alice(), "stuck"), CreateBody());
@@ -242,7 +243,7 @@ TEST_P(IdempotencyTest, TheSameRequestInFlightIs409UntilItsLeaseRunsOut) {
   EXPECT_EQ(retried.status(), 201u) << retried.body();
   EXPECT_FALSE(Replayed(retried));
   // The request that lost its lease can no longer store an answer over the new one.
-  EXPECT_FALSE(app_->idempotency().CompleteWithoutEffect(
+  EXPECT_FALSE(app_->internals().idempotency.CompleteWithoutEffect(
       {"alice", "stuck", RequestFingerprint(request)}, stuck.owner,
       IdempotentOutcome::Refused(MakeError(ErrorCode::kInvalidState, "late"))));
   ExpectReplayOf(Post(kDocuments, WithKey(Alice(), "stuck"), CreateBody()), retried);
@@ -274,7 +275,7 @@ TEST_P(IdempotencyTest, TwoInstancesOnOneDatabaseShareKeys) {
   EXPECT_EQ(DocumentCount(), 1u);
 
   second.Stop();
-  second.relay().RunOnce();
+  second.internals().relay.RunOnce();
   EXPECT_EQ(CountEvents(EventType::kSubmitted, id), 1);
 }
 

@@ -69,12 +69,12 @@ class ObservabilityTest : public e2e::ServerTest {
   // Waits (bounded) until the relay has counted `count` delivered events.
   bool RelayDelivered(std::uint64_t count) {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (app_->relay().counters().delivered.load() < count &&
+    while (app_->internals().relay.counters().delivered.load() < count &&
            std::chrono::steady_clock::now() < deadline) {
-      app_->relay().Wake();
+      app_->internals().relay.Wake();
       std::this_thread::sleep_for(5ms);
     }
-    return app_->relay().counters().delivered.load() == count;
+    return app_->internals().relay.counters().delivered.load() == count;
   }
 
   // Waits (bounded) until a scrape shows `value` for the unlabelled metric `name`.
@@ -135,10 +135,10 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
   const std::string review = Submit(first, alice);
   Submit(second, alice);
   const std::string held_key = DocumentService::SubmitLockKey(std::stoll(third));
-  const Acquisition held = app_->gate().Acquire(held_key, 8s);
+  const Acquisition held = app_->internals().gate.Acquire(held_key, 8s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
   ExpectProblem(Post("/api/v1/documents/" + third + "/submit", alice), 409, "LOCK_BUSY");
-  ASSERT_EQ(app_->gate().Release(held_key, held.token), ReleaseOutcome::kReleased);
+  ASSERT_EQ(app_->internals().gate.Release(held_key, held.token), ReleaseOutcome::kReleased);
   ASSERT_EQ(Post("/api/v1/reviews/" + review + "/approve", bob).status(), 200u);
   ExpectProblem(Post("/api/v1/reviews/" + review + "/reject", bob, R"({"reason": "too late"})"),
                 409, "INVALID_STATE");
@@ -206,11 +206,11 @@ TEST_P(MetricsTest, AScriptedWorkloadIsCountedExactly) {
 TEST_P(MetricsTest, TheBacklogShowsPendingEventsAndTheAgeOfTheOldest) {
   app_->Stop();  // the relay too: what is written now stays pending
   const Actor alice{"alice", "", true, false, false};
-  const auto doc = app_->service().Create(alice, "Onboarding guide", "# Onboarding");
+  const auto doc = app_->internals().service.Create(alice, "Onboarding guide", "# Onboarding");
   ASSERT_TRUE(doc);
-  ASSERT_TRUE(app_->service().Submit(alice, doc->id));
+  ASSERT_TRUE(app_->internals().service.Submit(alice, doc->id));
   clock_.Advance(90s);
-  const Samples samples = ParseExposition(app_->metrics().Expose());
+  const Samples samples = ParseExposition(app_->internals().metrics.Expose());
   EXPECT_EQ(samples.at("docgate_outbox_backlog_events"), 1);
   EXPECT_EQ(samples.at("docgate_outbox_oldest_pending_age_seconds"), 90);
 }
@@ -379,7 +379,7 @@ TEST_P(LoadSheddingTest, ASaturatedApiSheds503WhileTheProbesAnswerAndTheShedding
   std::vector<e2e::HttpReply> held(2);
   std::vector<std::jthread> clients;  // joined after the writer below lets them finish
   {
-    auto writer = app_->stores().documents->Begin();  // holds SQLite's single writer slot
+    auto writer = app_->internals().stores.documents->Begin();  // holds SQLite's single writer slot
     // The first create runs (and waits for the write lock), then the second one waits for it.
     const char* gauges[] = {"docgate_http_busy_workers", "docgate_http_queued_requests"};
     for (std::size_t i = 0; i < held.size(); ++i) {

@@ -156,15 +156,16 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
       Record(http::verb::put, "/api/v1/documents/" + third, stale, R"({"title": "t"})").status(),
       412u);
   const std::string fourth = Create(Alice(), "Held");
-  const auto held = app_->gate().Acquire("doc:submit:" + fourth, 8s);
+  const auto held = app_->internals().gate.Acquire("doc:submit:" + fourth, 8s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
   ExpectProblem(Record(http::verb::post, "/api/v1/documents/" + fourth + "/submit", Alice()), 409,
                 "LOCK_BUSY");
-  ASSERT_EQ(app_->gate().Release("doc:submit:" + fourth, held.token), ReleaseOutcome::kReleased);
+  ASSERT_EQ(app_->internals().gate.Release("doc:submit:" + fourth, held.token),
+            ReleaseOutcome::kReleased);
   const std::string big = R"({"title": "t", "content": ")" + std::string(1024 * 1024, 'x') + "\"}";
   ASSERT_EQ(Record(http::verb::post, "/api/v1/documents", Alice(), big).status(), 413u);
   {
-    auto writer = app_->stores().documents->Begin();  // holds SQLite's single writer slot
+    auto writer = app_->internals().stores.documents->Begin();  // holds SQLite's single writer slot
     ExpectProblem(Record(http::verb::post, "/api/v1/documents", Alice(), doc_body), 503,
                   "UNAVAILABLE");
   }

@@ -125,7 +125,7 @@ TEST(PgOutageE2eTest, OutageGives503OnlyThenRecoversWithoutRestartLeavingNoHalfT
   const std::uint16_t port = app.port();
 
   const auto bearer = [&](const std::string& subject, const std::string& role) -> Headers {
-    const TimePoint now = app.clock().Now();
+    const TimePoint now = app.internals().clock.Now();
     return {
         {"Authorization",
          "Bearer " + SignHs256Token(app.jwt_secret(),
@@ -356,7 +356,7 @@ TEST(PgOutageE2eTest, OutageGives503OnlyThenRecoversWithoutRestartLeavingNoHalfT
   // The event relay recovered too: every outbox row is delivered in the end.
   EXPECT_TRUE(PollUntil(
       [&] {
-        app.relay().Wake();
+        app.internals().relay.Wake();
         return db.Count(kUndeliveredEvents) == 0;
       },
       kPhaseDeadline))

@@ -42,7 +42,7 @@ TEST_P(RedisGateTest, ARedisOutageDegradesWithoutErrorsAndHealsByItself) {
   EXPECT_EQ(Get("/readyz", {}).json()["checks"]["lock"], "ok");
 
   const std::string held_id = Create(Alice());
-  const auto held = app_->gate().Acquire("doc:submit:" + held_id, 8s);
+  const auto held = app_->internals().gate.Acquire("doc:submit:" + held_id, 8s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
   ExpectProblem(Post("/api/v1/documents/" + held_id + "/submit", Alice()), 409, "LOCK_BUSY");
 
