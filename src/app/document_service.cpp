@@ -95,7 +95,7 @@ Result<Document> DocumentService::Create(const Actor& actor, const std::string& 
   doc.updated_at = now;
   auto tx = store_.Begin();
   doc.id = tx->InsertDocument(doc);
-  tx->PutContent(doc.id, doc.version, content, actor.id, now);
+  tx->PutVersion(DocumentVersion{doc.id, doc.version, title, content, actor.id, now});
   if (on_commit) on_commit(*tx, doc, nullptr);
   tx->Commit();
   return doc;
@@ -127,12 +127,15 @@ Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
   const bool title_changed = request.title && *request.title != doc->title;
   const bool content_changed = request.content && *request.content != *current_content;
   const TimePoint now = clock_.Now();
+  const std::int32_t superseded = doc->version;
   if (auto s = docgate::Edit(*doc, title_changed || content_changed, now); !s) return s.error();
   if (title_changed) doc->title = *request.title;
-  if (title_changed || content_changed) {
-    tx->PutContent(id, doc->version,
-                   content_changed ? *request.content : *current_content,
-                   actor.id, now);
+  if (doc->version != superseded) {
+    tx->PutVersion(DocumentVersion{id, doc->version, doc->title,
+                                   content_changed ? *request.content : *current_content, actor.id,
+                                   now});
+    // Only submitted versions outlive the next edit (ADR 0008); the store keeps any with a review.
+    tx->DropUnsubmittedVersion(id, superseded);
   }
   tx->UpdateDocument(*doc);
   tx->Commit();
@@ -200,8 +203,7 @@ Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id
                  auto doc = tx.LockDocument(review->document_id);
                  if (!doc) return NotFound("document", review->document_id);
                  const std::vector<UserId> editors =
-                     tx.ListEditors(doc->id, doc->approved_version.value_or(0),
-                                    review->document_version);
+                     tx.ListEditors(doc->id, doc->approved_version.value_or(0));
                  const TimePoint now = clock_.Now();
                  if (auto s = decide(*doc, *review, editors, now); !s)
                    return s.error();
@@ -252,6 +254,28 @@ Result<ContentView> DocumentService::GetContent(DocumentId id) {
   auto content = store_.FindContent(id, doc->version);
   if (!content) throw StorageError("document " + std::to_string(id) + " has no content");
   return ContentView{id, doc->version, std::move(*content)};
+}
+
+Result<std::vector<VersionSummary>> DocumentService::ListVersions(DocumentId id) {
+  if (!store_.FindDocument(id)) return NotFound("document", id);
+  return store_.ListVersions(id);
+}
+
+Result<DocumentVersion> DocumentService::GetVersion(DocumentId id, std::int32_t version) {
+  const auto doc = store_.FindDocument(id);
+  if (!doc) return NotFound("document", id);
+  if (version < 1 || version > doc->version) {
+    return MakeError(ErrorCode::kNotFound, "document " + std::to_string(id) + " has no version " +
+                                               std::to_string(version) + "; its newest is " +
+                                               std::to_string(doc->version));
+  }
+  auto found = store_.FindVersion(id, version);
+  if (!found) {
+    return MakeError(ErrorCode::kNotFound,
+                     "version " + std::to_string(version) + " of document " + std::to_string(id) +
+                         " was a draft replaced before it was submitted and is not kept");
+  }
+  return std::move(*found);
 }
 
 Result<int> DocumentService::PageSize(const std::optional<int>& requested) const {

@@ -103,6 +103,11 @@ class DocumentService {
   Result<Page<Document>> ListDocuments(const ListDocumentsRequest& request);
   Result<Review> GetReview(ReviewId id);
   Result<std::vector<Review>> ReviewHistory(DocumentId id);
+  // The kept versions, newest first (NOT_FOUND for no such document).
+  Result<std::vector<VersionSummary>> ListVersions(DocumentId id);
+  // One version's title and content; NOT_FOUND for no such document, a version it never had, or
+  // one that was dropped (a draft replaced before it was submitted).
+  Result<DocumentVersion> GetVersion(DocumentId id, std::int32_t version);
   // The review queue (reviewer role), oldest first.
   Result<Page<Review>> ReviewQueue(const Actor& actor, const ListReviewsRequest& request);
 

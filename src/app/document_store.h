@@ -42,18 +42,20 @@ class StoreTransaction {
   // decision (status, decided_by, decided_at, comment) changes.
   virtual void UpdateDocument(const Document& doc) = 0;
   virtual void UpdateReview(const Review& review) = 0;
-  // Stores the content of one version, written by `edited_by` (the author of
-  // version 1, the editor of every later one). Versions are never rewritten:
-  // content for a version that already has some is a StorageError.
-  virtual void PutContent(DocumentId id, std::int32_t version,
-                          const std::string &content, const UserId &edited_by,
-                          TimePoint at) = 0;
-  // Who wrote the versions of `id` after `after_version` up to and including
-  // `up_to_version`, each once, in ascending order: the people four eyes keep
-  // from deciding a review of up_to_version.
-  virtual std::vector<UserId> ListEditors(DocumentId id,
-                                          std::int32_t after_version,
-                                          std::int32_t up_to_version) = 0;
+  // Stores one version (title and content as `version.edited_by` wrote them) and records its
+  // editor as having written the document up to that version. Versions are never rewritten: a
+  // version that is already stored is a StorageError.
+  virtual void PutVersion(const DocumentVersion& version) = 0;
+  // Deletes the stored `version` of `id` when no review was ever bound to it: a draft superseded
+  // before it was submitted (API.md v1.1: storage grows with versions, not with edits). A
+  // submitted, approved or rejected version is kept. Its editor stays recorded (ListEditors).
+  // Returns whether it deleted one.
+  virtual bool DropUnsubmittedVersion(DocumentId id, std::int32_t version) = 0;
+  // Everyone who wrote a version of `id` after `after_version`, dropped versions included, each
+  // once (in the database's collation order): at a decision (when the version under review is the
+  // document's newest) these are the people four eyes keep from deciding it, with after_version the
+  // approved one.
+  virtual std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) = 0;
   // Appends to the outbox; the event becomes visible to the relay at commit.
   virtual void AppendEvent(const OutboxEvent& event) = 0;
   // Completes the in-flight idempotency record of (caller, key) that reservation `owner` holds
@@ -101,6 +103,10 @@ class DocumentStore {
   virtual std::optional<Document> FindDocument(DocumentId id) = 0;
   virtual std::optional<Review> FindReview(ReviewId id) = 0;
   virtual std::optional<std::string> FindContent(DocumentId id, std::int32_t version) = 0;
+  // One kept version, or nullopt when it does not exist or was dropped.
+  virtual std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) = 0;
+  // Every kept version of one document, newest first, each with its newest review.
+  virtual std::vector<VersionSummary> ListVersions(DocumentId id) = 0;
   // At most query.limit rows.
   virtual std::vector<Document> ListDocuments(const DocumentQuery& query) = 0;
   virtual std::vector<Review> ListReviews(const ReviewQuery& query) = 0;

@@ -122,9 +122,12 @@ Status RequireOwner(const Actor& actor, const Document& doc) {
 }
 
 Status Edit(Document& doc, bool changed, TimePoint now) {
-  if (doc.status != DocumentStatus::kDraft && doc.status != DocumentStatus::kRejected) {
-    return InvalidState(DocumentIs(doc) + "; only draft or rejected documents can be edited");
+  if (doc.status == DocumentStatus::kPendingReview) {
+    return InvalidState(DocumentIs(doc) +
+                        "; withdraw its review to edit it (only draft, rejected or approved "
+                        "documents can be edited)");
   }
+  if (doc.status == DocumentStatus::kApproved && !changed) return Ok{};
   if (changed) ++doc.version;
   doc.status = DocumentStatus::kDraft;
   doc.updated_at = now;

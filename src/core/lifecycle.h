@@ -7,6 +7,7 @@
 //   document: draft --submit--> pending_review --approve--> approved
 //             rejected --submit--^       |--reject--> rejected --edit--> draft
 //             draft <--withdraw----------|
+//             approved --edit--> draft (a revision: version + 1; approved_version stays published)
 //   review:   pending --> approved | rejected | withdrawn   (a decided review never changes)
 
 #include <optional>
@@ -36,8 +37,10 @@ Status RequireAuthorRole(const Actor& actor);
 Status RequireReviewerRole(const Actor& actor);
 Status RequireOwner(const Actor& actor, const Document& doc);
 
-// PUT: only in draft or rejected; a rejected document becomes draft. `changed` says whether the
-// title or content differs from the current one: only a change bumps the version.
+// PUT: in draft, rejected or approved. `changed` says whether the title or content differs from
+// the current one: only a change bumps the version. A rejected document becomes draft; a change to
+// an approved one starts a revision (draft, version + 1, approved_version unchanged), and an
+// approved document given nothing new stays as it is.
 Status Edit(Document& doc, bool changed, TimePoint now);
 
 // Submit from draft or rejected. Returns the new pending review bound to the current version

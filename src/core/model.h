@@ -54,6 +54,32 @@ struct Review {
   bool operator==(const Review&) const = default;
 };
 
+// One kept content version of a document (API.md v1.1, Revisions): its title and content as
+// `edited_by` wrote them at `created_at`. A version, once written, is never rewritten.
+struct DocumentVersion {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::string title;
+  std::string content;
+  UserId edited_by;
+  TimePoint created_at{};
+
+  bool operator==(const DocumentVersion&) const = default;
+};
+
+// A line of a document's version history: a kept version without its content, and the newest
+// review bound to it (none when it was never submitted).
+struct VersionSummary {
+  std::int32_t version = 0;
+  std::string title;
+  UserId edited_by;
+  TimePoint created_at{};
+  std::optional<ReviewId> review_id;
+  std::optional<ReviewStatus> review_status;
+
+  bool operator==(const VersionSummary&) const = default;
+};
+
 // The event kinds of API.md; the string form is the AMQP routing key.
 enum class EventType { kSubmitted, kApproved, kRejected, kWithdrawn };
 std::string_view ToString(EventType type);

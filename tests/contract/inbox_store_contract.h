@@ -236,7 +236,7 @@ TYPED_TEST_P(InboxStoreContract, ATransactionLocksAndReadsLikeAStoreTransaction)
   const Document doc = this->AddDocument(1, IngestStatus::kPending);
   {
     auto tx = this->store().Begin();
-    tx->PutContent(doc.id, 1, "body of v1", "alice", ContractTime());
+    tx->PutVersion(ContractVersion(doc.id, 1, "body of v1", "alice"));
     tx->Commit();
   }
   auto tx = this->inbox().BeginConsumer();

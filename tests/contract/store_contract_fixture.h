@@ -30,6 +30,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/document_store.h"
@@ -95,6 +96,12 @@ inline Review ContractReview(DocumentId document_id, ReviewStatus status = Revie
   return review;
 }
 
+inline DocumentVersion ContractVersion(DocumentId document_id, std::int32_t version,
+                                       std::string content, UserId editor = "alice") {
+  return DocumentVersion{document_id,        version,           "Onboarding guide",
+                         std::move(content), std::move(editor), ContractTime(5)};
+}
+
 inline OutboxEvent ContractEvent(const std::string& event_id, DocumentId document_id = 1) {
   OutboxEvent event;
   event.event_id = event_id;
@@ -147,8 +154,8 @@ class StoreContractFixture : public ::testing::Test {
   }
   void Put(DocumentId id, std::int32_t version, const std::string &content,
            const UserId &editor = "alice") {
-    Committed([&](StoreTransaction &tx) {
-      tx.PutContent(id, version, content, editor, ContractTime());
+    Committed([&](StoreTransaction& tx) {
+      tx.PutVersion(ContractVersion(id, version, content, editor));
     });
   }
   void Append(const std::vector<OutboxEvent>& events) {

@@ -131,6 +131,65 @@ TEST_P(ApiTest, LifecycleCreateSubmitApprove) {
   EXPECT_EQ(events[1].actor_id, "bob");
 }
 
+TEST_P(ApiTest, ARevisionKeepsTheApprovedVersionPublishedAndShowsTheHistory) {
+  const std::string id = Create(Alice(), "\u5165\u804c\u6307\u5357");  // 入职指南
+  ASSERT_EQ(Post("/api/v1/reviews/" + Submit(id, Alice()) + "/approve", Bob()).status(), 200u);
+  WaitForIngestStatus(id, "done");
+
+  Headers if_match = Alice();
+  if_match.emplace_back("If-Match", "\"1\"");
+  const std::string revised = "\u7b2c\u4e8c\u7248\uff1a\u7533\u8bf7 VPN";  // 第二版：申请 VPN
+  const auto edited =
+      Call(http::verb::put, "/api/v1/documents/" + id, if_match, json{{"content", revised}}.dump());
+  ASSERT_EQ(edited.status(), 200u) << edited.body();
+  EXPECT_EQ(edited.json()["status"], "draft");
+  EXPECT_EQ(edited.json()["version"], 2);
+  EXPECT_EQ(edited.json()["approved_version"], 1);
+  EXPECT_EQ(edited.json()["ingest_status"], "done");
+  EXPECT_EQ(edited.header(http::field::etag), "\"2\"");
+  EXPECT_EQ(Get("/api/v1/documents/" + id + "/preview", Bob()).json()["version"], 1);
+  EXPECT_EQ(Get("/api/v1/documents/" + id + "/content", Bob()).json()["content"], revised);
+
+  const std::string review = Submit(id, Alice());
+  const auto history = Get("/api/v1/documents/" + id + "/versions", Bob());
+  ASSERT_EQ(history.status(), 200u) << history.body();
+  const json items = history.json()["items"];
+  ASSERT_EQ(items.size(), 2u) << history.body();
+  EXPECT_EQ(items[0]["version"], 2);
+  EXPECT_EQ(items[0]["edited_by"], "alice");
+  EXPECT_EQ(items[0]["review_id"], review);
+  EXPECT_EQ(items[0]["review_status"], "pending");
+  EXPECT_EQ(items[1]["version"], 1);
+  EXPECT_EQ(items[1]["title"], "\u5165\u804c\u6307\u5357");
+  EXPECT_EQ(items[1]["review_status"], "approved");
+  EXPECT_EQ(items[1]["created_at"].get<std::string>().size(), 24u);
+
+  const auto v1 = Get("/api/v1/documents/" + id + "/versions/1", Bob());
+  ASSERT_EQ(v1.status(), 200u) << v1.body();
+  EXPECT_EQ(v1.json(), json({{"document_id", id},
+                             {"version", 1},
+                             {"title", "\u5165\u804c\u6307\u5357"},
+                             {"content", "# \u5165\u804c\u6307\u5357"}}));
+  EXPECT_EQ(Get("/api/v1/documents/" + id + "/versions/2", Bob()).json()["content"], revised);
+  ExpectProblem(Get("/api/v1/documents/" + id + "/versions/3", Bob()), 404, "NOT_FOUND");
+  for (const char* bad : {"0", "-1", "01", "abc", "2147483648"}) {
+    ExpectProblem(Get("/api/v1/documents/" + id + "/versions/" + bad, Bob()), 400, "VALIDATION");
+  }
+  ExpectProblem(Get("/api/v1/documents/9999999/versions", Bob()), 404, "NOT_FOUND");
+  ExpectProblem(Get("/api/v1/documents/" + id + "/versions", {}), 401, "UNAUTHENTICATED");
+  ExpectProblem(Call(http::verb::put, "/api/v1/documents/" + id, Alice(), R"({"title": "x"})"), 409,
+                "INVALID_STATE");  // under review
+
+  ASSERT_EQ(Post("/api/v1/reviews/" + review + "/approve", Bob()).status(), 200u);
+  EXPECT_EQ(Get("/api/v1/documents/" + id + "/preview", Bob()).json()["content"], revised)
+      << "the preview reads its own writes";
+  WaitForIngestStatus(id, "done");
+  const auto hits = Get("/api/v1/search?q=vpn", Bob());
+  ASSERT_EQ(hits.status(), 200u);
+  ASSERT_EQ(hits.json()["items"].size(), 1u) << hits.body();
+  EXPECT_EQ(hits.json()["items"][0]["version"], 2);
+}
+
 TEST_P(ApiTest, LifecycleRejectEditResubmitApprove) {
   const std::string id = Create(Alice());
   const std::string first = Submit(id, Alice());

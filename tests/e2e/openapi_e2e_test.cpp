@@ -121,6 +121,20 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
             1u);
   Record(http::verb::get, "/api/v1/search?q=%20", Bob());
   Record(http::verb::get, "/api/v1/documents/" + id + "/reviews", Alice());
+  // A revision: the approved document edited again, then its history and a version.
+  Headers revise = Alice();
+  revise.emplace_back("If-Match", "\"2\"");
+  ASSERT_EQ(Record(http::verb::put, "/api/v1/documents/" + id, revise,
+                   R"({"content": "\u7b2c\u4e8c\u7248"})")
+                .status(),
+            200u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id + "/versions", Bob()).status(), 200u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id + "/versions/2", Bob()).status(),
+            200u);  // the approved version
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id + "/versions/1", Bob()).status(),
+            404u);  // a draft replaced before it was submitted
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/" + id + "/versions/0", Bob()).status(),
+            400u);
 
   const std::string rejected_review = Submit(other, Alice());
   ASSERT_EQ(Record(http::verb::post, "/api/v1/reviews/" + rejected_review + "/reject", Bob(),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the README's walkthrough, as pasted, against a real `docgate serve` in a fresh directory,
-# then stops the server with SIGTERM: the walkthrough must end with an approved document and a
-# preview and a search hit, and the server must exit 0.
+# then stops the server with SIGTERM: the walkthrough must end with an approved document, a preview
+# and a search hit, then a revision approved and searched, and the server must exit 0.
 #   readme_walkthrough_test.sh <docgate binary> <README.md>
 set -euo pipefail
 binary=$(realpath "$1")
@@ -36,6 +36,16 @@ grep -q '"code":"INVALID_STATE"' out.txt || { cat out.txt; echo "second submit w
 grep -q '"status": "approved"' out.txt || { cat out.txt; echo "no approved document"; exit 1; }
 grep -q '"content": "Welcome aboard.' out.txt || { cat out.txt; echo "no preview"; exit 1; }
 grep -q '"snippet": ".*Welcome' out.txt || { cat out.txt; echo "no search hit"; exit 1; }
+grep -q '^{"status":"draft","version":2,"approved_version":1}$' out.txt \
+  || { cat out.txt; echo "the edit did not start a revision"; exit 1; }
+grep -q '^{"version":1}$' out.txt || { cat out.txt; echo "the preview left version 1"; exit 1; }
+grep -q '^{"version":2,"edited_by":"alice","review_status":"pending"}$' out.txt \
+  || { cat out.txt; echo "no version 2 under review in the history"; exit 1; }
+grep -q '^{"version":1,"edited_by":"alice","review_status":"approved"}$' out.txt \
+  || { cat out.txt; echo "no approved version 1 in the history"; exit 1; }
+grep -q '^{"status":"approved","version":2,"approved_version":2}$' out.txt \
+  || { cat out.txt; echo "the revision was not approved"; exit 1; }
+grep -q '^{"version":2,"snippet":".*VPN' out.txt || { cat out.txt; echo "search did not move to version 2"; exit 1; }
 
 kill -TERM "$pid"
 status=0

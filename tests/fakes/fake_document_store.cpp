@@ -1,7 +1,6 @@
 #include "fakes/fake_document_store.h"
 
 #include <algorithm>
-#include <set>
 #include <utility>
 
 #include "fakes/fake_idempotency_store.h"
@@ -44,13 +43,12 @@ class FakeStoreTransaction final : public StoreTransaction {
   ReviewId InsertReview(const Review& review) override { return documents_.InsertReview(review); }
   void UpdateDocument(const Document& doc) override { documents_.UpdateDocument(doc); }
   void UpdateReview(const Review& review) override { documents_.UpdateReview(review); }
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
-                  const UserId& edited_by, TimePoint /*at*/) override {
-    documents_.PutContent(id, version, content, edited_by);
+  void PutVersion(const DocumentVersion& version) override { documents_.PutVersion(version); }
+  bool DropUnsubmittedVersion(DocumentId id, std::int32_t version) override {
+    return documents_.DropUnsubmittedVersion(id, version);
   }
-  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
-                                  std::int32_t up_to_version) override {
-    return documents_.ListEditors(id, after_version, up_to_version);
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) override {
+    return documents_.ListEditors(id, after_version);
   }
   void AppendEvent(const OutboxEvent& event) override { outbox_.Append(event); }
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
@@ -86,8 +84,32 @@ std::optional<Review> FakeDocumentStore::FindReview(ReviewId id) {
 }
 
 std::optional<std::string> FakeDocumentStore::FindContent(DocumentId id, std::int32_t version) {
+  const auto found = FindVersion(id, version);
+  if (!found) return std::nullopt;
+  return found->content;
+}
+
+std::optional<DocumentVersion> FakeDocumentStore::FindVersion(DocumentId id, std::int32_t version) {
   return database_->Read([&](const FakeTables& tables) {
-    return FakeLookup(tables.contents, {id, version});
+    return FakeLookup(tables.versions, {id, version});
+  });
+}
+
+std::vector<VersionSummary> FakeDocumentStore::ListVersions(DocumentId id) {
+  return database_->Read([&](const FakeTables& tables) {
+    std::vector<VersionSummary> history;
+    for (auto it = tables.versions.rbegin(); it != tables.versions.rend(); ++it) {
+      const DocumentVersion& v = it->second;
+      if (v.document_id != id) continue;
+      VersionSummary& line = history.emplace_back(VersionSummary{
+          v.version, v.title, v.edited_by, v.created_at, std::nullopt, std::nullopt});
+      for (const auto& [review_id, review] : tables.reviews) {  // ascending: the newest wins
+        if (review.document_id != id || review.document_version != v.version) continue;
+        line.review_id = review_id;
+        line.review_status = review.status;
+      }
+    }
+    return history;
   });
 }
 
@@ -140,7 +162,9 @@ std::optional<Document> FakeDocumentWriter::ReadDocument(DocumentId id) {
 }
 
 std::optional<std::string> FakeDocumentWriter::ReadContent(DocumentId id, std::int32_t version) {
-  return FakeLookup(tx_.Open().contents, {id, version});
+  const auto found = FakeLookup(tx_.Open().versions, {id, version});
+  if (!found) return std::nullopt;
+  return found->content;
 }
 
 DocumentId FakeDocumentWriter::InsertDocument(const Document& doc) {
@@ -183,27 +207,33 @@ void FakeDocumentWriter::UpdateReview(const Review& review) {
   row = std::move(updated);
 }
 
-void FakeDocumentWriter::PutContent(DocumentId id, std::int32_t version, const std::string& content,
-                                    const UserId& edited_by) {
+void FakeDocumentWriter::PutVersion(const DocumentVersion& version) {
   FakeTables& tables = tx_.Open();
-  FakeRequireDocument(tables, id, "content");
-  if (!tables.contents.emplace(std::pair{id, version}, content).second) {
-    FakeViolation("UNIQUE constraint failed: content of document " + std::to_string(id) +
-                  " version " + std::to_string(version));
+  FakeRequireDocument(tables, version.document_id, "version");
+  if (!tables.versions.emplace(std::pair{version.document_id, version.version}, version).second) {
+    FakeViolation("UNIQUE constraint failed: version " + std::to_string(version.version) +
+                  " of document " + std::to_string(version.document_id));
   }
-  tables.editors[{id, version}] = edited_by;
+  std::int32_t& last = tables.editors[{version.document_id, version.edited_by}];
+  last = std::max(last, version.version);
 }
 
-std::vector<UserId> FakeDocumentWriter::ListEditors(DocumentId id, std::int32_t after_version,
-                                                    std::int32_t up_to_version) {
-  std::set<UserId> editors;
+bool FakeDocumentWriter::DropUnsubmittedVersion(DocumentId id, std::int32_t version) {
+  FakeTables& tables = tx_.Open();
+  const bool submitted =
+      std::any_of(tables.reviews.begin(), tables.reviews.end(), [&](const auto& entry) {
+        return entry.second.document_id == id && entry.second.document_version == version;
+      });
+  return !submitted && tables.versions.erase({id, version}) == 1;
+}
+
+std::vector<UserId> FakeDocumentWriter::ListEditors(DocumentId id, std::int32_t after_version) {
+  std::vector<UserId> editors;  // the map's order: ascending by editor
   const FakeTables& tables = tx_.Open();
-  for (auto it = tables.editors.upper_bound({id, after_version});
-       it != tables.editors.end() && it->first.first == id && it->first.second <= up_to_version;
-       ++it) {
-    editors.insert(it->second);
+  for (const auto& [key, last_version] : tables.editors) {
+    if (key.first == id && last_version > after_version) editors.push_back(key.second);
   }
-  return {editors.begin(), editors.end()};
+  return editors;
 }
 
 void FakeDocumentWriter::SetIngestStatus(DocumentId id, IngestStatus status) {

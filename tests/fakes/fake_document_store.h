@@ -15,8 +15,8 @@ namespace docgate {
 // database's other fakes. Begin() is a FakeTransaction composed of the ports' writers: the
 // documents' (FakeDocumentWriter), the outbox's (FakeOutboxWriter) and the idempotency keys'
 // (FakeIdempotencyWriter). The rules the database enforces are enforced with StorageError: one
-// pending review per document, reviews and content only for existing documents, content of a
-// version written once, unique event ids, updates of existing rows only. Ping answers the
+// pending review per document, reviews and versions only for existing documents, a version written
+// once, unique event ids, updates of existing rows only. Ping answers the
 // database's Ping. Thread-safe; it must outlive every transaction it hands out.
 class FakeDocumentStore final : public DocumentStore {
  public:
@@ -26,6 +26,8 @@ class FakeDocumentStore final : public DocumentStore {
   std::optional<Document> FindDocument(DocumentId id) override;
   std::optional<Review> FindReview(ReviewId id) override;
   std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) override;
+  std::vector<VersionSummary> ListVersions(DocumentId id) override;
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
   std::vector<Review> ListReviews(const ReviewQuery& query) override;
   std::vector<Review> ListDocumentReviews(DocumentId id) override;
@@ -49,10 +51,9 @@ class FakeDocumentWriter {
   ReviewId InsertReview(const Review& review);
   void UpdateDocument(const Document& doc);
   void UpdateReview(const Review& review);
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
-                  const UserId& edited_by);
-  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
-                                  std::int32_t up_to_version);
+  void PutVersion(const DocumentVersion& version);
+  bool DropUnsubmittedVersion(DocumentId id, std::int32_t version);
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version);
   // StorageError for a missing document.
   void SetIngestStatus(DocumentId id, IngestStatus status);
 

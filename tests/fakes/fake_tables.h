@@ -49,8 +49,9 @@ struct FakeTables {
 
   std::map<DocumentId, Document> documents;
   std::map<ReviewId, Review> reviews;
-  std::map<std::pair<DocumentId, std::int32_t>, std::string> contents;
-  std::map<std::pair<DocumentId, std::int32_t>, UserId> editors;  // who wrote each version
+  std::map<std::pair<DocumentId, std::int32_t>, DocumentVersion> versions;  // the kept ones
+  // (document, editor) -> the newest version they wrote.
+  std::map<std::pair<DocumentId, UserId>, std::int32_t> editors;
   std::map<std::int64_t, OutboxRow> outbox;
   std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency;  // (caller, key)
   std::map<std::pair<std::string, std::string>, InboxRow> inbox;  // (consumer, event_id)

@@ -3,6 +3,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pqxx/pqxx>
 
 #include <atomic>
 #include <latch>
@@ -11,14 +12,17 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/pg/pg_migrations.h"
 #include "app/document_service.h"
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/document_versions_contract.h"
 #include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
+#include "contract/revision_lifecycle_contract.h"
 #include "core/error.h"
 #include "core/lifecycle.h"
 #include "fakes/counting_wakeup.h"
@@ -26,6 +30,7 @@
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
 #include "support/pg_test_database.h"
+#include "support/schema6_versions_seed.h"
 
 namespace docgate {
 namespace {
@@ -51,6 +56,10 @@ struct PgStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentVersionsContract,
+                               ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, RevisionLifecycleContract,
+                               ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, IdempotencyStoreContract,
                                ::testing::Types<PgStoreFactory>);
@@ -126,7 +135,7 @@ class PgDocumentStoreTest : public ::testing::Test {
     doc.updated_at = now;
     auto tx = store.Begin();
     doc.id = tx->InsertDocument(doc);
-    tx->PutContent(doc.id, doc.version, "body", "alice", now);
+    tx->PutVersion(DocumentVersion{doc.id, doc.version, doc.title, "body", "alice", now});
     tx->Commit();
     return doc;
   }
@@ -191,7 +200,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 6u);
+  ASSERT_EQ(rows.size(), 7u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -204,11 +213,44 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[4][1].as<std::string>(), "0005_version_editors.sql");
   EXPECT_EQ(rows[5][0].as<int>(), 6);
   EXPECT_EQ(rows[5][1].as<std::string>(), "0006_inbox_retention.sql");
+  EXPECT_EQ(rows[6][0].as<int>(), 7);
+  EXPECT_EQ(rows[6][1].as<std::string>(), "0007_revisions.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
                       " 'schema_migrations')"),
             6);
+}
+
+// Migration 0007 on a database of schema 6 (ADR 0008): every kept version gets the document's
+// title, each editor's newest version is recorded, and the drafts no review was bound to that are
+// not the current version are dropped.
+TEST_F(PgDocumentStoreTest, Migration0007KeepsSubmittedVersionsAndRecordsEveryEditor) {
+  {
+    pqxx::connection connection(db_.url());
+    ApplyPostgresMigrations(connection, std::vector<EmbeddedFile>(kPostgresMigrations.begin(),
+                                                                  kPostgresMigrations.begin() + 6));
+  }
+  db_.Execute(kSchema6VersionsSeed);
+  Stores stores = OpenPgStores(Config());  // applies 0007
+  const auto kept =
+      db_.Execute("SELECT version, title, content FROM kh_document_content ORDER BY version");
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0][0].as<int>(), 2);
+  EXPECT_EQ(kept[0][1].as<std::string>(), kSchema6SeedTitle);
+  EXPECT_EQ(kept[1][0].as<int>(), 4);
+  EXPECT_EQ(kept[1][2].as<std::string>(), "v4");
+  const auto editors =
+      db_.Execute("SELECT editor, last_version FROM kh_document_editor ORDER BY last_version DESC");
+  ASSERT_EQ(editors.size(), 3u);
+  EXPECT_EQ(editors[0][0].as<std::string>(), "alice");
+  EXPECT_EQ(editors[0][1].as<int>(), 4);
+  EXPECT_EQ(editors[1][0].as<std::string>(), "carol");
+  EXPECT_EQ(editors[2][0].as<std::string>(), "\u5f20\u4e09");
+  EXPECT_EQ(editors[2][1].as<int>(), 2);
+  auto tx = stores.documents->Begin();
+  EXPECT_EQ(tx->ListEditors(1, 2), (std::vector<UserId>{"alice", "carol"}))
+      << "carol wrote the dropped version 3 after the approved one";
 }
 
 TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
@@ -224,8 +266,8 @@ TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {
   Stores store = OpenPgStores(Config());
   const auto again = db_.Execute(kRecorded);
   ASSERT_EQ(again.size(), recorded.size());
-  ASSERT_EQ(again.size(), 6u);
-  for (int i = 0; i < 6; ++i) {
+  ASSERT_EQ(again.size(), kPostgresMigrations.size());
+  for (int i = 0; i < static_cast<int>(again.size()); ++i) {
     EXPECT_EQ(again[i][2].as<std::int64_t>(), recorded[i][2].as<std::int64_t>());
     EXPECT_GT(again[i][2].as<std::int64_t>(), 1'700'000'000'000);
   }
@@ -370,8 +412,8 @@ TEST_F(PgDocumentStoreTest, TextWithANulCharacterIsRefusedNotTruncated) {
   Stores store = OpenPgStores(Config());
   const Document doc = AddDraft(*store.documents, clock_.Now());
   auto tx = store.documents->Begin();
-  EXPECT_THROW(tx->PutContent(doc.id, 2, std::string("before\0after", 12),
-                              "alice", clock_.Now()),
+  EXPECT_THROW(tx->PutVersion(DocumentVersion{
+                   doc.id, 2, doc.title, std::string("before\0after", 12), "alice", clock_.Now()}),
                StorageError);
   tx.reset();
   EXPECT_EQ(store.documents->FindContent(doc.id, 2), std::nullopt);

@@ -15,15 +15,20 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/sqlite/sqlite_connection.h"
+#include "adapters/sqlite/sqlite_migrations.h"
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/document_versions_contract.h"
 #include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
+#include "contract/revision_lifecycle_contract.h"
 #include "core/error.h"
 #include "runtime/stores.h"
+#include "support/schema6_versions_seed.h"
 #include "support/temp_dir.h"
 
 namespace docgate {
@@ -94,6 +99,10 @@ struct SqliteStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentVersionsContract,
+                               ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, RevisionLifecycleContract,
+                               ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxStoreContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, IdempotencyStoreContract,
                                ::testing::Types<SqliteStoreFactory>);
@@ -121,7 +130,7 @@ class SqliteDocumentStoreTest : public ::testing::Test {
   static DocumentId AddDocument(DocumentStore& store) {
     auto tx = store.Begin();
     const DocumentId id = tx->InsertDocument(ContractDocument());
-    tx->PutContent(id, 1, "body", "alice", ContractTime());
+    tx->PutVersion(ContractVersion(id, 1, "body", "alice"));
     tx->AppendEvent(ContractEvent("e-" + std::to_string(id), id));
     tx->Commit();
     return id;
@@ -130,6 +139,31 @@ class SqliteDocumentStoreTest : public ::testing::Test {
   TempDir dir_;
   fs::path db_path_ = dir_.path() / "data" / "docgate.db";
 };
+
+// Migration 0007 on a database of schema 6 (ADR 0008): every kept version gets the document's
+// title, each editor's newest version is recorded, and the drafts no review was bound to that are
+// not the current version are dropped.
+TEST_F(SqliteDocumentStoreTest, Migration0007KeepsSubmittedVersionsAndRecordsEveryEditor) {
+  fs::create_directories(db_path_.parent_path());
+  {
+    SqliteConnection connection(db_path_.string(), milliseconds(5000));
+    ApplySqliteMigrations(connection, std::vector<EmbeddedFile>(kSqliteMigrations.begin(),
+                                                                kSqliteMigrations.begin() + 6));
+    connection.Execute(kSchema6VersionsSeed);
+  }
+  Stores stores = Open();  // applies 0007
+  RawDatabase raw(db_path_);
+  EXPECT_EQ(raw.Rows("SELECT version, title, content FROM kh_document_content ORDER BY version"),
+            (std::vector<std::vector<std::string>>{{"2", kSchema6SeedTitle, "v2"},
+                                                   {"4", kSchema6SeedTitle, "v4"}}));
+  EXPECT_EQ(raw.Rows("SELECT editor, last_version FROM kh_document_editor"
+                     " ORDER BY last_version DESC"),
+            (std::vector<std::vector<std::string>>{
+                {"alice", "4"}, {"carol", "3"}, {"\u5f20\u4e09", "2"}}));
+  auto tx = stores.documents->Begin();
+  EXPECT_EQ(tx->ListEditors(1, 2), (std::vector<UserId>{"alice", "carol"}))
+      << "carol wrote the dropped version 3 after the approved one";
+}
 
 TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {
   db_path_ = dir_.path() / "a" / "b" / "docgate.db";
@@ -147,13 +181,13 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
   Open();
   const auto recorded = RawDatabase(db_path_).Rows(
       "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations ORDER BY version");
-  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{
-                          {"1", "0001_init.sql", "1"},
-                          {"2", "0002_outbox_relay.sql", "1"},
-                          {"3", "0003_idempotency.sql", "1"},
-                          {"4", "0004_consumers.sql", "1"},
-                          {"5", "0005_version_editors.sql", "1"},
-                          {"6", "0006_inbox_retention.sql", "1"}}));
+  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
+                                                             {"2", "0002_outbox_relay.sql", "1"},
+                                                             {"3", "0003_idempotency.sql", "1"},
+                                                             {"4", "0004_consumers.sql", "1"},
+                                                             {"5", "0005_version_editors.sql", "1"},
+                                                             {"6", "0006_inbox_retention.sql", "1"},
+                                                             {"7", "0007_revisions.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

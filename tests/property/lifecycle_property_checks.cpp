@@ -66,10 +66,29 @@ void CheckDocument(const LifecycleModel& m, LifecycleSut& sut, int d) {
   if (!working) RC_FAIL("GetContent(" + std::to_string(id) + "): " + working.error().detail);
   ExpectSame(std::int64_t{working->version}, std::int64_t{md.version()}, "working copy version");
   ExpectSame(working->content, md.versions.back().content, "working copy content");
-  for (std::int32_t v = 1; v <= md.version(); ++v) {
-    ExpectSame(sut.store().FindContent(id, v).value_or("<none>"), md.versions[v - 1].content,
-               "content of version " + std::to_string(v) + " (versions are never rewritten)");
+  // Kept: the current version and every version a review was bound to (ADR 0008); each as it
+  // was written, with its newest review.
+  std::vector<VersionSummary> kept;
+  for (std::int32_t v = md.version(); v >= 1; --v) {
+    const ModelVersion& mv = md.versions[v - 1];
+    VersionSummary line{v,           mv.title, IdOf(mv.edited_by), At(mv.created_at), std::nullopt,
+                        std::nullopt};
+    for (int r = 0; r < static_cast<int>(m.reviews.size()); ++r) {
+      if (m.reviews[r].document != d || m.reviews[r].version != v) continue;
+      line.review_id = sut.review_ids.at(r);
+      line.review_status = m.reviews[r].status;
+    }
+    const bool is_kept = v == md.version() || line.review_id.has_value();
+    ExpectSame(
+        sut.store().FindContent(id, v).value_or("<none>"),
+        is_kept ? mv.content : std::string("<none>"),
+        "content of version " + std::to_string(v) +
+            (is_kept ? " (never rewritten)" : " (a draft replaced before it was submitted)"));
+    if (is_kept) kept.push_back(std::move(line));
   }
+  const auto versions = sut.service.ListVersions(id);
+  if (!versions) RC_FAIL("ListVersions: " + versions.error().detail);
+  ExpectSame(*versions, kept, "version history of document " + std::to_string(d));
   std::vector<Review> expected;
   for (int r = static_cast<int>(m.reviews.size()) - 1; r >= 0; --r) {
     if (m.reviews[r].document == d) expected.push_back(ExpectedReview(m, sut, r));

@@ -51,6 +51,8 @@ inline constexpr ReviewId kUnknownReviewId = 900'000'002;
 struct ModelVersion {
   std::string content;
   int edited_by = kAlice;
+  std::string title;  // the document's title as this version was written
+  std::int64_t created_at = 0;
 };
 
 struct ModelDocument {
@@ -135,7 +137,9 @@ inline bool MayActOn(const Actor& actor, int actor_index, const ModelDocument& d
   return actor.is_admin || (actor.is_author && actor_index == doc.author);
 }
 
-inline bool Editable(DocumentStatus status) {
+// Every state but pending_review; an edit of an approved document starts a revision (ADR 0008).
+inline bool Editable(DocumentStatus status) { return status != DocumentStatus::kPendingReview; }
+inline bool Submittable(DocumentStatus status) {
   return status == DocumentStatus::kDraft || status == DocumentStatus::kRejected;
 }
 

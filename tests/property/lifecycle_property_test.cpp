@@ -163,7 +163,7 @@ class Create final : public Operation {
     ModelDocument doc;
     doc.author = actor_;
     doc.title = title_;
-    doc.versions.push_back(ModelVersion{content_, actor_});
+    doc.versions.push_back(ModelVersion{content_, actor_, title_, m.now});
     doc.created_at = doc.updated_at = m.now;
     m.documents.push_back(std::move(doc));
     return Prediction{{}, static_cast<int>(m.documents.size()) - 1};
@@ -281,9 +281,14 @@ class Edit final : public OnDocument {
     const std::string& content = doc.versions.back().content;
     const bool title_changed = request.title && *request.title != doc.title;
     const bool content_changed = request.content && *request.content != content;
+    // An approved document given nothing new stays as it is; a change starts a revision.
+    if (doc.status == DocumentStatus::kApproved && !title_changed && !content_changed) {
+      return Prediction{{}, document_};
+    }
     if (title_changed) doc.title = *request.title;
     if (title_changed || content_changed) {
-      doc.versions.push_back(ModelVersion{content_changed ? *request.content : content, actor_});
+      doc.versions.push_back(
+          ModelVersion{content_changed ? *request.content : content, actor_, doc.title, m.now});
     }
     doc.status = DocumentStatus::kDraft;
     doc.updated_at = m.now;
@@ -314,7 +319,7 @@ class Submit final : public OnDocument {
   Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
     if (auto code = Refusal(m)) return Refused(*code);
     ModelDocument& doc = m.documents[document_];
-    if (!Editable(doc.status)) return Refused(ErrorCode::kInvalidState);
+    if (!Submittable(doc.status)) return Refused(ErrorCode::kInvalidState);
     m.reviews.push_back(ModelReview{document_, doc.version(), ReviewStatus::kPending, actor_, m.now,
                                     std::nullopt, std::nullopt, std::nullopt});
     const int review = static_cast<int>(m.reviews.size()) - 1;
@@ -378,10 +383,11 @@ class Decide : public Operation {
     if (review_ == kUnknown) return ErrorCode::kNotFound;
     const ModelReview& r = m.reviews[review_];
     const ModelDocument& doc = m.documents[r.document];
-    // Four eyes: the author, and whoever wrote a version after the last approved one up to the
-    // version under review (an admin who edited it included).
+    // Four eyes: the author, and whoever wrote a version after the last approved one (an admin
+    // who edited it included). At a decision that can succeed the version under review is the
+    // newest; of a stale review, an editor of a later version is refused as one too (ADR 0008).
     if (actor_ == doc.author) return ErrorCode::kSelfReview;
-    for (std::int32_t v = doc.approved_version.value_or(0) + 1; v <= r.version; ++v) {
+    for (std::int32_t v = doc.approved_version.value_or(0) + 1; v <= doc.version(); ++v) {
       if (doc.versions[v - 1].edited_by == actor_) return ErrorCode::kSelfReview;
     }
     if (r.status != ReviewStatus::kPending || doc.status != DocumentStatus::kPendingReview ||

@@ -60,6 +60,13 @@ inline std::string Show(const Review& r) {
   return out.str();
 }
 
+inline std::string Show(const VersionSummary& v) {
+  return "Version{v" + std::to_string(v.version) + " " + ShowText(v.title) + " by=" + v.edited_by +
+         " at=" + std::to_string(v.created_at.time_since_epoch().count()) +
+         " review=" + (v.review_id ? std::to_string(*v.review_id) : "-") + " " +
+         (v.review_status ? std::string(ToString(*v.review_status)) : "-") + "}";
+}
+
 inline std::string Show(const OutboxEvent& e) {
   std::ostringstream out;
   out << "Event{seq=" << e.sequence << " " << e.event_id << " " << ToString(e.type)

@@ -7,11 +7,13 @@
 
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
+#include "contract/document_versions_contract.h"
 #include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
+#include "contract/revision_lifecycle_contract.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_outbox_store.h"
@@ -36,6 +38,8 @@ struct FakeStoreFactory {
 }  // namespace
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentVersionsContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, RevisionLifecycleContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, IdempotencyStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, InboxStoreContract, ::testing::Types<FakeStoreFactory>);

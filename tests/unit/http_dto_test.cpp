@@ -162,6 +162,22 @@ TEST(HttpDto, ReviewHasEveryContractField) {
   EXPECT_TRUE(p["comment"].is_null());
 }
 
+TEST(HttpDto, VersionHistoryHasStringReviewIdsAndNullsForNeverSubmittedVersions) {
+  const TimePoint at{std::chrono::milliseconds{1'764'424'800'123}};
+  const std::vector<VersionSummary> history{
+      {3, "\u5165\u804c\u6307\u5357", "\u5f20\u4e09", at, std::nullopt, std::nullopt},
+      {1, "Guide", "alice", at, ReviewId{40}, ReviewStatus::kApproved}};
+  EXPECT_EQ(ToJson(history), nlohmann::json::parse(R"({"items": [
+              {"version": 3, "title": "\u5165\u804c\u6307\u5357", "edited_by": "\u5f20\u4e09",
+               "created_at": "2025-11-29T14:00:00.123Z", "review_id": null, "review_status": null},
+              {"version": 1, "title": "Guide", "edited_by": "alice",
+               "created_at": "2025-11-29T14:00:00.123Z", "review_id": "40",
+               "review_status": "approved"}]})"));
+  EXPECT_EQ(
+      ToJson(DocumentVersion{17, 2, "t", "c", "alice", at}),
+      nlohmann::json({{"document_id", "17"}, {"version", 2}, {"title", "t"}, {"content", "c"}}));
+}
+
 TEST(HttpDto, PagesCarryTheNextCursorAsAStringOrNull) {
   Page<Review> page;
   EXPECT_TRUE(ToJson(page)["next"].is_null());

@@ -47,20 +47,23 @@ constexpr ReviewStatus kAllReviewStates[] = {ReviewStatus::kPending, ReviewStatu
 
 // ---- Edit and Submit depend on the document state only.
 
-TEST(LifecycleTest, EditIsAllowedExactlyInDraftAndRejected) {
+TEST(LifecycleTest, EditIsAllowedInEveryStateButPendingReview) {
   for (auto state : kAllDocumentStates) {
     SCOPED_TRACE(std::string(ToString(state)));
     Document doc = DocIn(state);
+    if (state == DocumentStatus::kApproved) doc.approved_version = 3;
     const Document before = doc;
     const auto s = Edit(doc, /*changed=*/true, kT1);
-    const bool allowed = state == DocumentStatus::kDraft || state == DocumentStatus::kRejected;
+    const bool allowed = state != DocumentStatus::kPendingReview;
     ASSERT_EQ(s.ok(), allowed);
     if (allowed) {
       EXPECT_EQ(doc.status, DocumentStatus::kDraft);
       EXPECT_EQ(doc.version, 4);
       EXPECT_EQ(doc.updated_at, kT1);
+      EXPECT_EQ(doc.approved_version, before.approved_version);
     } else {
       EXPECT_EQ(s.error().code, ErrorCode::kInvalidState);
+      EXPECT_NE(s.error().detail.find("withdraw"), std::string::npos) << s.error().detail;
       EXPECT_EQ(doc, before);
     }
   }
@@ -71,6 +74,27 @@ TEST(LifecycleTest, EditWithoutChangeKeepsVersionButLeavesRejected) {
   ASSERT_TRUE(Edit(doc, /*changed=*/false, kT1).ok());
   EXPECT_EQ(doc.version, 3);
   EXPECT_EQ(doc.status, DocumentStatus::kDraft);
+}
+
+TEST(LifecycleTest, AChangeToAnApprovedDocumentStartsARevisionThatKeepsTheApprovedVersion) {
+  Document doc = DocIn(DocumentStatus::kApproved);
+  doc.approved_version = 3;
+  doc.approved_at = kT0;
+  doc.ingest_status = IngestStatus::kDone;
+  ASSERT_TRUE(Edit(doc, /*changed=*/true, kT1).ok());
+  EXPECT_EQ(doc.status, DocumentStatus::kDraft);
+  EXPECT_EQ(doc.version, 4);
+  EXPECT_EQ(doc.approved_version, 3) << "the approved version stays published";
+  EXPECT_EQ(doc.approved_at, kT0);
+  EXPECT_EQ(doc.ingest_status, IngestStatus::kDone) << "of the approved version, unchanged";
+}
+
+TEST(LifecycleTest, AnApprovedDocumentGivenNothingNewStaysAsItIs) {
+  Document doc = DocIn(DocumentStatus::kApproved);
+  doc.approved_version = 3;
+  const Document before = doc;
+  ASSERT_TRUE(Edit(doc, /*changed=*/false, kT1).ok());
+  EXPECT_EQ(doc, before);
 }
 
 TEST(LifecycleTest, SubmitIsAllowedExactlyFromDraftAndRejected) {

@@ -41,6 +41,8 @@ const std::set<std::string> kApiMdRoutes = {
     "POST /api/v1/documents/{id}/submit",
     "POST /api/v1/documents/{id}/withdraw",
     "GET /api/v1/documents/{id}/reviews",
+    "GET /api/v1/documents/{id}/versions",            // v1.1
+    "GET /api/v1/documents/{id}/versions/{version}",  // v1.1
     "GET /api/v1/reviews",
     "GET /api/v1/reviews/{id}",
     "POST /api/v1/reviews/{id}/approve",

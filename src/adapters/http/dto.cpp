@@ -141,6 +141,28 @@ json ToJson(const Page<Review>& page) {
 
 json ToJson(const std::vector<Review>& reviews) { return json{{"items", Items(reviews)}}; }
 
+json ToJson(const std::vector<VersionSummary>& versions) {
+  json items = json::array();
+  for (const VersionSummary& line : versions) {
+    json review_status = nullptr;
+    if (line.review_status) review_status = ToString(*line.review_status);
+    items.push_back(json{{"version", line.version},
+                         {"title", line.title},
+                         {"edited_by", line.edited_by},
+                         {"created_at", FormatTime(line.created_at)},
+                         {"review_id", OptionalId(line.review_id)},
+                         {"review_status", std::move(review_status)}});
+  }
+  return json{{"items", std::move(items)}};
+}
+
+json ToJson(const DocumentVersion& version) {
+  return json{{"document_id", std::to_string(version.document_id)},
+              {"version", version.version},
+              {"title", version.title},
+              {"content", version.content}};
+}
+
 std::string Dump(const json& json) {
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -46,6 +46,11 @@ nlohmann::json ToJson(const Page<Document>& page);
 nlohmann::json ToJson(const Page<Review>& page);
 // A document's review history: {"items": [...]}.
 nlohmann::json ToJson(const std::vector<Review>& reviews);
+// A document's version history: {"items": [{version, title, edited_by, created_at, review_id,
+// review_status}]}.
+nlohmann::json ToJson(const std::vector<VersionSummary>& versions);
+// One version: {document_id, version, title, content}.
+nlohmann::json ToJson(const DocumentVersion& version);
 
 // Serialises for the wire; invalid UTF-8 (which the core never stores) is replaced, not thrown.
 std::string Dump(const nlohmann::json& json);

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <exception>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "adapters/http/dto.h"
@@ -180,6 +181,9 @@ RestApi::RestApi(DocumentService& service, ReaderService& reader, IdempotencySer
   router_.Add(V::post, "/api/v1/documents/{id}/submit", Idempotent(&RestApi::Submit));
   router_.Add(V::post, "/api/v1/documents/{id}/withdraw", Idempotent(&RestApi::Withdraw));
   router_.Add(V::get, "/api/v1/documents/{id}/reviews", Authenticated(&RestApi::DocumentReviews));
+  router_.Add(V::get, "/api/v1/documents/{id}/versions", Authenticated(&RestApi::DocumentVersions));
+  router_.Add(V::get, "/api/v1/documents/{id}/versions/{version}",
+              Authenticated(&RestApi::GetVersion));
   router_.Add(V::get, "/api/v1/reviews", Authenticated(&RestApi::ReviewQueue));
   router_.Add(V::get, "/api/v1/reviews/{id}", Authenticated(&RestApi::GetReview));
   router_.Add(V::post, "/api/v1/reviews/{id}/approve", Idempotent(&RestApi::Approve));
@@ -445,6 +449,25 @@ Result<HttpResponse> RestApi::DocumentReviews(const RouteContext& ctx, const Act
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
   return Ok200(service_.ReviewHistory(*id));
+}
+
+Result<HttpResponse> RestApi::DocumentVersions(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.ListVersions(*id));
+}
+
+Result<HttpResponse> RestApi::GetVersion(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  const auto raw = ctx.params.Get("version");
+  const auto version = ParsePositiveId(raw);
+  if (!version || *version > std::numeric_limits<std::int32_t>::max()) {
+    return Invalid(
+        "version must be a positive 32-bit decimal integer without leading zeros, got '" +
+        std::string(raw) + "'");
+  }
+  return Ok200(service_.GetVersion(*id, static_cast<std::int32_t>(*version)));
 }
 
 Result<HttpResponse> RestApi::ReviewQueue(const RouteContext& ctx, const Actor& actor) const {

@@ -86,6 +86,8 @@ class RestApi {
   Result<IdempotentOutcome> Withdraw(const RouteContext& ctx, const Actor& actor,
                                      IdempotentEffect& effect) const;
   Result<HttpResponse> DocumentReviews(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> DocumentVersions(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> GetVersion(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> ReviewQueue(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> GetReview(const RouteContext& ctx, const Actor& actor) const;
   Result<IdempotentOutcome> Approve(const RouteContext& ctx, const Actor& actor,

@@ -74,23 +74,65 @@ constexpr Statement kSelectDocumentReviews{"select_document_reviews",
 constexpr Statement kSelectContent{"select_content",
                                    "SELECT content FROM kh_document_content "
                                    "WHERE document_id = $1 AND version = $2"};
-constexpr Statement kInsertContent{"insert_content",
-                                   "INSERT INTO kh_document_content (document_id, version, "
+constexpr Statement kInsertVersion{"insert_version",
+                                   "INSERT INTO kh_document_content (document_id, version, title, "
                                    "content, edited_by, created_at)"
-                                   " VALUES ($1, $2, $3, $4, $5)"};
+                                   " VALUES ($1, $2, $3, $4, $5, $6)"};
+// An editor's newest version: versions only grow, so GREATEST keeps an upsert of an older one
+// from moving it back.
+constexpr Statement kRecordEditor{"record_editor",
+                                  "INSERT INTO kh_document_editor (document_id, editor, "
+                                  "last_version) VALUES ($1, $2, $3)"
+                                  " ON CONFLICT (document_id, editor) DO UPDATE SET last_version"
+                                  " = GREATEST(kh_document_editor.last_version, "
+                                  "EXCLUDED.last_version)"};
+constexpr Statement kDropUnsubmittedVersion{
+    "drop_unsubmitted_version",
+    "DELETE FROM kh_document_content c WHERE c.document_id = $1 AND c.version = $2"
+    " AND NOT EXISTS (SELECT 1 FROM kh_document_review r"
+    "                  WHERE r.document_id = $1 AND r.document_version = $2)"};
 constexpr Statement kSelectEditors{"select_editors",
-                                   "SELECT DISTINCT edited_by FROM kh_document_content"
-                                   " WHERE document_id = $1 AND version > $2 AND version <= "
-                                   "$3 ORDER BY edited_by"};
+                                   "SELECT editor FROM kh_document_editor"
+                                   " WHERE document_id = $1 AND last_version > $2 ORDER BY editor"};
+constexpr Statement kSelectVersion{"select_version",
+                                   "SELECT document_id, version, title, content, edited_by, "
+                                   "created_at FROM kh_document_content"
+                                   " WHERE document_id = $1 AND version = $2"};
+// Each kept version with its newest review (kh_document_review_by_version finds it).
+constexpr Statement kListVersions{
+    "list_versions",
+    "SELECT c.version, c.title, c.edited_by, c.created_at, r.id, r.status"
+    " FROM kh_document_content c"
+    " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
+    "   WHERE document_id = c.document_id AND document_version = c.version)"
+    " WHERE c.document_id = $1 ORDER BY c.version DESC"};
 
 constexpr Statement kSetIngestStatus{"set_ingest_status",
                                      "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
 
 constexpr std::array kDocumentStatements{
-    kSelectDocument, kLockDocument,  kInsertDocument,  kUpdateDocument,        kSelectReview,
-    kLockReview,     kInsertReview,  kUpdateReview,    kSelectDocumentReviews, kSelectContent,
-    kInsertContent,  kSelectEditors, kSetIngestStatus,
+    kSelectDocument,         kLockDocument,  kInsertDocument, kUpdateDocument,
+    kSelectReview,           kLockReview,    kInsertReview,   kUpdateReview,
+    kSelectDocumentReviews,  kSelectContent, kInsertVersion,  kRecordEditor,
+    kDropUnsubmittedVersion, kSelectEditors, kSelectVersion,  kListVersions,
+    kSetIngestStatus,
 };
+
+DocumentVersion ToVersion(const pqxx::row& row) {
+  return DocumentVersion{row[0].as<DocumentId>(),  row[1].as<std::int32_t>(),
+                         row[2].as<std::string>(), row[3].as<std::string>(),
+                         row[4].as<std::string>(), FromMillis(row[5].as<std::int64_t>())};
+}
+
+VersionSummary ToVersionSummary(const pqxx::row& row) {
+  VersionSummary summary{row[0].as<std::int32_t>(),  row[1].as<std::string>(),
+                         row[2].as<std::string>(),   FromMillis(row[3].as<std::int64_t>()),
+                         Nullable<ReviewId>(row[4]), std::nullopt};
+  if (!row[5].is_null()) {
+    summary.review_status = Enum<ReviewStatus>(row[5], ParseReviewStatus, "review status");
+  }
+  return summary;
+}
 
 // The list queries filter on optional parameters; run unprepared, each is
 // planned with its actual values, so a NULL filter folds away and the matching
@@ -178,19 +220,23 @@ class PgTransaction final : public StoreTransaction {
     });
   }
 
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
-                  const UserId& edited_by, TimePoint at) override {
-    work_.Run("put content of document", id, [&](pqxx::work& w) {
-      w.exec_prepared(kInsertContent.name, id, version, Checked(content), Checked(edited_by),
-                      Millis(at));
+  void PutVersion(const DocumentVersion& v) override {
+    work_.Run("put version of document", v.document_id, [&](pqxx::work& w) {
+      w.exec_prepared(kInsertVersion.name, v.document_id, v.version, Checked(v.title),
+                      Checked(v.content), Checked(v.edited_by), Millis(v.created_at));
+      w.exec_prepared(kRecordEditor.name, v.document_id, Checked(v.edited_by), v.version);
     });
   }
 
-  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
-                                  std::int32_t up_to_version) override {
+  bool DropUnsubmittedVersion(DocumentId id, std::int32_t version) override {
+    return work_.Run("drop unsubmitted version of document", id, [&](pqxx::work& w) {
+      return w.exec_prepared(kDropUnsubmittedVersion.name, id, version).affected_rows() == 1;
+    });
+  }
+
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) override {
     return work_.Run("list editors of document", id, [&](pqxx::work& w) {
-      return All<UserId>(w.exec_prepared(kSelectEditors.name, id, after_version, up_to_version),
-                         ToText);
+      return All<UserId>(w.exec_prepared(kSelectEditors.name, id, after_version), ToText);
     });
   }
 
@@ -242,6 +288,21 @@ std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int3
   return session_->Autocommit(
       Describe("find content of document", id), [&](pqxx::transaction_base& tx) {
         return First<std::string>(tx.exec_prepared(kSelectContent.name, id, version), ToText);
+      });
+}
+
+std::optional<DocumentVersion> PgDocumentStore::FindVersion(DocumentId id, std::int32_t version) {
+  return session_->Autocommit(Describe("find version of document", id),
+                              [&](pqxx::transaction_base& tx) {
+                                return First<DocumentVersion>(
+                                    tx.exec_prepared(kSelectVersion.name, id, version), ToVersion);
+                              });
+}
+
+std::vector<VersionSummary> PgDocumentStore::ListVersions(DocumentId id) {
+  return session_->Autocommit(
+      Describe("list versions of document", id), [&](pqxx::transaction_base& tx) {
+        return All<VersionSummary>(tx.exec_prepared(kListVersions.name, id), ToVersionSummary);
       });
 }
 

@@ -57,15 +57,32 @@ constexpr std::string_view kSetIngestStatus =
 constexpr std::string_view kSelectContent =
     "SELECT content FROM kh_document_content WHERE document_id = ?1 AND "
     "version = ?2";
-constexpr std::string_view kInsertContent =
-    "INSERT INTO kh_document_content (document_id, version, content, "
-    "edited_by, created_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5)";
+constexpr std::string_view kInsertVersion =
+    "INSERT INTO kh_document_content (document_id, version, title, content, edited_by, "
+    "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+// An editor's newest version: versions only grow, so max() keeps an upsert of an older one from
+// moving it back.
+constexpr std::string_view kRecordEditor =
+    "INSERT INTO kh_document_editor (document_id, editor, last_version) VALUES (?1, ?2, ?3)"
+    " ON CONFLICT (document_id, editor) DO UPDATE SET last_version ="
+    " max(last_version, excluded.last_version)";
+constexpr std::string_view kDropUnsubmittedVersion =
+    "DELETE FROM kh_document_content WHERE document_id = ?1 AND version = ?2"
+    " AND NOT EXISTS (SELECT 1 FROM kh_document_review"
+    "                  WHERE document_id = ?1 AND document_version = ?2)";
 constexpr std::string_view kSelectEditors =
-    "SELECT DISTINCT edited_by FROM kh_document_content"
-    " WHERE document_id = ?1 AND version > ?2 AND version <= ?3 AND edited_by "
-    "IS NOT NULL"
-    " ORDER BY edited_by";
+    "SELECT editor FROM kh_document_editor WHERE document_id = ?1 AND last_version > ?2"
+    " ORDER BY editor";
+constexpr std::string_view kSelectVersion =
+    "SELECT document_id, version, title, content, edited_by, created_at"
+    " FROM kh_document_content WHERE document_id = ?1 AND version = ?2";
+// Each kept version with its newest review (kh_document_review_by_version finds it).
+constexpr std::string_view kListVersions =
+    "SELECT c.version, c.title, c.edited_by, c.created_at, r.id, r.status"
+    " FROM kh_document_content c"
+    " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
+    "   WHERE document_id = c.document_id AND document_version = c.version)"
+    " WHERE c.document_id = ?1 ORDER BY c.version DESC";
 
 constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
 // Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
@@ -113,6 +130,24 @@ Review ReviewFromRow(const SqliteStatement& row) {
   review.decided_at = Nullable(row, 7, &SqliteStatement::Time);
   review.comment = Nullable(row, 8, &SqliteStatement::Text);
   return review;
+}
+
+DocumentVersion VersionFromRow(const SqliteStatement& row) {
+  return DocumentVersion{row.Int64(0), row.Int32(1), row.Text(2),
+                         row.Text(3),  row.Text(4),  row.Time(5)};
+}
+
+VersionSummary VersionSummaryFromRow(const SqliteStatement& row) {
+  VersionSummary summary{row.Int32(0),
+                         row.Text(1),
+                         row.Text(2),
+                         row.Time(3),
+                         Nullable(row, 4, &SqliteStatement::Int64),
+                         std::nullopt};
+  if (!row.IsNull(5)) {
+    summary.review_status = EnumColumn(row, 5, &ParseReviewStatus, "kh_document_review.status");
+  }
+  return summary;
 }
 
 void BindDocument(SqliteStatement& stmt, const Document& doc) {
@@ -209,22 +244,32 @@ class SqliteStoreTransaction final : public StoreTransaction {
     ExpectOneRowChanged(Open(), "review", review.id);
   }
 
-  void PutContent(DocumentId id, std::int32_t version, const std::string& content,
-                  const UserId& edited_by, TimePoint at) override {
+  void PutVersion(const DocumentVersion& v) override {
     Open()
-        .Prepare(kInsertContent)
-        .Bind(1, id)
-        .Bind(2, version)
-        .Bind(3, content)
-        .Bind(4, edited_by)
-        .Bind(5, at)
+        .Prepare(kInsertVersion)
+        .Bind(1, v.document_id)
+        .Bind(2, v.version)
+        .Bind(3, v.title)
+        .Bind(4, v.content)
+        .Bind(5, v.edited_by)
+        .Bind(6, v.created_at)
+        .Run();
+    Open()
+        .Prepare(kRecordEditor)
+        .Bind(1, v.document_id)
+        .Bind(2, v.edited_by)
+        .Bind(3, v.version)
         .Run();
   }
 
-  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version,
-                                  std::int32_t up_to_version) override {
+  bool DropUnsubmittedVersion(DocumentId id, std::int32_t version) override {
+    Open().Prepare(kDropUnsubmittedVersion).Bind(1, id).Bind(2, version).Run();
+    return Open().Changes() == 1;
+  }
+
+  std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) override {
     auto stmt = Open().Prepare(kSelectEditors);
-    stmt.Bind(1, id).Bind(2, after_version).Bind(3, up_to_version);
+    stmt.Bind(1, id).Bind(2, after_version);
     return AllRows(stmt, &TextFromRow);
   }
 
@@ -278,6 +323,21 @@ std::optional<Review> SqliteDocumentStore::FindReview(ReviewId id) {
 
 std::optional<std::string> SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
   return SelectContent(*session_->Read(), id, version);
+}
+
+std::optional<DocumentVersion> SqliteDocumentStore::FindVersion(DocumentId id,
+                                                                std::int32_t version) {
+  auto lease = session_->Read();
+  auto stmt = lease->Prepare(kSelectVersion);
+  stmt.Bind(1, id).Bind(2, version);
+  return FirstRow(stmt, &VersionFromRow);
+}
+
+std::vector<VersionSummary> SqliteDocumentStore::ListVersions(DocumentId id) {
+  auto lease = session_->Read();
+  auto stmt = lease->Prepare(kListVersions);
+  stmt.Bind(1, id);
+  return AllRows(stmt, &VersionSummaryFromRow);
 }
 
 std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& query) {
