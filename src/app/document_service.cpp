@@ -126,16 +126,18 @@ Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
   if (!current_content) throw StorageError("document " + std::to_string(id) + " has no content");
   const bool title_changed = request.title && *request.title != doc->title;
   const bool content_changed = request.content && *request.content != *current_content;
+  const bool changed = title_changed || content_changed;
+  const Document before = *doc;
   const TimePoint now = clock_.Now();
-  const std::int32_t superseded = doc->version;
-  if (auto s = docgate::Edit(*doc, title_changed || content_changed, now); !s) return s.error();
+  if (auto s = docgate::Edit(*doc, changed, now); !s) return s.error();
+  if (*doc == before) return *doc;  // an approved document given nothing new: nothing to write
   if (title_changed) doc->title = *request.title;
-  if (doc->version != superseded) {
+  if (changed) {
     tx->PutVersion(DocumentVersion{id, doc->version, doc->title,
                                    content_changed ? *request.content : *current_content, actor.id,
                                    now});
     // Only submitted versions outlive the next edit (ADR 0008); the store keeps any with a review.
-    tx->DropUnsubmittedVersion(id, superseded);
+    tx->DropUnsubmittedVersion(id, before.version);
   }
   tx->UpdateDocument(*doc);
   tx->Commit();
@@ -256,12 +258,16 @@ Result<ContentView> DocumentService::GetContent(DocumentId id) {
   return ContentView{id, doc->version, std::move(*content)};
 }
 
+// Every document keeps its current version, so only an empty history asks whether it exists.
 Result<std::vector<VersionSummary>> DocumentService::ListVersions(DocumentId id) {
-  if (!store_.FindDocument(id)) return NotFound("document", id);
-  return store_.ListVersions(id);
+  auto versions = store_.ListVersions(id);
+  if (versions.empty() && !store_.FindDocument(id)) return NotFound("document", id);
+  return versions;
 }
 
+// The document is read only to explain a version that is not there.
 Result<DocumentVersion> DocumentService::GetVersion(DocumentId id, std::int32_t version) {
+  if (auto found = store_.FindVersion(id, version)) return std::move(*found);
   const auto doc = store_.FindDocument(id);
   if (!doc) return NotFound("document", id);
   if (version < 1 || version > doc->version) {
@@ -269,13 +275,9 @@ Result<DocumentVersion> DocumentService::GetVersion(DocumentId id, std::int32_t 
                                                std::to_string(version) + "; its newest is " +
                                                std::to_string(doc->version));
   }
-  auto found = store_.FindVersion(id, version);
-  if (!found) {
-    return MakeError(ErrorCode::kNotFound,
-                     "version " + std::to_string(version) + " of document " + std::to_string(id) +
-                         " was a draft replaced before it was submitted and is not kept");
-  }
-  return std::move(*found);
+  return MakeError(ErrorCode::kNotFound,
+                   "version " + std::to_string(version) + " of document " + std::to_string(id) +
+                       " was a draft replaced before it was submitted and is not kept");
 }
 
 Result<int> DocumentService::PageSize(const std::optional<int>& requested) const {

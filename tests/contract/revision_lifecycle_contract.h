@@ -40,16 +40,22 @@ class RevisionLifecycleContract : public ::testing::Test {
   static Actor Reviewer(const UserId& id = "bob") { return Actor{id, "", false, true, false}; }
   static Actor Admin(const UserId& id) { return Actor{id, "", true, true, true}; }
 
-  // Runs the consumers on every event in the outbox, in the outbox's order, until none is left.
-  void Deliver() {
+  // Every event in the outbox, in the outbox's order, marked delivered.
+  std::vector<OutboxEvent> TakeEvents() {
+    std::vector<OutboxEvent> taken;
     for (auto batch = outbox().ClaimPending(100); !batch.empty();
          batch = outbox().ClaimPending(100)) {
       std::vector<std::int64_t> sequences;
-      for (const OutboxEvent& event : batch) {
-        ASSERT_EQ(runner_.Run(event).outcome, ConsumeOutcome::kDone) << event.event_id;
-        sequences.push_back(event.sequence);
-      }
+      for (const OutboxEvent& event : batch) sequences.push_back(event.sequence);
       outbox().MarkDelivered(sequences, clock_.Now());
+      taken.insert(taken.end(), batch.begin(), batch.end());
+    }
+    return taken;
+  }
+  // Runs the consumers on every event in the outbox, in the outbox's order.
+  void Deliver() {
+    for (const OutboxEvent& event : TakeEvents()) {
+      ASSERT_EQ(runner_.Run(event).outcome, ConsumeOutcome::kDone) << event.event_id;
     }
   }
 
@@ -206,14 +212,8 @@ TYPED_TEST_P(RevisionLifecycleContract, AStaleApprovalEventNeverMovesThePublishe
   this->Approve(this->Submit(id));
   // Both approvals' events, delivered newest first: the older one finds version 1 superseded.
   std::vector<OutboxEvent> approvals;
-  for (auto batch = this->outbox().ClaimPending(100); !batch.empty();
-       batch = this->outbox().ClaimPending(100)) {
-    std::vector<std::int64_t> sequences;
-    for (const OutboxEvent& event : batch) {
-      if (event.type == EventType::kApproved) approvals.push_back(event);
-      sequences.push_back(event.sequence);
-    }
-    this->outbox().MarkDelivered(sequences, this->clock_.Now());
+  for (const OutboxEvent& event : this->TakeEvents()) {
+    if (event.type == EventType::kApproved) approvals.push_back(event);
   }
   ASSERT_EQ(approvals.size(), 2u);
   EXPECT_EQ(approvals[0].version, 1);

@@ -67,11 +67,15 @@ Result<json> ParseJsonBody(std::string_view body) {
   return parsed;
 }
 
-std::optional<std::int32_t> ParseVersionTag(std::string_view text) {
-  if (text.size() < 3 || text.front() != '"' || text.back() != '"') return std::nullopt;
-  const auto id = ParsePositiveId(text.substr(1, text.size() - 2));
+std::optional<std::int32_t> ParseVersion(std::string_view text) {
+  const auto id = ParsePositiveId(text);
   if (!id || *id > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
   return static_cast<std::int32_t>(*id);
+}
+
+std::optional<std::int32_t> ParseVersionTag(std::string_view text) {
+  if (text.size() < 3 || text.front() != '"' || text.back() != '"') return std::nullopt;
+  return ParseVersion(text.substr(1, text.size() - 2));
 }
 
 std::string VersionTag(std::int32_t version) { return "\"" + std::to_string(version) + "\""; }

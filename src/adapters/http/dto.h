@@ -23,6 +23,8 @@ namespace docgate {
 // A positive int64 written in canonical decimal ("42"); nullopt for "", "abc", "-1", "0", "+1",
 // " 1", "1.0", a leading zero ("017", which would alias "17") and anything that overflows int64.
 std::optional<std::int64_t> ParsePositiveId(std::string_view text);
+// A version number written like an id ("3"); nullopt when malformed or not a positive int32.
+std::optional<std::int32_t> ParseVersion(std::string_view text);
 // A strict entity tag naming a version: "\"3\"" -> 3; nullopt when malformed or not a positive int32.
 std::optional<std::int32_t> ParseVersionTag(std::string_view text);
 // The ETag of a version: 3 -> "\"3\"".

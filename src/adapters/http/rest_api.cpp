@@ -4,7 +4,6 @@
 
 #include <charconv>
 #include <exception>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "adapters/http/dto.h"
@@ -461,13 +460,13 @@ Result<HttpResponse> RestApi::GetVersion(const RouteContext& ctx, const Actor&) 
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
   const auto raw = ctx.params.Get("version");
-  const auto version = ParsePositiveId(raw);
-  if (!version || *version > std::numeric_limits<std::int32_t>::max()) {
+  const auto version = ParseVersion(raw);
+  if (!version) {
     return Invalid(
         "version must be a positive 32-bit decimal integer without leading zeros, got '" +
         std::string(raw) + "'");
   }
-  return Ok200(service_.GetVersion(*id, static_cast<std::int32_t>(*version)));
+  return Ok200(service_.GetVersion(*id, *version));
 }
 
 Result<HttpResponse> RestApi::ReviewQueue(const RouteContext& ctx, const Actor& actor) const {

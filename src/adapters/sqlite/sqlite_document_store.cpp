@@ -334,10 +334,7 @@ std::optional<DocumentVersion> SqliteDocumentStore::FindVersion(DocumentId id,
 }
 
 std::vector<VersionSummary> SqliteDocumentStore::ListVersions(DocumentId id) {
-  auto lease = session_->Read();
-  auto stmt = lease->Prepare(kListVersions);
-  stmt.Bind(1, id);
-  return AllRows(stmt, &VersionSummaryFromRow);
+  return session_->ReadAll(kListVersions, &VersionSummaryFromRow, id);
 }
 
 std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& query) {
