@@ -115,11 +115,11 @@ int main(int argc, char** argv) {
     const auto start = Stopwatch::now();
     const auto result = app.internals().reader.Search(query, 10);
     (broad ? broad_ms : selective_ms).push_back(Seconds(Stopwatch::now() - start) * 1000);
-    if (!result.ok() || result->empty()) {
+    if (!result.ok() || result->items.empty()) {
       std::cerr << "ingest_bench: search '" << query << "' failed or found nothing\n";
       return 1;
     }
-    (broad ? broad_hits : selective_hits) += result->size();
+    (broad ? broad_hits : selective_hits) += result->items.size();
   }
 
   const double mb = static_cast<double>(content_bytes) / 1e6;

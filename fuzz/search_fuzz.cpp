@@ -1,12 +1,10 @@
-// Invariant: the user's search text is never FTS5 syntax. SearchWords (core/search_text.h) splits
-// any text into non-empty words of valid UTF-8 without whitespace or control characters, in the
-// order they appear; FtsQuery (adapters/sqlite/sqlite_fts_query.h) quotes each of them; and a real
-// SQLite store (a temporary file) answers SqliteDocumentStore::Search for any text without raising
-// an error. Moreover a document whose content is the text itself is found by searching for that
-// text, as it would not be if any word were read as an operator, whenever the text holds a word
-// FTS5 indexes (a query of only punctuation matches nothing).
+// Invariants of search for any text (issue 16): docgate's text analyzer gives well-formed terms
+// with offsets inside the text; the user's text is never FTS5 syntax (each phrase of
+// ParseSearchQuery is quoted by FtsQuery, `"` doubled); a real SQLite store (a temporary file)
+// answers any query without an error; the snippet of the text for its own query stays within it;
+// and a document whose content is the text itself is found by searching for that text, as it
+// would not be if any word were read as an operator or analysed differently at query time.
 
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -23,7 +21,9 @@
 #include "adapters/sqlite/sqlite_fts_query.h"
 #include "adapters/sqlite/sqlite_inbox_store.h"
 #include "adapters/sqlite/sqlite_session.h"
-#include "core/search_text.h"
+#include "app/search_query.h"
+#include "app/snippet.h"
+#include "app/text_analyzer.h"
 #include "core/utf8.h"
 #include "fuzz_support.h"
 
@@ -70,8 +70,8 @@ class SearchStore {
     transaction->Commit();
   }
 
-  bool Finds(const std::string& text) {
-    for (const auto& hit : chunks_->Search(text, 10)) {
+  bool Finds(const docgate::SearchQuery& query) {
+    for (const auto& hit : chunks_->Search(query, 10)) {
       if (hit.document_id == id_) return true;
     }
     return false;
@@ -85,83 +85,57 @@ class SearchStore {
   docgate::DocumentId id_ = 0;
 };
 
-// Whether `text` holds a token for FTS5 with the store's tokenizer (migrations/sqlite/0004):
-// a text of only punctuation and symbols makes a query that matches nothing, as documented.
-class Tokenizer {
- public:
-  Tokenizer() {
-    if (sqlite3_open(":memory:", &db_) != SQLITE_OK ||
-        sqlite3_exec(db_,
-                     "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61 "
-                     "remove_diacritics 0');"
-                     "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');",
-                     nullptr, nullptr, nullptr) != SQLITE_OK) {
-      std::abort();
-    }
-  }
-  ~Tokenizer() { sqlite3_close(db_); }
-
-  bool HasToken(const std::string& text) {
-    sqlite3_exec(db_, "DELETE FROM t", nullptr, nullptr, nullptr);
-    sqlite3_stmt* insert = nullptr;
-    sqlite3_prepare_v2(db_, "INSERT INTO t (x) VALUES (?1)", -1, &insert, nullptr);
-    sqlite3_bind_text(insert, 1, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
-    FUZZ_CHECK(sqlite3_step(insert) == SQLITE_DONE);
-    sqlite3_finalize(insert);
-    sqlite3_stmt* count = nullptr;
-    sqlite3_prepare_v2(db_, "SELECT count(*) FROM v", -1, &count, nullptr);
-    FUZZ_CHECK(sqlite3_step(count) == SQLITE_ROW);
-    const bool any = sqlite3_column_int64(count, 0) > 0;
-    sqlite3_finalize(count);
-    return any;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
-void CheckWords(std::string_view text, const std::vector<std::string>& words) {
-  std::size_t from = 0;
-  for (const std::string& word : words) {
-    FUZZ_CHECK(!word.empty());
-    FUZZ_CHECK(docgate::Utf8Length(word).has_value());
-    for (const char c : word) {
-      const auto byte = static_cast<unsigned char>(c);
-      FUZZ_CHECK(byte > 0x20 && byte != 0x7F);
-    }
-    // A word is a run of the text's code points between separators.
-    const auto at = text.find(word, from);
-    FUZZ_CHECK(at != std::string_view::npos);
-    from = at + word.size();
+void CheckTerms(std::string_view text, docgate::AnalyzerUse use) {
+  std::uint32_t position = 0;
+  for (const docgate::AnalyzedTerm& term : docgate::AnalyzeText(text, use)) {
+    FUZZ_CHECK(!term.term.empty());
+    FUZZ_CHECK(docgate::Utf8Length(term.term).has_value());
+    FUZZ_CHECK(term.begin < term.end && term.end <= text.size());
+    FUZZ_CHECK(docgate::Utf8Length(text.substr(term.begin, term.end - term.begin)).has_value());
+    FUZZ_CHECK(term.position >= position);
+    position = term.position;
   }
 }
 
-void CheckQuery(const std::vector<std::string>& words, const std::string& query) {
-  std::string expected;
-  for (const std::string& word : words) {
-    if (!expected.empty()) expected += ' ';
-    expected += '"';
-    for (const char c : word) expected += c == '"' ? std::string("\"\"") : std::string(1, c);
-    expected += '"';
+std::string Quoted(std::string_view text) {
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// Each phrase has terms, and the FTS5 query quotes each phrase's text with `"` doubled (and, for
+// several phrases, ORs them quoted as one).
+void CheckQuery(const docgate::SearchQuery& query, const std::string& fts) {
+  std::string all;
+  std::string together;
+  for (const docgate::SearchPhrase& phrase : query.phrases) {
+    FUZZ_CHECK(!phrase.terms.empty());
+    all += (all.empty() ? "" : " ") + Quoted(phrase.text);
+    together += (together.empty() ? "" : " ") + phrase.text;
   }
-  FUZZ_CHECK(query == expected, query);
+  const std::string expected =
+      query.phrases.size() < 2 ? all : "(" + all + ") OR " + Quoted(together);
+  FUZZ_CHECK(fts == expected, fts);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static SearchStore search;
-  static Tokenizer tokenizer;
   const std::string text(AsText(data, size));
-  const auto words = docgate::SearchWords(text);
-  CheckWords(text, words);
-  CheckQuery(words, docgate::FtsQuery(words));
+  CheckTerms(text, docgate::AnalyzerUse::kIndex);
+  CheckTerms(text, docgate::AnalyzerUse::kQuery);
+  const docgate::SearchQuery query = docgate::ParseSearchQuery(text);
+  CheckQuery(query, docgate::FtsQuery(query));
+  // Within the text, whatever it holds.
+  const docgate::Snippet snippet = docgate::MakeSnippet(text, query);
+  for (const auto& [start, end] : snippet.highlights) FUZZ_CHECK(start < end);
 
   // Throws (and so crashes the fuzzer) on any SQLite error.
-  search.chunks().Search(text, 10);
-  if (!words.empty() && docgate::IsStorableText(text) && tokenizer.HasToken(text)) {
+  search.chunks().Search(query, 10);
+  if (!query.empty() && docgate::IsStorableText(text)) {
     search.Index(text);
-    FUZZ_CHECK(search.Finds(text), docgate::FtsQuery(words));
+    FUZZ_CHECK(search.Finds(query), docgate::FtsQuery(query));
   }
   return 0;
 }

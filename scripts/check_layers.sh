@@ -8,7 +8,8 @@
 # The rules:
 #  1. src/core/ includes only the C++ standard library (an <name> without '.' or '/') and core/.
 #  2. src/app/ includes only the C++ standard library, core/ and app/ (and the libraries of
-#     app_libraries below: none today; a library without I/O may join it, by review).
+#     app_libraries below: ICU and Snowball, for the text analyzer; a library without I/O may
+#     join it, by review).
 #  3. In both, none of these (named in the message, so that the reason is plain even where rule 1
 #     or 2 also refuses the header):
 #       boost/ (Asio, Beast, ...)          pqxx/, libpq-fe.h, postgresql/ (PostgreSQL)
@@ -50,7 +51,8 @@ io_headers=(
 
 # Rule 2's exceptions: extended regexes on header names app/ may include besides the standard
 # library (e.g. '^tl/expected\.hpp$'). Never an I/O library: rule 3 is checked first.
-app_libraries=()
+# ICU (unicode/: segmentation, normalisation) and Snowball (libstemmer.h) for the text analyzer.
+app_libraries=('^unicode/' '^libstemmer\.h$')
 
 violations=()
 report() {  # file line text reason

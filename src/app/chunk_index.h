@@ -4,16 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "app/search_query.h"
 #include "core/model.h"
 
 namespace docgate {
 
 // One ranked full-text hit: a chunk of an approved, ingested version.
-struct SearchHit {
+struct ChunkHit {
   DocumentId document_id = 0;
   std::int32_t version = 0;
   std::string title;
-  std::string snippet;  // an excerpt of the chunk around the matched terms, plain text
+  std::string content;  // the chunk's whole text
   double score = 0;     // higher is better; comparable within one result only
 };
 
@@ -24,9 +25,11 @@ struct SearchHit {
 class ChunkIndex {
  public:
   virtual ~ChunkIndex() = default;
-  // Chunks matching the words of `query` (every word must match; case-insensitive; the engine's
-  // stemming), best first, at most `limit`. An empty or all-punctuation query matches nothing.
-  virtual std::vector<SearchHit> Search(const std::string& query, int limit) = 0;
+  // Chunks in whose title or content every phrase of `query` occurs (its terms adjacent and in
+  // order, as docgate's text analyzer finds them), best first: a BM25-like rank, title matches
+  // weighing more than content matches; ties by document id, then the chunk's order. At most
+  // `limit`; nothing for an empty query.
+  virtual std::vector<ChunkHit> Search(const SearchQuery& query, int limit) = 0;
   // The chunks of one document in order (for tests, the reconciler and operators).
   virtual std::vector<std::string> ListChunks(DocumentId id) = 0;
 };

@@ -35,15 +35,26 @@ Result<Preview> ReaderService::GetPreview(DocumentId id) {
                  doc->approved_at.value_or(TimePoint{})};
 }
 
-Result<std::vector<SearchHit>> ReaderService::Search(const std::string& query,
-                                                     std::optional<int> limit) {
+Result<SearchResults> ReaderService::Search(const std::string& query, std::optional<int> limit,
+                                            std::optional<SearchMode> mode) {
   if (auto valid = ValidateSearchQuery(query); !valid) return valid.error();
   const int count = limit.value_or(config_.default_search_limit);
   if (count < 1 || count > config_.max_search_limit) {
     return MakeError(ErrorCode::kValidation,
                      "limit must be 1.." + std::to_string(config_.max_search_limit));
   }
-  return chunks_.Search(query, count);
+  if (mode.value_or(SearchMode::kKeyword) != SearchMode::kKeyword) {
+    return MakeError(ErrorCode::kValidation,
+                     "mode semantic and hybrid need embeddings, and this docgate has none "
+                     "configured (DOCGATE_EMBEDDINGS_URL): use mode=keyword or leave mode out");
+  }
+  const SearchQuery parsed = ParseSearchQuery(query);
+  SearchResults results;
+  for (ChunkHit& hit : chunks_.Search(parsed, count)) {
+    results.items.push_back(SearchHit{hit.document_id, hit.version, std::move(hit.title),
+                                      MakeSnippet(hit.content, parsed), hit.score});
+  }
+  return results;
 }
 
 }  // namespace docgate

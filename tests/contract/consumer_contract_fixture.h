@@ -106,9 +106,13 @@ class ConsumerContractFixture : public ::testing::Test {
     tx->Commit();
   }
 
-  std::vector<DocumentId> HitIds(const std::string& query, int limit = 10) {
+  // The chunk index's hits for a user's search text.
+  std::vector<ChunkHit> Search(const std::string& text, int limit = 10) {
+    return chunks().Search(ParseSearchQuery(text), limit);
+  }
+  std::vector<DocumentId> HitIds(const std::string& text, int limit = 10) {
     std::vector<DocumentId> ids;
-    for (const SearchHit& hit : chunks().Search(query, limit)) ids.push_back(hit.document_id);
+    for (const ChunkHit& hit : Search(text, limit)) ids.push_back(hit.document_id);
     return ids;
   }
 

@@ -265,7 +265,7 @@ TYPED_TEST_P(InboxStoreContract, NothingOfARolledBackTransactionRemains) {
     tx->SetIngestStatus(doc.id, IngestStatus::kDone);
   }
   EXPECT_TRUE(this->chunks().ListChunks(doc.id).empty());
-  EXPECT_TRUE(this->chunks().Search("alpha", 10).empty());
+  EXPECT_TRUE(this->Search("alpha", 10).empty());
   EXPECT_EQ(this->store().FindDocument(doc.id), doc);
   EXPECT_EQ(this->ClaimCommitted("ingest", "e-1"), InboxState::kNew);
 }

@@ -99,7 +99,7 @@ class RevisionLifecycleContract : public ::testing::Test {
     const auto hits = reader_.Search(word, 50);  // named: the loop would outlive a temporary
     EXPECT_TRUE(hits.ok());
     if (!hits.ok()) return versions;
-    for (const SearchHit& hit : *hits) {
+    for (const SearchHit& hit : hits->items) {
       if (hit.document_id == id) versions.push_back(hit.version);
     }
     return versions;

@@ -190,6 +190,41 @@ TEST_P(ApiTest, ARevisionKeepsTheApprovedVersionPublishedAndShowsTheHistory) {
   EXPECT_EQ(hits.json()["items"][0]["version"], 2);
 }
 
+// Issue 16: a Chinese word inside a longer run is found, its place in the snippet is given in code
+// points, and the search says which mode ran; modes that need embeddings are refused without them.
+TEST_P(ApiTest, ChineseSearchHighlightsTheMatchInCodePoints) {
+  const std::string title = "\u6d88\u606f\u961f\u5217\u8fd0\u7ef4\u624b\u518c";  // 消息队列运维手册
+  const std::string content =  // 消费失败的消息重试三次后进入死信队列。
+      "\u6d88\u8d39\u5931\u8d25\u7684\u6d88\u606f\u91cd\u8bd5\u4e09\u6b21\u540e\u8fdb"
+      "\u5165\u6b7b\u4fe1\u961f\u5217\u3002";
+  const auto created =
+      Post("/api/v1/documents", Alice(), json{{"title", title}, {"content", content}}.dump());
+  ASSERT_EQ(created.status(), 201u) << created.body();
+  const std::string id = created.json()["id"];
+  const std::string review = Submit(id, Alice());
+  ASSERT_EQ(Post("/api/v1/reviews/" + review + "/approve", Bob()).status(), 200u);
+  WaitForIngestStatus(id, "done");
+
+  const std::string dead_letter = "%E6%AD%BB%E4%BF%A1%E9%98%9F%E5%88%97";  // 死信队列
+  const auto hits = Get("/api/v1/search?q=" + dead_letter, Bob());
+  ASSERT_EQ(hits.status(), 200u) << hits.body();
+  EXPECT_EQ(hits.json()["mode"], "keyword");
+  ASSERT_EQ(hits.json()["items"].size(), 1u) << hits.body();
+  const json hit = hits.json()["items"][0];
+  EXPECT_EQ(hit["document_id"], id);
+  EXPECT_EQ(hit["title"], title);
+  EXPECT_EQ(hit["snippet"], content);
+  EXPECT_EQ(hit["highlights"], json::parse("[[14, 18]]")) << "code points, not bytes";
+  const auto full_width = Get("/api/v1/search?q=%EF%BC%88%E9%87%8D%E8%AF%95%EF%BC%89&mode=keyword",
+                              Bob());  // （重试）
+  ASSERT_EQ(full_width.status(), 200u) << full_width.body();
+  ASSERT_EQ(full_width.json()["items"].size(), 1u) << full_width.body();
+  EXPECT_EQ(full_width.json()["items"][0]["highlights"], json::parse("[[7, 9]]"));
+  for (const char* mode : {"semantic", "hybrid", "vector", ""}) {
+    ExpectProblem(Get("/api/v1/search?q=x&mode=" + std::string(mode), Bob()), 400, "VALIDATION");
+  }
+}
+
 TEST_P(ApiTest, LifecycleRejectEditResubmitApprove) {
   const std::string id = Create(Alice());
   const std::string first = Submit(id, Alice());

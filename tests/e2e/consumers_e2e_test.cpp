@@ -191,7 +191,7 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
   const OutboxEvent approval = ApprovalOf(id);
   const auto hits_before = app_->internals().reader.Search("zqfivex", 50);
   ASSERT_TRUE(hits_before.ok());
-  ASSERT_GE(hits_before->size(), 1u);
+  ASSERT_GE(hits_before->items.size(), 1u);
   // Requeue resets one row, so each redelivery is awaited, up to the relay marking it delivered
   // (a requeue before that mark would be undone by it), before the next.
   std::size_t seen = 1;
@@ -208,7 +208,7 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
   EXPECT_EQ(app_->internals().stores.chunks->ListChunks(id), ExpectedChunks(content));
   const auto hits = app_->internals().reader.Search("zqfivex", 50);
   ASSERT_TRUE(hits.ok());
-  EXPECT_EQ(hits->size(), hits_before->size()) << "one set of chunks, as before";
+  EXPECT_EQ(hits->items.size(), hits_before->items.size()) << "one set of chunks, as before";
 }
 
 TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayDeliversIt) {
@@ -276,7 +276,7 @@ TEST_P(ConsumersInProcessTest, AStaleApprovalArrivingLateChangesNothing) {
   EXPECT_EQ(app_->internals().reader.GetPreview(doc->id)->content, "version two zqtwox");
   EXPECT_EQ(app_->internals().stores.chunks->ListChunks(doc->id),
             std::vector<std::string>{"version two zqtwox"});
-  EXPECT_TRUE(app_->internals().reader.Search("zqonex", 10)->empty());
+  EXPECT_TRUE(app_->internals().reader.Search("zqonex", 10)->items.empty());
   EXPECT_EQ(app_->internals().stores.documents->FindDocument(doc->id)->ingest_status,
             IngestStatus::kDone);
 }
@@ -311,8 +311,8 @@ TEST_P(ConsumersInProcessTest, AThousandApprovedDocumentsAreAllSearchableWithExa
     actual_total += actual.size();
     const auto hits = app_->internals().reader.Search(Marker(i), 50);
     ASSERT_TRUE(hits.ok());
-    ASSERT_GE(hits->size(), 1u) << Marker(i);
-    for (const auto& hit : *hits) EXPECT_EQ(hit.document_id, ids[i]) << Marker(i);
+    ASSERT_GE(hits->items.size(), 1u) << Marker(i);
+    for (const auto& hit : hits->items) EXPECT_EQ(hit.document_id, ids[i]) << Marker(i);
   }
   EXPECT_EQ(actual_total, expected_total);
   EXPECT_GT(expected_total, static_cast<std::size_t>(kDocuments));

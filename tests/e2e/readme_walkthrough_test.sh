@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the README's walkthrough, as pasted, against a real `docgate serve` in a fresh directory,
 # then stops the server with SIGTERM: the walkthrough must end with an approved document, a preview
-# and a search hit, then a revision approved and searched, and the server must exit 0.
+# and a search hit, then a revision approved and searched (in Chinese too), and the server must exit 0.
 #   readme_walkthrough_test.sh <docgate binary> <README.md>
 set -euo pipefail
 binary=$(realpath "$1")
@@ -38,6 +38,8 @@ grep -q '"content": "Welcome aboard.' out.txt || { cat out.txt; echo "no preview
 grep -q '"snippet": ".*Welcome' out.txt || { cat out.txt; echo "no search hit"; exit 1; }
 grep -q '^{"status":"draft","version":2,"approved_version":1}$' out.txt \
   || { cat out.txt; echo "the edit did not start a revision"; exit 1; }
+grep -q '^{"mode":"keyword","hit":{"snippet":"欢迎加入。\\n\\n先读这一页，再申请 VPN 账号。","highlights":\[\[14,16\]\]}}$' out.txt \
+  || { cat out.txt; echo "the Chinese search did not find 申请 in its sentence"; exit 1; }
 grep -q '^{"version":1}$' out.txt || { cat out.txt; echo "the preview left version 1"; exit 1; }
 grep -q '^{"version":2,"edited_by":"alice","review_status":"pending"}$' out.txt \
   || { cat out.txt; echo "no version 2 under review in the history"; exit 1; }

@@ -31,6 +31,7 @@
 #include "fakes/fake_random.h"
 #include "support/pg_test_database.h"
 #include "support/schema6_versions_seed.h"
+#include "support/schema7_chunks_seed.h"
 
 namespace docgate {
 namespace {
@@ -200,7 +201,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 7u);
+  ASSERT_EQ(rows.size(), 8u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -215,6 +216,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[5][1].as<std::string>(), "0006_inbox_retention.sql");
   EXPECT_EQ(rows[6][0].as<int>(), 7);
   EXPECT_EQ(rows[6][1].as<std::string>(), "0007_revisions.sql");
+  EXPECT_EQ(rows[7][0].as<int>(), 8);
+  EXPECT_EQ(rows[7][1].as<std::string>(), "0008_text_analyzer.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -251,6 +254,24 @@ TEST_F(PgDocumentStoreTest, Migration0007KeepsSubmittedVersionsAndRecordsEveryEd
   auto tx = stores.documents->Begin();
   EXPECT_EQ(tx->ListEditors(1, 2), (std::vector<UserId>{"alice", "carol"}))
       << "carol wrote the dropped version 3 after the approved one";
+}
+
+// Migration 0008 on a database of schema 7 (ADR 0009): the chunks written before it get docgate's
+// analyzer's terms when the store opens, so search finds them by any word.
+TEST_F(PgDocumentStoreTest, Migration0008IndexesTheChunksAlreadyWrittenWithTheAnalyzer) {
+  {
+    pqxx::connection connection(db_.url());
+    ApplyPostgresMigrations(connection, std::vector<EmbeddedFile>(kPostgresMigrations.begin(),
+                                                                  kPostgresMigrations.begin() + 7));
+  }
+  db_.Execute(kSchema7ChunksSeed);
+  Stores stores = OpenPgStores(Config());  // applies 0008, then analyses the two chunks
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_chunk WHERE search_terms IS NULL"), 0);
+  for (const char* query : {"权限", "死信队列", "redis", "消息"}) {
+    // 权限, 死信队列, redis, 消息 (the title's and the second chunk's)
+    EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10).empty()) << query;
+  }
+  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("死信"), 10).size(), 1u);  // 死信
 }
 
 TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {

@@ -29,6 +29,7 @@
 #include "core/error.h"
 #include "runtime/stores.h"
 #include "support/schema6_versions_seed.h"
+#include "support/schema7_chunks_seed.h"
 #include "support/temp_dir.h"
 
 namespace docgate {
@@ -165,6 +166,24 @@ TEST_F(SqliteDocumentStoreTest, Migration0007KeepsSubmittedVersionsAndRecordsEve
       << "carol wrote the dropped version 3 after the approved one";
 }
 
+// Migration 0008 on a database of schema 7 (ADR 0009): the FTS5 index is rebuilt with docgate's
+// tokenizer, so search finds the chunks written before it by any word.
+TEST_F(SqliteDocumentStoreTest, Migration0008IndexesTheChunksAlreadyWrittenWithTheAnalyzer) {
+  fs::create_directories(db_path_.parent_path());
+  {
+    SqliteConnection connection(db_path_.string(), milliseconds(5000));
+    ApplySqliteMigrations(connection, std::vector<EmbeddedFile>(kSqliteMigrations.begin(),
+                                                                kSqliteMigrations.begin() + 7));
+    connection.Execute(kSchema7ChunksSeed);
+  }
+  Stores stores = Open();  // applies 0008
+  for (const char* query : {"\u6743\u9650", "\u6b7b\u4fe1\u961f\u5217", "redis", "\u6d88\u606f"}) {
+    // 权限, 死信队列, redis, 消息 (the title's and the second chunk's)
+    EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10).empty()) << query;
+  }
+  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("\u6b7b\u4fe1"), 10).size(), 1u);  // 死信
+}
+
 TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {
   db_path_ = dir_.path() / "a" / "b" / "docgate.db";
   Open();
@@ -181,13 +200,15 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
   Open();
   const auto recorded = RawDatabase(db_path_).Rows(
       "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations ORDER BY version");
-  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
-                                                             {"2", "0002_outbox_relay.sql", "1"},
-                                                             {"3", "0003_idempotency.sql", "1"},
-                                                             {"4", "0004_consumers.sql", "1"},
-                                                             {"5", "0005_version_editors.sql", "1"},
-                                                             {"6", "0006_inbox_retention.sql", "1"},
-                                                             {"7", "0007_revisions.sql", "1"}}));
+  EXPECT_EQ(recorded,
+            (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
+                                                   {"2", "0002_outbox_relay.sql", "1"},
+                                                   {"3", "0003_idempotency.sql", "1"},
+                                                   {"4", "0004_consumers.sql", "1"},
+                                                   {"5", "0005_version_editors.sql", "1"},
+                                                   {"6", "0006_inbox_retention.sql", "1"},
+                                                   {"7", "0007_revisions.sql", "1"},
+                                                   {"8", "0008_text_analyzer.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();
@@ -391,7 +412,8 @@ class SmallFileSystem {
 TEST(SqliteReadinessTest, AFullDiskIsNotReadyAndReadyAgainOnceSpaceIsFreed) {
   TempDir dir;
   SmallFileSystem disk(dir.path());
-  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?): disk-full readiness untested";
+  if (!disk.mounted())
+    GTEST_SKIP() << "cannot mount a tmpfs here (not root?): disk-full readiness untested";
   Stores store = OpenSqliteStores(SqliteConfig{.path = dir.path() / "docgate.db"});
   ASSERT_TRUE(store.documents->Ping());
 

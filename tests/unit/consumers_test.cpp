@@ -138,9 +138,9 @@ TEST_F(ConsumersTest, AnApprovalBecomesThePreviewAndItsChunksAndIngestionIsDone)
   EXPECT_EQ(embedder_.calls[0].chunks, expected_chunks);
   const auto hits = reader_.Search("chunked", 10);
   ASSERT_TRUE(hits.ok());
-  ASSERT_EQ(hits->size(), 1u);
-  EXPECT_EQ((*hits)[0].document_id, approved.document_id);
-  EXPECT_EQ((*hits)[0].title, "Review handbook");
+  ASSERT_EQ(hits->items.size(), 1u);
+  EXPECT_EQ(hits->items[0].document_id, approved.document_id);
+  EXPECT_EQ(hits->items[0].title, "Review handbook");
 }
 
 TEST_F(ConsumersTest, TheSameEventFiveTimesHasEachEffectOnce) {

@@ -483,8 +483,9 @@ TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
               HttpStatus::bad_request)
         << operation.key;
   }
-  // documents: status, author_id, limit, after; reviews: status, limit, after; search: q, limit
-  EXPECT_EQ(checked, 9);
+  // documents: status, author_id, limit, after; reviews: status, limit, after; search: q, limit,
+  // mode
+  EXPECT_EQ(checked, 10);
 }
 
 }  // namespace

@@ -123,16 +123,39 @@ json ToJson(const Preview& preview) {
               {"approved_at", FormatTime(preview.approved_at)}};
 }
 
-json ToJson(const std::vector<SearchHit>& hits) {
+namespace {
+
+constexpr std::array<std::pair<SearchMode, std::string_view>, 3> kSearchModes{
+    {{SearchMode::kKeyword, "keyword"},
+     {SearchMode::kSemantic, "semantic"},
+     {SearchMode::kHybrid, "hybrid"}}};
+
+}  // namespace
+
+std::optional<SearchMode> ParseSearchMode(std::string_view text) {
+  for (const auto& [mode, name] : kSearchModes) {
+    if (name == text) return mode;
+  }
+  return std::nullopt;
+}
+
+json ToJson(const SearchResults& results) {
   json items = json::array();
-  for (const SearchHit& hit : hits) {
+  for (const SearchHit& hit : results.items) {
+    json highlights = json::array();
+    for (const auto& [start, end] : hit.snippet.highlights) highlights.push_back({start, end});
     items.push_back(json{{"document_id", std::to_string(hit.document_id)},
                          {"version", hit.version},
                          {"title", hit.title},
-                         {"snippet", hit.snippet},
+                         {"snippet", hit.snippet.text},
+                         {"highlights", std::move(highlights)},
                          {"score", hit.score}});
   }
-  return json{{"items", std::move(items)}};
+  std::string_view mode;
+  for (const auto& [value, name] : kSearchModes) {
+    if (value == results.mode) mode = name;
+  }
+  return json{{"mode", mode}, {"items", std::move(items)}};
 }
 
 json ToJson(const Page<Document>& page) {

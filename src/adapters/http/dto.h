@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "app/chunk_index.h"
-#include "app/inbox_store.h"
 #include "app/document_service.h"
+#include "app/inbox_store.h"
+#include "app/reader_service.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "core/time_format.h"
@@ -43,7 +44,10 @@ nlohmann::json ToJson(const Review& review);
 nlohmann::json ToJson(const Transition& transition);
 nlohmann::json ToJson(const ContentView& content);
 nlohmann::json ToJson(const Preview& preview);
-nlohmann::json ToJson(const std::vector<SearchHit>& hits);
+// {"mode", "items": [{"document_id", "version", "title", "snippet", "highlights", "score"}]}.
+nlohmann::json ToJson(const SearchResults& results);
+// The search mode named `text` (keyword, semantic, hybrid), or none.
+std::optional<SearchMode> ParseSearchMode(std::string_view text);
 nlohmann::json ToJson(const Page<Document>& page);
 nlohmann::json ToJson(const Page<Review>& page);
 // A document's review history: {"items": [...]}.

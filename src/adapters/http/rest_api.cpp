@@ -86,6 +86,14 @@ Result<std::optional<int>> LimitParam(const QueryParams& query) {
   return std::optional<int>{value};
 }
 
+Result<std::optional<SearchMode>> SearchModeParam(const QueryParams& query) {
+  const auto it = query.find("mode");
+  if (it == query.end()) return std::optional<SearchMode>{};
+  const auto mode = ParseSearchMode(it->second);
+  if (!mode) return Invalid("mode must be keyword, semantic or hybrid, got '" + it->second + "'");
+  return std::optional<SearchMode>{*mode};
+}
+
 Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query) {
   const auto it = query.find("after");
   if (it == query.end()) return std::optional<std::int64_t>{};
@@ -421,13 +429,15 @@ Result<HttpResponse> RestApi::GetPreview(const RouteContext& ctx, const Actor&) 
 }
 
 Result<HttpResponse> RestApi::Search(const RouteContext& ctx, const Actor&) const {
-  auto query = Query(ctx, {"q", "limit"});
+  auto query = Query(ctx, {"q", "limit", "mode"});
   if (!query) return query.error();
   const auto q = query->find("q");
   if (q == query->end()) return Invalid("q is required: the words to search for");
   auto limit = LimitParam(*query);
   if (!limit) return limit.error();
-  return Ok200(reader_.Search(q->second, *limit));
+  auto mode = SearchModeParam(*query);
+  if (!mode) return mode.error();
+  return Ok200(reader_.Search(q->second, *limit, *mode));
 }
 
 Result<IdempotentOutcome> RestApi::Submit(const RouteContext& ctx, const Actor& actor,

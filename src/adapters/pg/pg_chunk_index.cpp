@@ -5,7 +5,7 @@
 
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
-#include "core/search_text.h"
+#include "adapters/pg/pg_text_search.h"
 
 namespace docgate {
 namespace {
@@ -15,29 +15,36 @@ using pg_sql::Statement;
 
 constexpr Statement kDeleteChunks{"delete_chunks",
                                   "DELETE FROM kh_document_chunk WHERE document_id = $1"};
+// $6 the chunk's terms (TsVectorLiteral).
 constexpr Statement kInsertChunk{"insert_chunk",
                                  "INSERT INTO kh_document_chunk (document_id, "
-                                 "ordinal, version, title, content)"
-                                 " VALUES ($1, $2, $3, $4, $5)"};
+                                 "ordinal, version, title, content, search_terms)"
+                                 " VALUES ($1, $2, $3, $4, $5, $6::tsvector)"};
 constexpr Statement kListChunks{"list_chunks",
                                 "SELECT content FROM kh_document_chunk WHERE "
                                 "document_id = $1 ORDER BY ordinal"};
-// $1 the user's words, which plainto_tsquery only ever reads as words to AND
-// (no operators), $2 the limit. ts_rank_cd weighs the title (A) 1.0 and the
-// content (B) 0.4; the headline has no markers (empty StartSel/StopSel), so it
-// is plain text.
+// $1 the query's phrases (TsQueryLiteral), $2 the limit. ts_rank_cd weighs the
+// title (A) 1.0 and the content (B) 0.4.
 constexpr Statement kSearch{"search_chunks",
-                            "SELECT c.document_id, c.version, c.title,"
-                            " ts_headline('english', c.content, q.query,"
-                            "             'StartSel=\"\", StopSel=\"\", MinWords=12, MaxWords=32'),"
-                            " ts_rank_cd(c.search_vector, q.query) AS score"
-                            " FROM plainto_tsquery('english', $1) AS q (query)"
-                            " JOIN kh_document_chunk c ON c.search_vector @@ q.query"
+                            "SELECT c.document_id, c.version, c.title, c.content,"
+                            " ts_rank_cd(c.search_terms, q.query, 1) AS score"
+                            " FROM (SELECT $1::tsquery) AS q (query)"
+                            " JOIN kh_document_chunk c ON c.search_terms @@ q.query"
                             " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = "
                             "c.version"
                             " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
 
 constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunk, kListChunks, kSearch};
+
+// Chunks written before docgate analysed text (search_terms NULL, migration 0008), a batch at a
+// time; SKIP LOCKED lets several docgates starting at once share the work.
+constexpr std::string_view kClaimUnanalysed =
+    "SELECT document_id, ordinal, title, content FROM kh_document_chunk"
+    " WHERE search_terms IS NULL ORDER BY document_id, ordinal LIMIT $1 FOR UPDATE SKIP LOCKED";
+constexpr std::string_view kSetTerms =
+    "UPDATE kh_document_chunk SET search_terms = $3::tsvector"
+    " WHERE document_id = $1 AND ordinal = $2";
+constexpr int kAnalyseBatch = 500;
 
 }  // namespace
 
@@ -51,19 +58,31 @@ void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
     w.exec_prepared(kDeleteChunks.name, id);
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       w.exec_prepared(kInsertChunk.name, id, static_cast<std::int32_t>(i), version, Checked(title),
-                      Checked(chunks[i]));
+                      Checked(chunks[i]), TsVectorLiteral(title, chunks[i]));
     }
   });
 }
 
-std::vector<SearchHit> PgChunkIndex::Search(const std::string& query, int limit) {
-  const std::vector<std::string> words = SearchWords(query);
-  if (words.empty() || limit <= 0) return {};
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+std::vector<ChunkHit> PgChunkIndex::Search(const SearchQuery& query, int limit) {
+  if (query.empty() || limit <= 0) return {};
   return session_->Autocommit("search", [&](pqxx::transaction_base& tx) {
-    return All<SearchHit>(tx.exec_prepared(kSearch.name, text, limit), ToHit);
+    return All<ChunkHit>(tx.exec_prepared(kSearch.name, TsQueryLiteral(query), limit), ToHit);
   });
+}
+
+std::int64_t PgChunkIndex::AnalyseUnanalysedChunks(pqxx::connection_base& connection) {
+  std::int64_t analysed = 0;
+  for (;;) {
+    pqxx::work tx(connection, "analyse chunks");
+    const pqxx::result batch = tx.exec_params(std::string(kClaimUnanalysed), kAnalyseBatch);
+    for (const pqxx::row& row : batch) {
+      tx.exec_params(std::string(kSetTerms), row[0].as<DocumentId>(), row[1].as<std::int32_t>(),
+                     TsVectorLiteral(row[2].as<std::string>(), row[3].as<std::string>()));
+    }
+    tx.commit();
+    analysed += static_cast<std::int64_t>(batch.size());
+    if (batch.size() < static_cast<std::size_t>(kAnalyseBatch)) return analysed;
+  }
 }
 
 std::vector<std::string> PgChunkIndex::ListChunks(DocumentId id) {

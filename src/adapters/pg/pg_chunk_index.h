@@ -9,6 +9,10 @@
 #include "adapters/pg/pg_statements.h"
 #include "app/chunk_index.h"
 
+namespace pqxx {
+class connection_base;
+}  // namespace pqxx
+
 namespace docgate {
 
 class PgSession;
@@ -17,13 +21,11 @@ class PgWork;
 // ChunkIndex on PostgreSQL (kh_document_chunk), over a PgSession shared with the database's other
 // stores; its SQL is in pg_chunk_index.cpp.
 //
-// Full-text search uses each chunk's search_vector (configuration 'english': stemming like SQLite's
-// porter tokenizer, but English stop words are dropped, so a query of stop words only matches
-// nothing) with the user's words given to plainto_tsquery as a bound parameter, which reads them as
-// words to AND and never as operators, so no input is a syntax error. Hits are ranked by ts_rank_cd
-// (title weight A 1.0, content B 0.4), best first; the snippet is ts_headline of the chunk's
-// content, 12 to 32 words around the matches, as plain text: no markers around the matched words
-// and no ellipsis.
+// Full-text search uses each chunk's search_terms, a tsvector of docgate's text analyzer's terms
+// written by docgate (pg_text_search.h) and indexed with GIN; a query's phrases become a tsquery
+// of the same terms (`<->` within a phrase, `&` between phrases), bound as a parameter and built
+// by docgate, so no user input is tsquery syntax. Hits are ranked by ts_rank_cd (title weight A
+// 1.0, content B 0.4), best first.
 //
 // Thread-safe.
 class PgChunkIndex final : public ChunkIndex {
@@ -37,7 +39,12 @@ class PgChunkIndex final : public ChunkIndex {
   static void Replace(PgWork& work, DocumentId id, std::int32_t version, const std::string& title,
                       const std::vector<std::string>& chunks);
 
-  std::vector<SearchHit> Search(const std::string& query, int limit) override;
+  // Analyses every chunk whose search_terms is NULL (written before migration 0008, or by a
+  // docgate older than it during a rolling upgrade); returns how many. PgSession::Migrate runs it
+  // after the migrations.
+  static std::int64_t AnalyseUnanalysedChunks(pqxx::connection_base& connection);
+
+  std::vector<ChunkHit> Search(const SearchQuery& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:

@@ -94,9 +94,9 @@ PreviewRecord ToPreview(const pqxx::row& row) {
                        FromMillis(row[3].as<std::int64_t>())};
 }
 
-SearchHit ToHit(const pqxx::row& row) {
-  return SearchHit{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
-                   row[3].as<std::string>(), row[4].as<double>()};
+ChunkHit ToHit(const pqxx::row& row) {
+  return ChunkHit{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
+                  row[3].as<std::string>(), row[4].as<double>()};
 }
 
 std::string ToText(const pqxx::row& row) { return row[0].as<std::string>(); }

@@ -67,7 +67,7 @@ OutboxEvent EventAt(const pqxx::row& row, int first);
 OutboxEvent ToEvent(const pqxx::row& row);
 ParkedEvent ToParked(const pqxx::row& row);
 PreviewRecord ToPreview(const pqxx::row& row);
-SearchHit ToHit(const pqxx::row& row);
+ChunkHit ToHit(const pqxx::row& row);
 std::string ToText(const pqxx::row& row);
 
 template <typename T, typename Convert>

@@ -1,7 +1,10 @@
 #include "adapters/pg/pg_session.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
+#include "adapters/pg/pg_chunk_index.h"
 #include "adapters/pg/pg_migrations.h"
 #include "core/instance_token.h"
 
@@ -59,6 +62,8 @@ void PgSession::Migrate(const PgConfig& config) {
   PgConnectionPool::Lease lease = pool.Acquire();
   try {
     ApplyPostgresMigrations(lease.connection(), kPostgresMigrations);
+    const std::int64_t analysed = PgChunkIndex::AnalyseUnanalysedChunks(lease.connection());
+    if (analysed > 0) spdlog::info("indexed {} chunks with docgate's text analyzer", analysed);
   } catch (const std::exception&) {
     RethrowAsStorageFailure("migrate " + pool.description());
   }

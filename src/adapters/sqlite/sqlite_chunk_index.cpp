@@ -5,7 +5,6 @@
 #include "adapters/sqlite/sqlite_fts_query.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
-#include "core/search_text.h"
 
 namespace docgate {
 namespace {
@@ -23,8 +22,7 @@ constexpr std::string_view kListChunks =
 // ?1 an FTS5 query built by FtsQuery, ?2 the limit. bm25 is lower for better
 // matches; its column weights are title 2.5, content 1.0.
 constexpr std::string_view kSearch =
-    "SELECT c.document_id, c.version, c.title, snippet(kh_document_chunk_fts, "
-    "1, '', '', '', 32),"
+    "SELECT c.document_id, c.version, c.title, c.content,"
     " -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
     " FROM kh_document_chunk_fts"
     " JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
@@ -33,8 +31,8 @@ constexpr std::string_view kSearch =
     " WHERE kh_document_chunk_fts MATCH ?1"
     " ORDER BY score DESC, c.document_id, c.ordinal LIMIT ?2";
 
-SearchHit HitFromRow(const SqliteStatement& row) {
-  return SearchHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
+ChunkHit HitFromRow(const SqliteStatement& row) {
+  return ChunkHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
 }
 
 }  // namespace
@@ -57,10 +55,9 @@ void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t ver
   }
 }
 
-std::vector<SearchHit> SqliteChunkIndex::Search(const std::string& query, int limit) {
-  const std::vector<std::string> words = SearchWords(query);
-  if (words.empty() || limit <= 0) return {};
-  return session_->ReadAll(kSearch, &HitFromRow, FtsQuery(words), NonNegative(limit));
+std::vector<ChunkHit> SqliteChunkIndex::Search(const SearchQuery& query, int limit) {
+  if (query.empty() || limit <= 0) return {};
+  return session_->ReadAll(kSearch, &HitFromRow, FtsQuery(query), NonNegative(limit));
 }
 
 std::vector<std::string> SqliteChunkIndex::ListChunks(DocumentId id) {

@@ -16,15 +16,13 @@ class SqliteWork;
 // ChunkIndex on SQLite (kh_document_chunk and its FTS5 index), over a SqliteSession shared with
 // the file's other stores; its SQL is in sqlite_chunk_index.cpp.
 //
-// Full-text search is FTS5 over the chunks' title and content (external content, porter stemming
-// on unicode61 words). The user's text is never FTS5 syntax: each of its words (SearchWords)
-// becomes a quoted phrase, `"` doubled, and the phrases are ANDed, so operators, column filters,
-// `*`, `^` and parentheses are matched as the words they contain and no input raises a syntax
-// error; a word that holds no letter or digit matches anything. Hits are ranked by bm25 with the
-// title weighted 2.5 times the content (the ratio of PostgreSQL's weights A and B), best first;
-// the snippet is FTS5's snippet() of the chunk's content, up to 32 words around the matches, as
-// plain text: no markers around the matched words and no ellipsis. Unlike PostgreSQL, stop words
-// ("the", "and") are indexed and must match.
+// Full-text search is FTS5 over the chunks' title and content (external content), tokenized by
+// docgate's text analyzer (the tokenizer `docgate`, sqlite_tokenizer.h). The user's text is never
+// FTS5 syntax: each phrase of the query (ParseSearchQuery) is an FTS5 string, `"` doubled, which
+// FTS5 hands to the same analyzer, and the strings are ANDed (FtsQuery), so operators, column
+// filters, `*`, `^` and parentheses are matched as the words they contain and no input raises a
+// syntax error. Hits are ranked by bm25 with the title weighted 2.5 times the content (the ratio
+// of PostgreSQL's weights A and B), best first.
 //
 // Thread-safe.
 class SqliteChunkIndex final : public ChunkIndex {
@@ -36,7 +34,7 @@ class SqliteChunkIndex final : public ChunkIndex {
   static void Replace(SqliteWork& work, DocumentId id, std::int32_t version,
                       const std::string& title, const std::vector<std::string>& chunks);
 
-  std::vector<SearchHit> Search(const std::string& query, int limit) override;
+  std::vector<ChunkHit> Search(const SearchQuery& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "adapters/sqlite/sqlite_tokenizer.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -134,6 +135,7 @@ SqliteConnection::SqliteConnection(const std::string& path, std::chrono::millise
   }
   sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
   Execute(kEnableForeignKeys);
+  RegisterDocgateTokenizer(db);
 }
 
 SqliteConnection::~SqliteConnection() {

@@ -2,18 +2,31 @@
 
 namespace docgate {
 
-std::string FtsQuery(const std::vector<std::string>& words) {
-  std::string query;
-  for (const std::string& word : words) {
-    if (!query.empty()) query += ' ';
-    query += '"';
-    for (const char c : word) {
-      if (c == '"') query += '"';
-      query += c;
-    }
-    query += '"';
+namespace {
+
+void AppendString(std::string_view text, std::string& fts) {
+  fts += '"';
+  for (const char c : text) {
+    if (c == '"') fts += '"';
+    fts += c;
   }
-  return query;
+  fts += '"';
+}
+
+}  // namespace
+
+std::string FtsQuery(const SearchQuery& query) {
+  std::string all;
+  std::string together;
+  for (const SearchPhrase& phrase : query.phrases) {
+    if (!all.empty()) all += ' ';
+    AppendString(phrase.text, all);
+    together += (together.empty() ? "" : " ") + phrase.text;
+  }
+  if (query.phrases.size() < 2) return all;
+  std::string fts = "(" + all + ") OR ";
+  AppendString(together, fts);
+  return fts;
 }
 
 }  // namespace docgate

@@ -1,0 +1,86 @@
+#include "adapters/pg/pg_text_search.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "app/text_analyzer.h"
+
+namespace docgate {
+namespace {
+
+constexpr std::uint32_t kMaxPosition = 16'383;
+constexpr std::size_t kMaxPositionsPerTerm = 256;
+constexpr std::size_t kMaxTermBytes = 2'046;
+
+// A term as a quoted lexeme: `'` doubled and `\` escaped, as tsvector and tsquery input read it.
+void AppendLexeme(std::string_view term, std::string& out) {
+  out += '\'';
+  for (const char c : term) {
+    if (c == '\'' || c == '\\') out += c;
+    out += c;
+  }
+  out += '\'';
+}
+
+using Positions = std::map<std::string, std::vector<std::uint16_t>>;  // the weight in bits 14-15
+
+// Adds the terms of `text` at `first` + their positions; returns the position after the last.
+std::uint32_t AddTerms(std::string_view text, std::uint32_t first, std::uint16_t weight,
+                       Positions& positions) {
+  std::uint32_t next = first;
+  for (const AnalyzedTerm& term : AnalyzeText(text, AnalyzerUse::kIndex)) {
+    const std::uint32_t position = std::min(first + term.position, kMaxPosition);
+    next = std::max(next, position + 1);
+    if (term.term.size() > kMaxTermBytes) continue;
+    std::vector<std::uint16_t>& at = positions[term.term];
+    if (at.size() < kMaxPositionsPerTerm) {
+      at.push_back(static_cast<std::uint16_t>(weight << 14 | position));
+    }
+  }
+  return next;
+}
+
+}  // namespace
+
+std::string TsVectorLiteral(std::string_view title, std::string_view content) {
+  constexpr std::uint16_t kWeightA = 3;
+  constexpr std::uint16_t kWeightB = 2;
+  Positions positions;
+  const std::uint32_t after_title = AddTerms(title, 1, kWeightA, positions);
+  AddTerms(content, after_title + 1, kWeightB, positions);
+  std::string out;
+  for (const auto& [term, at] : positions) {
+    if (!out.empty()) out += ' ';
+    AppendLexeme(term, out);
+    char separator = ':';
+    for (const std::uint16_t entry : at) {
+      out += separator;
+      out += std::to_string(entry & 0x3FFF);
+      out += (entry >> 14) == kWeightA ? 'A' : 'B';
+      separator = ',';
+    }
+  }
+  return out;
+}
+
+std::string TsQueryLiteral(const SearchQuery& query) {
+  std::string all;
+  std::string together;
+  for (const SearchPhrase& phrase : query.phrases) {
+    if (!all.empty()) all += " & ";
+    all += '(';
+    for (std::size_t i = 0; i < phrase.terms.size(); ++i) {
+      if (i > 0) all += " <-> ";
+      AppendLexeme(phrase.terms[i], all);
+      if (!together.empty()) together += " <-> ";
+      AppendLexeme(phrase.terms[i], together);
+    }
+    all += ')';
+  }
+  if (query.phrases.size() < 2) return all;
+  return "(" + all + ") | (" + together + ")";
+}
+
+}  // namespace docgate
