@@ -1,6 +1,7 @@
 #include "app/search_query.h"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 #include <utility>
 
@@ -48,7 +49,9 @@ AnalyzedText::AnalyzedText(std::string_view text) {
   for (AnalyzedTerm& term : AnalyzeText(text, AnalyzerUse::kIndex)) {
     while (first_at_.size() <= term.position) first_at_.push_back(terms_.size());
     terms_.push_back(Term{std::move(term.term), term.begin, term.end, term.position});
+    ends_.push_back(term.end);
   }
+  std::sort(ends_.begin(), ends_.end());
 }
 
 bool AnalyzedText::At(std::uint32_t position, const std::string& term, std::size_t& end) const {
@@ -84,22 +87,15 @@ std::vector<PhraseMatch> AnalyzedText::Find(const SearchQuery& query) const {
 }
 
 std::size_t AnalyzedText::WordBeginAtOrAfter(std::size_t at) const {
-  for (const Term& term : terms_) {
-    if (term.begin >= at) return term.begin;
-  }
-  return at;
+  // Terms come in order of position, so their begins never decrease.
+  const auto it = std::lower_bound(terms_.begin(), terms_.end(), at,
+                                   [](const Term& term, std::size_t x) { return term.begin < x; });
+  return it == terms_.end() ? at : it->begin;
 }
 
 std::size_t AnalyzedText::WordEndAtOrBefore(std::size_t at) const {
-  std::size_t best = at;
-  bool found = false;
-  for (const Term& term : terms_) {
-    if (term.end <= at && (!found || term.end > best)) {
-      best = term.end;
-      found = true;
-    }
-  }
-  return best;
+  const auto it = std::upper_bound(ends_.begin(), ends_.end(), at);
+  return it == ends_.begin() ? at : *std::prev(it);
 }
 
 }  // namespace docgate

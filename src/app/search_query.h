@@ -48,9 +48,9 @@ class AnalyzedText {
 
   // Every occurrence of every phrase of `query`, ordered by begin (then phrase).
   std::vector<PhraseMatch> Find(const SearchQuery& query) const;
-  // The first byte offset >= `at` where a term begins, or `at` when none does.
+  // The first byte offset >= `at` where a term begins, or `at` when none does. O(log terms).
   std::size_t WordBeginAtOrAfter(std::size_t at) const;
-  // The last byte offset <= `at` where a term ends, or `at` when none does.
+  // The last byte offset <= `at` where a term ends, or `at` when none does. O(log terms).
   std::size_t WordEndAtOrBefore(std::size_t at) const;
 
  private:
@@ -65,6 +65,7 @@ class AnalyzedText {
 
   std::vector<Term> terms_;            // in order of position
   std::vector<std::size_t> first_at_;  // first_at_[p]: index of the first term at position p
+  std::vector<std::size_t> ends_;      // every term's end, ascending
 };
 
 }  // namespace docgate

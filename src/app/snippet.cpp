@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 
 namespace docgate {
 namespace {
 
-constexpr std::size_t kLeadChars = 24;  // context before a window's first match
+constexpr std::size_t kLeadChars = 24;   // context before a window's first match
+constexpr std::size_t kMaxAnchors = 32;  // matches a window is tried at
 
 // The byte offset where each code point of valid UTF-8 begins, and the text's size last. (0 is
 // always one, so that text that is not UTF-8 still maps every byte to a code point.)
@@ -73,7 +75,9 @@ Snippet MakeSnippet(std::string_view content, const SearchQuery& query, std::siz
 
   Window best = WindowAt(content, words, starts, 0, max_chars);
   std::pair<std::size_t, std::size_t> best_coverage = Coverage(matches, best);
-  for (const PhraseMatch& match : matches) {
+  // Windows at the first kMaxAnchors matches only: linear in the chunk however often it matches.
+  const std::size_t anchors = std::min(matches.size(), kMaxAnchors);
+  for (const PhraseMatch& match : std::span(matches).first(anchors)) {
     const Window window = WindowAt(content, words, starts, match.begin, max_chars);
     const auto coverage = Coverage(matches, window);
     if (coverage > best_coverage) {

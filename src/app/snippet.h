@@ -23,7 +23,8 @@ struct Snippet {
 };
 
 // At most about `max_chars` code points of `content`: all of it when it is that short, else the
-// window with matches of the most distinct phrases (the earliest of equals), starting a few words
+// window with matches of the most distinct phrases (the earliest of equals; windows are tried at
+// the first 32 matches, so the cost stays linear in the content), starting a few words
 // before its first match, cut at word boundaries and trimmed of whitespace. A chunk found only by
 // its title gives its beginning, without highlights.
 Snippet MakeSnippet(std::string_view content, const SearchQuery& query,
