@@ -24,6 +24,15 @@ void AddPhrase(std::string_view text, SearchQuery& query) {
 
 }  // namespace
 
+SearchPhrase SearchQuery::Joined() const {
+  SearchPhrase joined;
+  for (const SearchPhrase& phrase : phrases) {
+    joined.text += (joined.text.empty() ? "" : " ") + phrase.text;
+    joined.terms.insert(joined.terms.end(), phrase.terms.begin(), phrase.terms.end());
+  }
+  return joined;
+}
+
 SearchQuery ParseSearchQuery(std::string_view text) {
   SearchQuery query;
   bool quoted = false;

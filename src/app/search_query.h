@@ -23,6 +23,9 @@ struct SearchPhrase {
 struct SearchQuery {
   std::vector<SearchPhrase> phrases;
   bool empty() const { return phrases.empty(); }
+  // All the phrases as one, in order (their texts joined by a space, their terms in turn): what
+  // the engines OR with a query of several phrases, so chunks holding them adjacent rank first.
+  SearchPhrase Joined() const;
 };
 
 // The text between two double quotes is one phrase (a quote left open runs to the end of the

@@ -24,6 +24,16 @@ void AppendLexeme(std::string_view term, std::string& out) {
   out += '\'';
 }
 
+// A phrase as its lexemes joined by `<->` (adjacent, in order), in parentheses.
+void AppendPhrase(const SearchPhrase& phrase, std::string& out) {
+  out += '(';
+  for (std::size_t i = 0; i < phrase.terms.size(); ++i) {
+    if (i > 0) out += " <-> ";
+    AppendLexeme(phrase.terms[i], out);
+  }
+  out += ')';
+}
+
 using Positions = std::map<std::string, std::vector<std::uint16_t>>;  // the weight in bits 14-15
 
 // Adds the terms of `text` at `first` + their positions; returns the position after the last.
@@ -67,20 +77,14 @@ std::string TsVectorLiteral(std::string_view title, std::string_view content) {
 
 std::string TsQueryLiteral(const SearchQuery& query) {
   std::string all;
-  std::string together;
   for (const SearchPhrase& phrase : query.phrases) {
     if (!all.empty()) all += " & ";
-    all += '(';
-    for (std::size_t i = 0; i < phrase.terms.size(); ++i) {
-      if (i > 0) all += " <-> ";
-      AppendLexeme(phrase.terms[i], all);
-      if (!together.empty()) together += " <-> ";
-      AppendLexeme(phrase.terms[i], together);
-    }
-    all += ')';
+    AppendPhrase(phrase, all);
   }
   if (query.phrases.size() < 2) return all;
-  return "(" + all + ") | (" + together + ")";
+  std::string either = "(" + all + ") | ";
+  AppendPhrase(query.Joined(), either);
+  return either;
 }
 
 }  // namespace docgate

@@ -17,15 +17,13 @@ void AppendString(std::string_view text, std::string& fts) {
 
 std::string FtsQuery(const SearchQuery& query) {
   std::string all;
-  std::string together;
   for (const SearchPhrase& phrase : query.phrases) {
     if (!all.empty()) all += ' ';
     AppendString(phrase.text, all);
-    together += (together.empty() ? "" : " ") + phrase.text;
   }
   if (query.phrases.size() < 2) return all;
   std::string fts = "(" + all + ") OR ";
-  AppendString(together, fts);
+  AppendString(query.Joined().text, fts);
   return fts;
 }
 
