@@ -27,12 +27,12 @@ class Analyzer {
     if (U_FAILURE(status) || !words_ || fold_ == nullptr) {
       throw std::runtime_error(std::string("ICU cannot analyse text: ") + u_errorName(status));
     }
-    stemmer_ = sb_stemmer_new("english", "UTF_8");
-    if (stemmer_ == nullptr) throw std::runtime_error("libstemmer has no English stemmer");
   }
   Analyzer(const Analyzer&) = delete;
   Analyzer& operator=(const Analyzer&) = delete;
-  ~Analyzer() { sb_stemmer_delete(stemmer_); }
+  ~Analyzer() {
+    for (auto& [language, stemmer] : stemmers_) sb_stemmer_delete(stemmer.snowball);
+  }
 
   std::vector<AnalyzedTerm> Analyze(std::string_view text, AnalyzerUse use);
 
@@ -44,7 +44,8 @@ class Analyzer {
   };
 
   std::string Fold(std::string_view utf8) const;
-  std::string Stem(const std::string& folded);
+  // `folded` stemmed in `language` (a Snowball language name).
+  std::string Stem(const char* language, const std::string& folded);
   // Appends a term at the next position, or at the last one when `colocated`.
   void Add(std::string term, std::size_t begin, std::size_t end, bool colocated,
            std::vector<AnalyzedTerm>& terms);
@@ -58,10 +59,14 @@ class Analyzer {
 
   std::unique_ptr<icu::BreakIterator> words_;
   const icu::Normalizer2* fold_ = nullptr;  // owned by ICU
-  sb_stemmer* stemmer_ = nullptr;
-  // The stems of the words seen last (Snowball is most of the cost of English text otherwise).
+  // A Snowball stemmer and the stems of the words it saw last (Snowball is most of the cost of
+  // English text otherwise). Made on first use of its language.
+  struct Stemmer {
+    sb_stemmer* snowball = nullptr;
+    std::unordered_map<std::string, std::string> stems;
+  };
   static constexpr std::size_t kMaxCachedStems = 50'000;
-  std::unordered_map<std::string, std::string> stems_;
+  std::unordered_map<std::string_view, Stemmer> stemmers_;
   std::vector<RunChar> run_;  // the Han and kana characters not yet turned into bigrams
   AnalyzerUse use_ = AnalyzerUse::kIndex;
   std::uint32_t next_position_ = 0;
@@ -72,9 +77,8 @@ bool IsBigramScript(UChar32 c) {
   if (c < 0x2E80) return false;  // below the CJK radicals: no Han, Hiragana or Katakana
   const UScriptCode script = static_cast<UScriptCode>(u_getIntPropertyValue(c, UCHAR_SCRIPT));
   return script == USCRIPT_HAN || script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA ||
-         c == 0x30FC ||
-         c ==
-             0xFF70;  // KATAKANA-HIRAGANA PROLONGED SOUND MARK, full and half width (script Common)
+         // KATAKANA-HIRAGANA PROLONGED SOUND MARK, full and half width (script Common)
+         c == 0x30FC || c == 0xFF70;
 }
 
 // The voiced and semi-voiced sound marks of kana, which NFKC composes with the kana before them
@@ -82,21 +86,38 @@ bool IsBigramScript(UChar32 c) {
 // the text was written.
 bool IsSoundMark(UChar32 c) { return (c >= 0x3099 && c <= 0x309C) || c == 0xFF9E || c == 0xFF9F; }
 
-bool AllLatinLetters(std::string_view utf8) {
-  std::size_t i = 0;
-  bool any = false;
-  while (i < utf8.size()) {
+// The Snowball language for a word made of the letters (and combining marks) of one script, by
+// the language most written in that script; none for anything else (digits, mixed scripts). Latin
+// is English: docgate's users write Chinese and English, and a French or German word gets English
+// stems too (no worse than none for finding it, as index and query agree).
+const char* StemmerLanguage(std::string_view folded) {
+  UScriptCode script = USCRIPT_INVALID_CODE;
+  for (std::size_t i = 0; i < folded.size();) {
     UChar32 c;
-    U8_NEXT(utf8.data(), i, utf8.size(), c);
+    U8_NEXT(folded.data(), i, folded.size(), c);
+    UScriptCode of = USCRIPT_LATIN;
     if (c >= 0 && c < 0x80) {
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return false;
-    } else if (c < 0 || !u_isalpha(c) ||
-               u_getIntPropertyValue(c, UCHAR_SCRIPT) != USCRIPT_LATIN) {
-      return false;
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return nullptr;
+    } else if (c >= 0 && (U_GET_GC_MASK(c) & U_GC_M_MASK) != 0) {
+      continue;  // a combining mark belongs to its letter
+    } else if (c < 0 || !u_isalpha(c)) {
+      return nullptr;
+    } else {
+      of = static_cast<UScriptCode>(u_getIntPropertyValue(c, UCHAR_SCRIPT));
     }
-    any = true;
+    if (script != USCRIPT_INVALID_CODE && of != script) return nullptr;
+    script = of;
   }
-  return any;
+  switch (script) {
+    case USCRIPT_LATIN: return "english";
+    case USCRIPT_CYRILLIC: return "russian";
+    case USCRIPT_GREEK: return "greek";
+    case USCRIPT_ARABIC: return "arabic";
+    case USCRIPT_ARMENIAN: return "armenian";
+    case USCRIPT_DEVANAGARI: return "hindi";
+    case USCRIPT_TAMIL: return "tamil";
+    default: return nullptr;
+  }
 }
 
 bool IsDigit(UChar32 c) { return c >= 0 && (c < 0x80 ? c >= '0' && c <= '9' : u_isdigit(c)); }
@@ -169,15 +190,23 @@ std::string Analyzer::Fold(std::string_view utf8) const {
   return out;
 }
 
-std::string Analyzer::Stem(const std::string& folded) {
-  if (const auto known = stems_.find(folded); known != stems_.end()) return known->second;
-  const sb_symbol* stem = sb_stemmer_stem(
-      stemmer_, reinterpret_cast<const sb_symbol*>(folded.data()), static_cast<int>(folded.size()));
+std::string Analyzer::Stem(const char* language, const std::string& folded) {
+  Stemmer& stemmer = stemmers_[language];
+  if (stemmer.snowball == nullptr) {
+    stemmer.snowball = sb_stemmer_new(language, "UTF_8");
+    if (stemmer.snowball == nullptr) return folded;  // this libstemmer lacks the language
+  }
+  if (const auto known = stemmer.stems.find(folded); known != stemmer.stems.end()) {
+    return known->second;
+  }
+  const sb_symbol* stem =
+      sb_stemmer_stem(stemmer.snowball, reinterpret_cast<const sb_symbol*>(folded.data()),
+                      static_cast<int>(folded.size()));
   if (stem == nullptr) return folded;  // out of memory in the stemmer: the unstemmed word
   std::string stemmed(reinterpret_cast<const char*>(stem),
-                      static_cast<std::size_t>(sb_stemmer_length(stemmer_)));
-  if (stems_.size() >= kMaxCachedStems) stems_.clear();
-  stems_.emplace(folded, stemmed);
+                      static_cast<std::size_t>(sb_stemmer_length(stemmer.snowball)));
+  if (stemmer.stems.size() >= kMaxCachedStems) stemmer.stems.clear();
+  stemmer.stems.emplace(folded, stemmed);
   return stemmed;
 }
 
@@ -192,7 +221,7 @@ void Analyzer::Add(std::string term, std::size_t begin, std::size_t end, bool co
 void Analyzer::AddWord(std::string_view text, std::size_t begin, std::size_t end, bool colocated,
                        std::vector<AnalyzedTerm>& terms) {
   std::string folded = Fold(text.substr(begin, end - begin));
-  if (AllLatinLetters(folded)) folded = Stem(folded);
+  if (const char* language = StemmerLanguage(folded)) folded = Stem(language, folded);
   Add(std::move(folded), begin, end, colocated, terms);
 }
 

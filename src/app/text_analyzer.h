@@ -6,19 +6,23 @@
 //
 // A text is split into words by ICU's word BreakIterator (dictionary-based for scripts written
 // without spaces: Chinese, Japanese, Thai, Khmer, ...). Each word is folded with NFKC_Casefold
-// (full-width and half-width forms, ligatures and case fold together), and a word of Latin letters
-// is reduced to its English Snowball stem (libstemmer), so that `locks` finds `lock`. For the
-// index, identifiers are also split into their parts, terms at the whole word's position: at `_`,
-// `:`, a
-// `.` not between digits, and where case changes inside a word (lock_timeout, readinessProbe,
-// mTLS, alerts.yml), so `timeout` finds lock_timeout, and `rabbitmq` finds RabbitMQ. Runs of Han
-// and kana characters are indexed as overlapping two-character terms (bigrams, the approach of
-// Lucene's `cjk` analyzer) instead of the dictionary's words: any word or phrase of two or more
-// characters that appears in a text is then found by the bigrams of the query, whatever the
-// dictionary decided in context. A run of one such character is one term. A text analysed for the
-// index also gets each character of such a run as a term of its own, at the position of the
-// bigram it starts (the last one at the last bigram's), so a query of one character (锁) finds
-// it inside longer words (加锁) while phrases of bigrams stay adjacent.
+// (full-width and half-width forms, ligatures and case fold together), and a word of the letters
+// of one script is reduced to its Snowball stem (libstemmer) in the language most written in that
+// script: English for Latin (so that `locks` finds `lock`), Russian for Cyrillic, Greek, Arabic,
+// Armenian, Hindi for Devanagari, Tamil.
+//
+// For the index, identifiers are also split into their parts, terms at the whole word's position:
+// at `_`, `:`, a `.` not between digits, and where case changes inside a word (lock_timeout,
+// readinessProbe, mTLS, alerts.yml), so `timeout` finds lock_timeout, and `rabbitmq` finds
+// RabbitMQ.
+//
+// Runs of Han and kana characters are indexed as overlapping two-character terms (bigrams, the
+// approach of Lucene's `cjk` analyzer) instead of the dictionary's words: any word or phrase of two
+// or more characters that appears in a text is then found by the bigrams of the query, whatever
+// the dictionary decided in context. A run of one such character is one term. A text analysed for
+// the index also gets each character of such a run as a term of its own, at the position of the
+// bigram it starts (the last one at the last bigram's), so a query of one character (锁) finds it
+// inside longer words (加锁) while phrases of bigrams stay adjacent.
 //
 // Linear in the text's length; never throws for any input (bytes that are not well-formed UTF-8
 // separate words, like spaces). Thread-safe: each thread uses its own break iterator and stemmer.

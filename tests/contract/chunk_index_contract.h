@@ -150,6 +150,14 @@ TYPED_TEST_P(ChunkIndexContract, IdentifiersAreFoundByTheirPartsAndWhole) {
   }
 }
 
+TYPED_TEST_P(ChunkIndexContract, WordsOfOtherLanguagesAreFoundByTheirInflections) {
+  const DocumentId id = this->AddDocument(1).id;
+  this->Ingest(id, 1, "Базы данных", {"Резервные копии базы данных делаются каждую ночь."});
+  for (const std::string query : {"база", "базе", "копия", "ДАННЫХ"}) {
+    EXPECT_EQ(this->HitIds(query), std::vector<DocumentId>{id}) << query;
+  }
+}
+
 TYPED_TEST_P(ChunkIndexContract, QuotesMakeAPhrase) {
   const DocumentId phrase = this->AddDocument(1).id;
   const DocumentId apart = this->AddDocument(1).id;
@@ -321,7 +329,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     SearchFindsOnlyTheApprovedVersionsChunks, SearchNeedsEveryWordAndIgnoresCase,
     SearchRanksTitleAndRepeatedMatchesFirst, AHitCarriesItsChunksWholeText,
     ChineseWordsAreFoundInsideLongerRuns, JapaneseKanaAndKanjiAreFoundByTheirWords,
-    MixedScriptsAndFullWidthFormsFoldTogether, IdentifiersAreFoundByTheirPartsAndWhole,
+    MixedScriptsAndFullWidthFormsFoldTogether, IdentifiersAreFoundByTheirPartsAndWhole, WordsOfOtherLanguagesAreFoundByTheirInflections,
     QuotesMakeAPhrase, TitlesAreSearchedAndWeighMoreThanContent,
     QuotesAndBackslashesInsideWordsAreText,
     EveryVerbatimQueryOfTheRelevanceSetFindsItsDocumentsInTheTop10, SearchHonoursTheLimit,

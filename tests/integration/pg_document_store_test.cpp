@@ -201,7 +201,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 8u);
+  ASSERT_EQ(rows.size(), 9u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -218,6 +218,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[6][1].as<std::string>(), "0007_revisions.sql");
   EXPECT_EQ(rows[7][0].as<int>(), 8);
   EXPECT_EQ(rows[7][1].as<std::string>(), "0008_text_analyzer.sql");
+  EXPECT_EQ(rows[8][1].as<std::string>(), "0009_stems_of_more_languages.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -272,6 +273,23 @@ TEST_F(PgDocumentStoreTest, Migration0008IndexesTheChunksAlreadyWrittenWithTheAn
     EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10).empty()) << query;
   }
   EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("死信"), 10).size(), 1u);  // 死信
+}
+
+// Migration 0009: the terms written by the analyzer of 0008 (a Russian word unstemmed) are
+// cleared and written again when the store opens, now stemmed.
+TEST_F(PgDocumentStoreTest, Migration0009AnalysesEveryChunkAgain) {
+  {
+    pqxx::connection connection(db_.url());
+    ApplyPostgresMigrations(connection, std::vector<EmbeddedFile>(kPostgresMigrations.begin(),
+                                                                  kPostgresMigrations.begin() + 8));
+  }
+  db_.Execute(kSchema7ChunksSeed);
+  db_.Execute(
+      "UPDATE kh_document_chunk SET content = '\u0431\u0430\u0437\u044b',"
+      " search_terms = '''\u0431\u0430\u0437\u044b'':3B'");  // базы, as 0008 wrote it
+  Stores stores = OpenPgStores(Config());  // applies 0009, then analyses the chunks again
+  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("\u0431\u0430\u0437\u0430"), 10).size(), 2u)
+      << "база finds базы by its stem";
 }
 
 TEST_F(PgDocumentStoreTest, RestartsApplyNothingAgainAndKeepTheData) {

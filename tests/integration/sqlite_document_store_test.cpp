@@ -208,7 +208,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                                                    {"5", "0005_version_editors.sql", "1"},
                                                    {"6", "0006_inbox_retention.sql", "1"},
                                                    {"7", "0007_revisions.sql", "1"},
-                                                   {"8", "0008_text_analyzer.sql", "1"}}));
+                                                   {"8", "0008_text_analyzer.sql", "1"},
+                                                   {"9", "0009_stems_of_more_languages.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

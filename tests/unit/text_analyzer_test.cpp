@@ -130,6 +130,13 @@ TEST(TextAnalyzer, EnglishWordsAreStemmed) {
       << "numbers and words with digits are not stemmed";
 }
 
+TEST(TextAnalyzer, WordsOfOtherScriptsGetTheStemsOfTheirLanguage) {
+  EXPECT_EQ(Terms("базы базе"), Terms("база база")) << "Russian";
+  EXPECT_EQ(Terms("δεδομένων"), Terms("δεδομένα")) << "Greek";
+  EXPECT_EQ(Terms("सर्वरों"), Terms("सर्वर")) << "Hindi, with its combining marks";
+  EXPECT_EQ(Terms("Redisа"), std::vector<std::string>{"redisа"}) << "two scripts: no stem";
+}
+
 TEST(TextAnalyzer, ScriptsWithSpacesOrTheirOwnDictionaryKeepTheirWords) {
   EXPECT_EQ(Terms("데이터베이스 서버"), (std::vector<std::string>{"데이터베이스", "서버"}));
   const std::vector<std::string> thai = Terms("ภาษาไทยง่ายนิดเดียว");
