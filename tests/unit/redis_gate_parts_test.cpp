@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/redis/circuit_breaker.h"
 #include "adapters/redis/redis_url.h"
+#include "core/circuit_breaker.h"
 
 namespace docgate {
 namespace {

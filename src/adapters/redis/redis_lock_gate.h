@@ -13,11 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/redis/circuit_breaker.h"
 #include "adapters/redis/redis_config.h"
 #include "adapters/redis/redis_url.h"
 #include "app/lock_gate.h"
 #include "app/random_source.h"
+#include "core/circuit_breaker.h"
 
 namespace boost::asio::ssl {
 class context;

@@ -1,0 +1,74 @@
+#include "adapters/openai/embeddings_url.h"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace docgate {
+namespace {
+
+std::uint16_t ParsePort(std::string_view text) {
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value == 0 ||
+      value > 65535) {
+    throw std::invalid_argument("the port must be 1..65535");
+  }
+  return static_cast<std::uint16_t>(value);
+}
+
+}  // namespace
+
+std::string EmbeddingsUrl::HostHeader() const {
+  const bool ipv6 = host.find(':') != std::string::npos;
+  std::string header = ipv6 ? "[" + host + "]" : host;
+  if (port != (tls ? 443 : 80)) header += ":" + std::to_string(port);
+  return header;
+}
+
+EmbeddingsUrl ParseEmbeddingsUrl(std::string_view url) {
+  EmbeddingsUrl parsed;
+  if (url.starts_with("https://")) {
+    parsed.tls = true;
+    url.remove_prefix(8);
+  } else if (url.starts_with("http://")) {
+    url.remove_prefix(7);
+  } else {
+    throw std::invalid_argument("the scheme must be http:// or https://");
+  }
+  if (url.find_first_of("?#") != std::string_view::npos) {
+    throw std::invalid_argument("a query or fragment has no place in the base URL");
+  }
+  const std::size_t slash = url.find('/');
+  std::string_view authority = url.substr(0, slash);
+  std::string_view path = slash == std::string_view::npos ? "" : url.substr(slash);
+  while (path.ends_with('/')) path.remove_suffix(1);
+  if (authority.find('@') != std::string_view::npos) {
+    throw std::invalid_argument(
+        "credentials do not belong in the URL: set DOCGATE_EMBEDDINGS_API_KEY");
+  }
+  std::string_view port;
+  if (authority.starts_with('[')) {
+    const std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) throw std::invalid_argument("an unclosed '[' in the host");
+    parsed.host = std::string(authority.substr(1, close - 1));
+    std::string_view rest = authority.substr(close + 1);
+    if (!rest.empty() && !rest.starts_with(':')) {
+      throw std::invalid_argument("only a :port may follow the IPv6 address");
+    }
+    if (!rest.empty()) port = rest.substr(1);
+    if (rest == ":") throw std::invalid_argument("the port must be 1..65535");
+  } else {
+    const std::size_t colon = authority.find(':');
+    parsed.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) {
+      port = authority.substr(colon + 1);
+      if (port.empty()) throw std::invalid_argument("the port must be 1..65535");
+    }
+  }
+  if (parsed.host.empty()) throw std::invalid_argument("the host is empty");
+  parsed.port = port.empty() ? (parsed.tls ? 443 : 80) : ParsePort(port);
+  parsed.path = std::string(path);
+  return parsed;
+}
+
+}  // namespace docgate
