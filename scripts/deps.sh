@@ -14,6 +14,7 @@ packages=(
   libmongoc-dev libbson-dev
   python3-jsonschema
   libicu-dev libstemmer-dev
+  libfaiss-dev libomp-14-dev
   clang-14 libclang-rt-14-dev clang-format-14
 )
 # rabbitmq-server's postinst may start a system node (5672, 25672, epmd on 4369) where services
