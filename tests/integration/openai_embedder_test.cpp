@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/utf8.h"
 #include "support/embeddings_test_server.h"
 #include "support/temp_dir.h"
 
@@ -101,9 +102,7 @@ TEST(OpenAiEmbedderTest, EmbedsInBatchesInTheInputsOrderAsUnitVectors) {
     EXPECT_NEAR(Dot(batch.vectors[i], batch.vectors[i]), 1.0, 1e-5);
   }
   std::int64_t tokens = 0;  // the server counts a token per code point
-  for (const std::string& text : texts) {
-    for (const char c : text) tokens += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-  }
+  for (const std::string& text : texts) tokens += static_cast<std::int64_t>(*Utf8Length(text));
   EXPECT_EQ(batch.tokens, tokens);
   EXPECT_EQ(embedder.counters().tokens.load(), static_cast<std::uint64_t>(tokens));
   EXPECT_EQ(embedder.counters().inputs.load(), 70U);

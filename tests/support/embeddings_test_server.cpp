@@ -24,6 +24,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/utf8.h"
+
 namespace docgate::testing {
 namespace {
 
@@ -38,16 +40,11 @@ using Response = http::response<http::string_body>;
 // A number no vector holds, written in place of the NaN that JSON cannot carry.
 constexpr double kNaNMarker = 12345.678;
 
+// The text's code points, ASCII letters lower-cased; a byte of an invalid sequence is one.
 std::vector<std::string> CodePoints(std::string_view text) {
   std::vector<std::string> points;
   for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = lead < 0x80    ? 1
-                         : lead >= 0xF0 ? 4
-                         : lead >= 0xE0 ? 3
-                         : lead >= 0xC0 ? 2
-                                        : 1;
-    length = std::min(length, text.size() - i);
+    const std::size_t length = std::max<std::size_t>(Utf8SequenceLength(text, i), 1);
     std::string point(text.substr(i, length));
     if (length == 1 && point[0] >= 'A' && point[0] <= 'Z')
       point[0] = static_cast<char>(point[0] + 32);

@@ -52,6 +52,63 @@ std::string ProviderMessage(const std::string& body) {
   return EscapeForLog(message);
 }
 
+// Reads `count` vectors of `dimensions` finite, non-zero numbers from an embeddings answer into
+// `vectors` (normalised, by their `index`), and `usage` into `tokens`; returns why the answer is
+// not that, or "" when it is.
+std::string ReadVectors(const std::string& body, std::size_t count, int dimensions,
+                        std::vector<std::vector<float>>& vectors, std::int64_t& tokens) {
+  const json parsed = json::parse(body, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("data") || !parsed["data"].is_array()) {
+    return "no `data` list (not the OpenAI embeddings API?)";
+  }
+  const json& data = parsed["data"];
+  if (data.size() != count) {
+    return std::to_string(data.size()) + " vectors for " + std::to_string(count) + " inputs";
+  }
+  vectors.assign(count, {});
+  const auto size = static_cast<std::size_t>(dimensions);
+  for (const json& item : data) {
+    if (!item.is_object() || !item.contains("index") || !item["index"].is_number_unsigned() ||
+        !item.contains("embedding") || !item["embedding"].is_array()) {
+      return "an item that is not {\"index\", \"embedding\": [numbers]}";
+    }
+    const auto index = item["index"].get<std::uint64_t>();
+    if (index >= count || !vectors[index].empty()) {
+      return "the index " + std::to_string(index) + " out of range or twice";
+    }
+    const json& embedding = item["embedding"];
+    if (embedding.size() != size) {
+      return std::to_string(embedding.size()) +
+             " dimensions where DOCGATE_EMBEDDINGS_DIMENSIONS is " + std::to_string(size);
+    }
+    std::vector<float>& vector = vectors[index];
+    vector.reserve(size);
+    double norm = 0;
+    for (const json& number : embedding) {
+      if (!number.is_number()) return "a vector holding something other than numbers";
+      const double value = number.get<double>();
+      if (!std::isfinite(value) || !std::isfinite(static_cast<float>(value))) {
+        return "a vector holding NaN or infinity";
+      }
+      norm += value * value;
+      vector.push_back(static_cast<float>(value));
+    }
+    norm = std::sqrt(norm);
+    if (!(norm > 1e-12) || !std::isfinite(norm)) return "a vector of zeros";
+    for (float& value : vector) value = static_cast<float>(value / norm);
+  }
+  if (parsed.contains("usage") && parsed["usage"].is_object()) {
+    const json& usage = parsed["usage"];
+    for (const char* field : {"total_tokens", "prompt_tokens"}) {
+      if (usage.contains(field) && usage[field].is_number_integer()) {
+        tokens = usage[field].get<std::int64_t>();
+        break;
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 // What one request came back with.
@@ -113,8 +170,9 @@ EmbeddedBatch OpenAiEmbedder::Embed(const std::vector<std::string>& inputs) {
 
 void OpenAiEmbedder::EmbedRange(const std::vector<std::string>& inputs, std::size_t begin,
                                 std::size_t end, EmbeddedBatch& out) {
+  const HttpRequest request = MakeRequest(inputs, begin, end);
   for (int attempt = 1;; ++attempt) {
-    Answer answer = Send(inputs, begin, end);
+    Answer answer = Send(request, end - begin);
     switch (answer.kind) {
       case Answer::Kind::kVectors:
         for (std::size_t i = begin; i < end; ++i)
@@ -150,9 +208,8 @@ void OpenAiEmbedder::EmbedRange(const std::vector<std::string>& inputs, std::siz
   }
 }
 
-OpenAiEmbedder::Answer OpenAiEmbedder::Send(const std::vector<std::string>& inputs,
-                                            std::size_t begin, std::size_t end) {
-  const std::size_t count = end - begin;
+HttpRequest OpenAiEmbedder::MakeRequest(const std::vector<std::string>& inputs, std::size_t begin,
+                                        std::size_t end) const {
   json body = {{"model", config_.model}, {"input", json::array()}};
   for (std::size_t i = begin; i < end; ++i) body["input"].push_back(inputs[i]);
   HttpRequest request{http::verb::post, url_.EmbeddingsTarget(), 11};
@@ -164,7 +221,10 @@ OpenAiEmbedder::Answer OpenAiEmbedder::Send(const std::vector<std::string>& inpu
     request.set(http::field::authorization, "Bearer " + config_.api_key);
   request.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
   request.prepare_payload();
+  return request;
+}
 
+OpenAiEmbedder::Answer OpenAiEmbedder::Send(const HttpRequest& request, std::size_t count) {
   Answer answer;
   ++counters_.requests;
   // Room for every number of the answer written out in full, and a margin for the rest.
@@ -207,61 +267,13 @@ OpenAiEmbedder::Answer OpenAiEmbedder::Send(const std::vector<std::string>& inpu
 
   // A 200 is used only when it is exactly what was asked: anything else could put a wrong vector
   // in the index for good.
-  const auto bad = [&](const std::string& why) {
+  if (const std::string why =
+          ReadVectors(response.body(), count, config_.dimensions, answer.vectors, answer.tokens);
+      !why.empty()) {
     ++counters_.failed_requests;
     answer.kind = Answer::Kind::kFailed;
     answer.error = said + " with " + why;
     return answer;
-  };
-  const json parsed = json::parse(response.body(), nullptr, false);
-  if (!parsed.is_object() || !parsed.contains("data") || !parsed["data"].is_array()) {
-    return bad("no `data` list (not the OpenAI embeddings API?)");
-  }
-  const json& data = parsed["data"];
-  if (data.size() != count) {
-    return bad(std::to_string(data.size()) + " vectors for " + std::to_string(count) + " inputs");
-  }
-  answer.vectors.assign(count, {});
-  const auto dimensions = static_cast<std::size_t>(config_.dimensions);
-  for (const json& item : data) {
-    if (!item.is_object() || !item.contains("index") || !item["index"].is_number_unsigned() ||
-        !item.contains("embedding") || !item["embedding"].is_array()) {
-      return bad("an item that is not {\"index\", \"embedding\": [numbers]}");
-    }
-    const auto index = item["index"].get<std::uint64_t>();
-    if (index >= count || !answer.vectors[index].empty()) {
-      return bad("the index " + std::to_string(index) + " out of range or twice");
-    }
-    const json& embedding = item["embedding"];
-    if (embedding.size() != dimensions) {
-      return bad(std::to_string(embedding.size()) +
-                 " dimensions where DOCGATE_EMBEDDINGS_DIMENSIONS is " +
-                 std::to_string(dimensions));
-    }
-    std::vector<float>& vector = answer.vectors[index];
-    vector.reserve(dimensions);
-    double norm = 0;
-    for (const json& number : embedding) {
-      if (!number.is_number()) return bad("a vector holding something other than numbers");
-      const double value = number.get<double>();
-      if (!std::isfinite(value) || !std::isfinite(static_cast<float>(value))) {
-        return bad("a vector holding NaN or infinity");
-      }
-      norm += value * value;
-      vector.push_back(static_cast<float>(value));
-    }
-    norm = std::sqrt(norm);
-    if (!(norm > 1e-12) || !std::isfinite(norm)) return bad("a vector of zeros");
-    for (float& value : vector) value = static_cast<float>(value / norm);
-  }
-  if (parsed.contains("usage") && parsed["usage"].is_object()) {
-    const json& usage = parsed["usage"];
-    for (const char* field : {"total_tokens", "prompt_tokens"}) {
-      if (usage.contains(field) && usage[field].is_number_integer()) {
-        answer.tokens = usage[field].get<std::int64_t>();
-        break;
-      }
-    }
   }
   answer.kind = Answer::Kind::kVectors;
   return answer;

@@ -12,16 +12,11 @@
 
 #include "adapters/openai/embeddings_config.h"
 #include "adapters/openai/embeddings_url.h"
+#include "adapters/openai/http_connection.h"
 #include "app/embedder.h"
 #include "core/circuit_breaker.h"
 
-namespace boost::asio::ssl {
-class context;
-}
-
 namespace docgate {
-
-class HttpConnection;
 
 // What an OpenAiEmbedder did since it was made; read at any time (metrics).
 struct EmbedderCounters {
@@ -77,7 +72,11 @@ class OpenAiEmbedder final : public Embedder {
   // refused, by halves.
   void EmbedRange(const std::vector<std::string>& inputs, std::size_t begin, std::size_t end,
                   EmbeddedBatch& out);
-  Answer Send(const std::vector<std::string>& inputs, std::size_t begin, std::size_t end);
+  // The request of inputs [begin, end), built once for all its attempts.
+  HttpRequest MakeRequest(const std::vector<std::string>& inputs, std::size_t begin,
+                          std::size_t end) const;
+  // One attempt of `request`, which carries `count` inputs.
+  Answer Send(const HttpRequest& request, std::size_t count);
   // A connection of the pool, waiting while `concurrency` are in use; EmbeddingsUnavailable once
   // shut down.
   std::unique_ptr<HttpConnection> TakeConnection();
