@@ -66,7 +66,7 @@ class SearchStore {
 
   void Index(const std::string& content) {
     auto transaction = inbox_->BeginConsumer();
-    transaction->ReplaceChunks(id_, 1, "fuzz", {content});
+    transaction->ReplaceChunks(id_, 1, "fuzz", {content}, {});
     transaction->Commit();
   }
 

@@ -209,9 +209,11 @@ class OutboxStore {
   // The approval events of approved versions whose ingestion is missing or stuck: the document's
   // approved_version is set, its ingest_status is `pending` or `none`, and the document.approved
   // event of that version (the outbox's newest for it) was delivered before `delivered_before`.
-  // Oldest delivery first, at most `limit`. Events still waiting in the outbox are not stuck, and
-  // `failed` means parked, which is for an operator. The outbox never prunes the approval event of
-  // a version whose ingestion is not done, so every such version is found.
+  // Oldest delivery first, at most `limit`. Events still waiting in the outbox are not stuck,
+  // `failed` means parked, which is for an operator, and a version whose chunks are written is
+  // ingested: it is pending on its vectors, which the embedding worker keeps after (ADR 0010). The
+  // outbox never prunes the approval event of a version whose ingestion is not done, so every such
+  // version is found.
   virtual std::vector<OutboxEvent> FindStuckIngestions(TimePoint delivered_before, int limit) = 0;
 };
 

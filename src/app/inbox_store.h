@@ -53,8 +53,12 @@ class ConsumerTransaction {
   virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
   // Replaces every chunk of `id` (of any version) with `chunks`, in order, indexed for full-text
   // search under `title`. Never appends: afterwards the document has exactly these chunks.
+  // `text_keys` has each chunk's key (EmbeddingTextKey, app/digest.h), or is empty: the chunks
+  // then have none until the embedding worker keys them. Embeddings whose key no chunk has any
+  // more become orphans; those whose key is back are orphans no longer (app/embedding_store.h).
   virtual void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
-                             const std::vector<std::string>& chunks) = 0;
+                             const std::vector<std::string>& chunks,
+                             const std::vector<std::string>& text_keys) = 0;
   // Sets the document's ingest_status (and updated_at is left alone: ingestion is not an edit).
   virtual void SetIngestStatus(DocumentId id, IngestStatus status) = 0;
   virtual void Commit() = 0;

@@ -21,9 +21,13 @@ void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
                                  std::to_string(kMaxChunksPerDocument) + " chunks of at most " +
                                  std::to_string(chunker_.max_bytes) + " bytes");
   }
-  if (embedder_ != nullptr) embedder_->Embed(event.document_id, event.version, *chunks);
-  tx.ReplaceChunks(event.document_id, event.version, doc->title, *chunks);
-  tx.SetIngestStatus(event.document_id, IngestStatus::kDone);
+  std::vector<std::string> keys;
+  keys.reserve(chunks->size());
+  for (const std::string& chunk : *chunks) keys.push_back(EmbeddingTextKey(digest_, chunk));
+  tx.ReplaceChunks(event.document_id, event.version, doc->title, *chunks, keys);
+  const bool awaits_vectors = embeddings_follow_ && !chunks->empty();
+  tx.SetIngestStatus(event.document_id,
+                     awaits_vectors ? IngestStatus::kPending : IngestStatus::kDone);
 }
 
 void Ingestion::OnParked(const OutboxEvent& event) {

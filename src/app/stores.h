@@ -5,6 +5,7 @@
 
 #include "app/chunk_index.h"
 #include "app/document_store.h"
+#include "app/embedding_store.h"
 #include "app/inbox_store.h"
 #include "app/pool_stats.h"
 #include "app/preview_store.h"
@@ -23,6 +24,7 @@ struct Stores {
   std::shared_ptr<InboxStore> inbox;
   std::shared_ptr<PreviewStore> previews;  // the database's; MongoDB's is the pipeline's business
   std::shared_ptr<ChunkIndex> chunks;
+  std::shared_ptr<EmbeddingStore> embeddings;
   std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
 };
 

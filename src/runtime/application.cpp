@@ -48,6 +48,10 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   pipeline_ = std::make_unique<ConsumerPipeline>(config_, stores_, *clock_, relay_.get());
   if (broker_ == nullptr) consumers_->Register(pipeline_->runner());
   ExposeConsumerMetrics(*metrics_, pipeline_->runner().counters(), pipeline_->reconciler());
+  if (pipeline_->embedding_worker() != nullptr) {
+    ExposeEmbeddingMetrics(*metrics_, pipeline_->embedder()->counters(),
+                           *pipeline_->embedding_worker());
+  }
   service_ = std::make_unique<DocumentService>(*stores_.documents, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));
   reader_ = std::make_unique<ReaderService>(*stores_.documents, pipeline_->previews(),
@@ -62,6 +66,11 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
   if (broker_ != nullptr) health.broker = [broker = broker_.get()] { return broker->State(); };
+  if (OpenAiEmbedder* embedder = pipeline_->embedder(); embedder != nullptr) {
+    health.embeddings = [embedder] {
+      return std::string(embedder->available() ? "ok" : "degraded");
+    };
+  }
   health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
   api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *verifier_, std::move(health));
 

@@ -208,6 +208,18 @@ Config LoadConfig(const EnvLookup& env) {
   ReadInteger(env, "DOCGATE_CHUNK_OVERLAP_BYTES", config.consumers.chunker.overlap_bytes);
   ReadMillis(env, "DOCGATE_RECONCILE_INTERVAL_MS", config.consumers.reconciler.interval);
   ReadMillis(env, "DOCGATE_RECONCILE_STUCK_AFTER_MS", config.consumers.reconciler.stuck_after);
+  ReadString(env, "DOCGATE_EMBEDDINGS_URL", config.embeddings.url);
+  ReadString(env, "DOCGATE_EMBEDDINGS_MODEL", config.embeddings.model);
+  ReadString(env, "DOCGATE_EMBEDDINGS_API_KEY", config.embeddings.api_key);
+  ReadInteger(env, "DOCGATE_EMBEDDINGS_DIMENSIONS", config.embeddings.dimensions);
+  ReadInteger(env, "DOCGATE_EMBEDDINGS_BATCH", config.embeddings.batch);
+  ReadInteger(env, "DOCGATE_EMBEDDINGS_CONCURRENCY", config.embeddings.concurrency);
+  ReadString(env, "DOCGATE_EMBEDDINGS_CA_FILE", config.embeddings.ca_file);
+  ReadMillis(env, "DOCGATE_EMBEDDINGS_CONNECT_TIMEOUT_MS", config.embeddings.connect_timeout);
+  ReadMillis(env, "DOCGATE_EMBEDDINGS_TIMEOUT_MS", config.embeddings.request_timeout);
+  ReadInteger(env, "DOCGATE_EMBEDDINGS_MAX_ATTEMPTS", config.embeddings.max_attempts);
+  ReadMillis(env, "DOCGATE_EMBEDDINGS_RETRY_MAX_MS", config.embeddings.retry_max);
+  ReadMillis(env, "DOCGATE_EMBEDDINGS_BREAKER_MAX_MS", config.embeddings.breaker_max);
   ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
   return config;
 }
@@ -274,6 +286,7 @@ void ValidateConfig(const Config& config) {
         "verify tokens with the same secret");
   }
   ThrowIf(ValidateMongoConfig(config.mongo));
+  ThrowIf(ValidateEmbeddingsConfig(config.embeddings));
   ThrowIf(ValidateAmqpConfig(config.amqp));
   ThrowIf(ValidateRedisConfig(config.redis));
   ThrowIf(ValidateHttpConfig(config.http));

@@ -15,17 +15,18 @@
 #include "adapters/amqp/amqp_config.h"
 #include "adapters/http/http_server.h"
 #include "adapters/mongo/mongo_config.h"
+#include "adapters/openai/embeddings_config.h"
 #include "adapters/redis/redis_config.h"
+#include "app/consumer_runner.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/random_source.h"
-#include "app/consumer_runner.h"
 #include "app/reader_service.h"
 #include "core/chunker.h"
 #include "worker/event_worker.h"
 #include "worker/janitor.h"
-#include "worker/reconciler.h"
 #include "worker/outbox_relay.h"
+#include "worker/reconciler.h"
 
 namespace docgate {
 
@@ -114,6 +115,10 @@ struct Config {
   // DOCGATE_MONGODB_URI, DOCGATE_MONGODB_CONNECT_TIMEOUT_MS, DOCGATE_MONGODB_TIMEOUT_MS: a URI puts
   // the preview projection in MongoDB instead of the database.
   MongoConfig mongo;
+  // DOCGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _BATCH, _CONCURRENCY, _CA_FILE,
+  // _CONNECT_TIMEOUT_MS, _TIMEOUT_MS, _MAX_ATTEMPTS, _RETRY_MAX_MS, _BREAKER_MAX_MS: a URL makes
+  // the consumers' side embed approved versions' chunks (ADR 0010).
+  EmbeddingsConfig embeddings;
   LogConfig log;
 };
 
@@ -136,12 +141,12 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 Config LoadConfig(const EnvLookup& env);
 
 // Runs each component's validator (ValidateDatabaseConfig, ValidateMongoConfig,
-// ValidateAmqpConfig, ValidateRedisConfig, ValidateHttpConfig, ValidateGateConfig,
-// ValidateRelayConfig, ValidateIdempotencyConfig, ValidateJanitorConfig, ValidateConsumersConfig,
-// ValidateLogConfig, in that order) and the rules that span components, each after the
-// validators of the components it reads: a JWT secret is required with any non-SQLite database,
-// the inbox's retention is at least the outbox's, and DOCGATE_CONSUMERS=off needs a broker while
-// consuming from one needs a queue. Throws ConfigError with the first problem.
+// ValidateEmbeddingsConfig, ValidateAmqpConfig, ValidateRedisConfig, ValidateHttpConfig,
+// ValidateGateConfig, ValidateRelayConfig, ValidateIdempotencyConfig, ValidateJanitorConfig,
+// ValidateConsumersConfig, ValidateLogConfig, in that order) and the rules that span components,
+// each after the validators of the components it reads: a JWT secret is required with any
+// non-SQLite database, the inbox's retention is at least the outbox's, and DOCGATE_CONSUMERS=off
+// needs a broker while consuming from one needs a queue. Throws ConfigError with the first problem.
 void ValidateConfig(const Config& config);
 
 // The open files a serving docgate may need: its HTTP connections (spare ones included), its

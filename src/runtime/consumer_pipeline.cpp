@@ -1,8 +1,22 @@
 #include "runtime/consumer_pipeline.h"
 
+#include <algorithm>
+
+#include "adapters/crypto/openssl_random.h"
 #include "adapters/mongo/mongo_preview_store.h"
 
 namespace docgate {
+namespace {
+
+// The longest an embedder's call may take: every attempt timing out, with the longest waits
+// between them, and a margin.
+std::chrono::milliseconds LongestCall(const EmbeddingsConfig& config) {
+  const auto attempts = config.max_attempts;
+  return (config.connect_timeout + config.request_timeout) * attempts +
+         config.retry_max * (attempts - 1) + std::chrono::minutes(1);
+}
+
+}  // namespace
 
 ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, Clock& clock,
                                    OutboxWakeup* wakeup) {
@@ -12,7 +26,9 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
     previews_ = mongo_previews_.get();
   }
   projection_ = std::make_unique<PreviewProjection>(*previews_, *stores.documents);
-  ingestion_ = std::make_unique<Ingestion>(*stores.inbox, config.consumers.chunker);
+  const bool embeddings = !config.embeddings.url.empty();
+  ingestion_ =
+      std::make_unique<Ingestion>(*stores.inbox, config.consumers.chunker, digest_, embeddings);
   runner_ = std::make_unique<ConsumerRunner>(*stores.inbox, clock, config.consumers.runner);
   runner_->Register(*projection_);
   runner_->Register(*ingestion_);
@@ -22,6 +38,14 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
   if (!config.amqp.url.empty() && !config.amqp.queue.empty()) {
     source_ = std::make_unique<AmqpEventSource>(config.amqp);
     worker_ = std::make_unique<EventWorker>(*source_, *runner_, config.consumers.worker);
+  }
+  if (embeddings) {
+    embedder_ = std::make_unique<OpenAiEmbedder>(config.embeddings);
+    EmbeddingWorkerConfig worker_config;
+    worker_config.claim_ttl = std::max(worker_config.claim_ttl, LongestCall(config.embeddings));
+    embedding_worker_ =
+        std::make_unique<EmbeddingWorker>(*stores.embeddings, *embedder_, digest_, clock,
+                                          "embedder-" + OpenSslRandom().Token128(), worker_config);
   }
 }
 
@@ -34,10 +58,15 @@ void ConsumerPipeline::Start() {
     worker_thread_ =
         std::jthread([worker = worker_.get()](std::stop_token stop) { worker->Run(stop); });
   }
+  if (embedding_worker_ != nullptr) {
+    embedding_thread_ = std::jthread(
+        [worker = embedding_worker_.get()](std::stop_token stop) { worker->Run(stop); });
+  }
 }
 
 void ConsumerPipeline::Stop() {
-  for (std::jthread* thread : {&worker_thread_, &reconciler_thread_}) {
+  if (embedder_ != nullptr) embedder_->Shutdown();  // ends a wait between attempts at once
+  for (std::jthread* thread : {&embedding_thread_, &worker_thread_, &reconciler_thread_}) {
     if (!thread->joinable()) continue;
     thread->request_stop();
     thread->join();

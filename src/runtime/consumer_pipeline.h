@@ -4,12 +4,15 @@
 #include <thread>
 
 #include "adapters/amqp/amqp_event_source.h"
+#include "adapters/crypto/openssl_digest.h"
+#include "adapters/openai/openai_embedder.h"
 #include "app/clock.h"
 #include "app/consumer_runner.h"
 #include "app/ingestion.h"
 #include "app/preview_projection.h"
 #include "runtime/config.h"
 #include "runtime/stores.h"
+#include "worker/embedding_worker.h"
 #include "worker/event_worker.h"
 #include "worker/reconciler.h"
 
@@ -17,8 +20,10 @@ namespace docgate {
 
 // The consumers' side of a running docgate, wired from a Config: the preview store (MongoDB when
 // DOCGATE_MONGODB_URI is set, else the database), the built-in consumers (preview projection,
-// ingestion) behind a ConsumerRunner, the reconciler, and, with DOCGATE_AMQP_URL, the worker that
-// takes events from the broker's consumers queue. `docgate serve` and `docgate worker` build this.
+// ingestion) behind a ConsumerRunner, the reconciler, with DOCGATE_AMQP_URL the worker that takes
+// events from the broker's consumers queue, and with DOCGATE_EMBEDDINGS_URL the embedding worker
+// (ingestion then leaves versions pending until their vectors are stored). `docgate serve` and
+// `docgate worker` build this.
 //
 // Lifecycle: construct -> Start -> Stop (also run by the destructor). Not thread-safe.
 class ConsumerPipeline {
@@ -44,18 +49,25 @@ class ConsumerPipeline {
    // Null without a broker (or without a queue).
    EventWorker *worker() { return worker_.get(); }
    EventSource *source() { return source_.get(); }
+   // Null without DOCGATE_EMBEDDINGS_URL.
+   EmbeddingWorker* embedding_worker() { return embedding_worker_.get(); }
+   OpenAiEmbedder* embedder() { return embedder_.get(); }
 
- private:
-  std::unique_ptr<PreviewStore> mongo_previews_;  // DOCGATE_MONGODB_URI
-  PreviewStore* previews_ = nullptr;              // mongo_previews_ or the database's
-  std::unique_ptr<PreviewProjection> projection_;
-  std::unique_ptr<Ingestion> ingestion_;
-  std::unique_ptr<ConsumerRunner> runner_;
-  std::unique_ptr<Reconciler> reconciler_;
-  std::unique_ptr<AmqpEventSource> source_;
-  std::unique_ptr<EventWorker> worker_;
-  std::jthread worker_thread_;
-  std::jthread reconciler_thread_;
+  private:
+   std::unique_ptr<PreviewStore> mongo_previews_;  // DOCGATE_MONGODB_URI
+   PreviewStore* previews_ = nullptr;              // mongo_previews_ or the database's
+   std::unique_ptr<PreviewProjection> projection_;
+   OpenSslDigest digest_;
+   std::unique_ptr<Ingestion> ingestion_;
+   std::unique_ptr<ConsumerRunner> runner_;
+   std::unique_ptr<Reconciler> reconciler_;
+   std::unique_ptr<AmqpEventSource> source_;
+   std::unique_ptr<EventWorker> worker_;
+   std::unique_ptr<OpenAiEmbedder> embedder_;
+   std::unique_ptr<EmbeddingWorker> embedding_worker_;
+   std::jthread worker_thread_;
+   std::jthread embedding_thread_;
+   std::jthread reconciler_thread_;
 };
 
 }  // namespace docgate

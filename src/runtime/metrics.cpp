@@ -127,6 +127,48 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
                               [&reconciler] { return reconciler.requeued(); });
 }
 
+void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
+                            EmbeddingWorker& worker) {
+  const auto add = [&registry](std::string name, std::string help,
+                               const std::atomic<std::uint64_t>& counter) {
+    AddAtomicCounter(registry, std::move(name), std::move(help), counter);
+  };
+  add("docgate_embedding_requests_total",
+      "Requests sent to the embeddings provider, retries included.", client.requests);
+  add("docgate_embedding_failed_requests_total",
+      "Requests to the embeddings provider answered with no usable vectors.",
+      client.failed_requests);
+  add("docgate_embedding_inputs_total", "Texts the embeddings provider embedded.", client.inputs);
+  add("docgate_embedding_refused_inputs_total",
+      "Texts the embeddings provider refused for good (their versions' ingestion failed).",
+      client.rejected_inputs);
+  add("docgate_embedding_tokens_total", "Tokens the embeddings provider reported using.",
+      client.tokens);
+  const EmbeddingWorkerCounters& counters = worker.counters();
+  add("docgate_embedding_unavailable_total",
+      "Embedding rounds the provider could not serve (retried after Retry-After).",
+      counters.unavailable);
+  add("docgate_embedding_documents_done_total",
+      "Approved versions whose ingestion the embeddings completed.", counters.documents_done);
+  add("docgate_embedding_documents_failed_total",
+      "Approved versions whose ingestion failed on a refused text.", counters.documents_failed);
+  add("docgate_embedding_orphans_purged_total",
+      "Stored vectors deleted after no chunk had their text for the grace period.",
+      counters.purged);
+  auto backlog = std::make_shared<std::optional<double>>();
+  registry.OnScrape([backlog, &worker] {
+    backlog->reset();
+    try {
+      *backlog = static_cast<double>(worker.Backlog());
+    } catch (const std::exception& e) {
+      spdlog::debug("metrics: embeddings backlog unavailable: {}", e.what());
+    }
+  });
+  registry.AddGaugeCallback("docgate_embedding_backlog_texts",
+                            "Distinct texts of approved versions without a vector yet.",
+                            [backlog] { return *backlog; });
+}
+
 void ExposeJanitorMetrics(MetricsRegistry& registry, const JanitorCounters& counters) {
   AddAtomicCounter(registry, "docgate_inbox_rows_pruned_total",
                    "Done consumer inbox rows deleted after the inbox retention.",

@@ -9,11 +9,13 @@
 
 #include "adapters/http/http_server.h"
 #include "adapters/http/request_trace.h"
+#include "adapters/openai/openai_embedder.h"
 #include "adapters/prometheus/metrics_registry.h"
 #include "app/clock.h"
+#include "app/consumer_runner.h"
 #include "app/document_store.h"
 #include "app/pool_stats.h"
-#include "app/consumer_runner.h"
+#include "worker/embedding_worker.h"
 #include "worker/janitor.h"
 #include "worker/outbox_relay.h"
 #include "worker/reconciler.h"
@@ -73,5 +75,14 @@ void ExposeJanitorMetrics(MetricsRegistry& registry, const JanitorCounters& coun
 // approvals. Both must outlive the registry's scrapes.
 void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& counters,
                            const Reconciler& reconciler);
+
+// The embeddings (ADR 0010), from the client's counters (docgate_embedding_requests_total,
+// _failed_requests_total, _inputs_total, _refused_inputs_total, _tokens_total) and the worker's
+// (docgate_embedding_unavailable_total, _documents_done_total, _documents_failed_total,
+// _orphans_purged_total), and docgate_embedding_backlog_texts (texts of approved versions without a
+// vector: one query per scrape, left out while the database is down). Both must outlive the
+// registry's scrapes.
+void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
+                            EmbeddingWorker& worker);
 
 }  // namespace docgate

@@ -321,7 +321,8 @@ TYPED_TEST_P(ChunkIndexContract, HostileQueriesReturnNormally) {
 }
 
 TYPED_TEST_P(ChunkIndexContract, ChunksOfAMissingDocumentAreAStorageError) {
-  EXPECT_THROW(this->inbox().BeginConsumer()->ReplaceChunks(12345, 1, "T", {"x"}), StorageError);
+  EXPECT_THROW(this->inbox().BeginConsumer()->ReplaceChunks(12345, 1, "T", {"x"}, {}),
+               StorageError);
 }
 
 REGISTER_TYPED_TEST_SUITE_P(

@@ -94,7 +94,7 @@ class ConsumerContractFixture : public ::testing::Test {
   void Ingest(DocumentId id, std::int32_t version, const std::string& title,
               const std::vector<std::string>& chunks) {
     auto tx = inbox().BeginConsumer();
-    tx->ReplaceChunks(id, version, title, chunks);
+    tx->ReplaceChunks(id, version, title, chunks, {});
     tx->Commit();
   }
 

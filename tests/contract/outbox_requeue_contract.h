@@ -116,6 +116,19 @@ TYPED_TEST_P(OutboxRequeueContract, FindStuckIngestionsSkipsAVersionWhoseNewestA
   EXPECT_TRUE(this->outbox().FindStuckIngestions(ContractTime(1000), 10).empty());
 }
 
+// A version whose chunks are written is ingested; pending, it waits for its vectors (ADR 0010).
+TYPED_TEST_P(OutboxRequeueContract, FindStuckIngestionsSkipsAVersionWhoseChunksAreWritten) {
+  const Document chunked = this->AddDocument(2, IngestStatus::kPending);
+  const Document chunked_before = this->AddDocument(2, IngestStatus::kPending);
+  this->Append({ContractApproval("a-chunked", chunked.id, 2),
+                ContractApproval("a-chunked-before", chunked_before.id, 2)});
+  this->DeliverAll(ContractTime(1));
+  this->Ingest(chunked.id, 2, "审核手册", {"审核通过后建立索引。"});
+  this->Ingest(chunked_before.id, 1, "审核手册", {"第一版。"});
+  EXPECT_EQ(this->EventIds(this->outbox().FindStuckIngestions(ContractTime(1000), 10)),
+            (std::vector<std::string>{"a-chunked-before"}));
+}
+
 TYPED_TEST_P(OutboxRequeueContract, PruneKeepsTheApprovalOfAVersionUntilItsIngestionIsDone) {
   const Document pending = this->AddDocument(2, IngestStatus::kPending);
   const Document failed = this->AddDocument(1, IngestStatus::kFailed);
@@ -136,6 +149,13 @@ TYPED_TEST_P(OutboxRequeueContract, PruneKeepsTheApprovalOfAVersionUntilItsInges
   EXPECT_TRUE(this->outbox().FindStuckIngestions(ContractTime(100), 10).empty());
 }
 
-REGISTER_TYPED_TEST_SUITE_P(OutboxRequeueContract, RequeueMakesADeliveredEventPendingAgainWithItsSequence, RequeueMakesADeferredEventDueAtOnce, RequeueWritesAPrunedEventAgainWithTheSameEventId, FindStuckIngestionsFindsDeliveredApprovalsOfVersionsNotIngested, FindStuckIngestionsSkipsAVersionWhoseNewestApprovalWaits, PruneKeepsTheApprovalOfAVersionUntilItsIngestionIsDone);
+REGISTER_TYPED_TEST_SUITE_P(OutboxRequeueContract,
+                            RequeueMakesADeliveredEventPendingAgainWithItsSequence,
+                            RequeueMakesADeferredEventDueAtOnce,
+                            RequeueWritesAPrunedEventAgainWithTheSameEventId,
+                            FindStuckIngestionsFindsDeliveredApprovalsOfVersionsNotIngested,
+                            FindStuckIngestionsSkipsAVersionWhoseNewestApprovalWaits,
+                            FindStuckIngestionsSkipsAVersionWhoseChunksAreWritten,
+                            PruneKeepsTheApprovalOfAVersionUntilItsIngestionIsDone);
 
 }  // namespace docgate

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/crypto/openssl_digest.h"
 #include "app/consumer_runner.h"
 #include "app/document_service.h"
 #include "app/ingestion.h"
@@ -131,7 +132,8 @@ class RevisionLifecycleContract : public ::testing::Test {
   CountingWakeup wakeup_;
   DocumentService service_{*stores_.documents, gate_, clock_, random_, wakeup_};
   PreviewProjection projection_{*stores_.previews, *stores_.documents};
-  Ingestion ingestion_{*stores_.inbox, ChunkerConfig{}};
+  OpenSslDigest digest_;
+  Ingestion ingestion_{*stores_.inbox, ChunkerConfig{}, digest_};
   ConsumerRunner runner_{*stores_.inbox, clock_};
   ReaderService reader_{*stores_.documents, *stores_.previews, *stores_.chunks};
 };

@@ -34,7 +34,8 @@ TEST_P(ApiTest, HealthAndReadinessNeedNoToken) {
                          {"checks",
                           {{"database", "ok"},
                            {"lock", GetParam().gate ? "ok" : "disabled"},
-                           {"broker", "disabled"}}}};
+                           {"broker", "disabled"},
+                           {"embeddings", "disabled"}}}};
   EXPECT_EQ(ready.json(), expected);
 }
 

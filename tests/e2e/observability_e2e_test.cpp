@@ -346,8 +346,11 @@ TEST_P(DegradedGateMetricsTest, ARedisOutageIsCountedAsBackendErrorsAndDegradedP
   const auto ready = Get("/readyz", {});
   EXPECT_EQ(ready.status(), 200u);
   EXPECT_EQ(ready.json(), json({{"status", "degraded"},
-                                {"checks", {{"database", "ok"}, {"lock", "degraded"},
-                                            {"broker", "disabled"}}}}));
+                                {"checks",
+                                 {{"database", "ok"},
+                                  {"lock", "degraded"},
+                                  {"broker", "disabled"},
+                                  {"embeddings", "disabled"}}}}));
 
   const Samples samples = Scrape();
   const Samples expected_gate = {

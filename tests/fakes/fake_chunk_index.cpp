@@ -1,6 +1,7 @@
 #include "fakes/fake_chunk_index.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -64,12 +65,37 @@ std::vector<std::string> FakeChunkIndex::ListChunks(DocumentId id) {
 }
 
 void FakeChunkWriter::Replace(DocumentId id, std::int32_t version, const std::string& title,
-                              const std::vector<std::string>& chunks) {
+                              const std::vector<std::string>& chunks,
+                              const std::vector<std::string>& text_keys) {
   FakeTables& tables = tx_.Open();
-  tables.chunks.erase(id);
-  if (chunks.empty()) return;
-  FakeRequireDocument(tables, id, "chunk");
-  tables.chunks.emplace(id, FakeTables::Chunks{version, title, chunks});
+  std::vector<std::string> replaced;
+  if (const auto old = tables.chunks.find(id); old != tables.chunks.end()) {
+    replaced = old->second.text_keys;
+    tables.chunks.erase(old);
+  }
+  if (!chunks.empty()) {
+    FakeRequireDocument(tables, id, "chunk");
+    std::vector<std::string> keys = text_keys;
+    keys.resize(chunks.size());
+    tables.chunks.emplace(id, FakeTables::Chunks{version, title, chunks, std::move(keys)});
+  }
+  const auto has_chunk = [&](const std::string& key) {
+    return std::ranges::any_of(tables.chunks, [&](const auto& entry) {
+      return std::ranges::find(entry.second.text_keys, key) != entry.second.text_keys.end();
+    });
+  };
+  const TimePoint now =
+      std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  for (auto& [key, row] : tables.embeddings) {
+    const std::string& text_key = std::get<2>(key);
+    if (text_key.empty()) continue;
+    const bool was_replaced = std::ranges::find(replaced, text_key) != replaced.end();
+    if (has_chunk(text_key)) {
+      row.orphaned_at.reset();
+    } else if (was_replaced && !row.orphaned_at) {
+      row.orphaned_at = now;
+    }
+  }
 }
 
 }  // namespace docgate

@@ -29,8 +29,9 @@ class FakeConsumerTransaction final : public ConsumerTransaction {
     return documents_.ReadContent(id, version);
   }
   void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
-                     const std::vector<std::string>& chunks) override {
-    chunks_.Replace(id, version, title, chunks);
+                     const std::vector<std::string>& chunks,
+                     const std::vector<std::string>& text_keys) override {
+    chunks_.Replace(id, version, title, chunks, text_keys);
   }
   void SetIngestStatus(DocumentId id, IngestStatus status) override {
     documents_.SetIngestStatus(id, status);

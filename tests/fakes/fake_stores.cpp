@@ -4,6 +4,7 @@
 
 #include "fakes/fake_chunk_index.h"
 #include "fakes/fake_document_store.h"
+#include "fakes/fake_embedding_store.h"
 #include "fakes/fake_idempotency_store.h"
 #include "fakes/fake_inbox_store.h"
 #include "fakes/fake_outbox_store.h"
@@ -21,6 +22,7 @@ FakeStores OpenOn(std::shared_ptr<FakeDatabase> database) {
   stores.inbox = std::make_shared<FakeInboxStore>(database);
   stores.previews = std::make_shared<FakePreviewStore>(database);
   stores.chunks = std::make_shared<FakeChunkIndex>(database);
+  stores.embeddings = std::make_shared<FakeEmbeddingStore>(database);
   stores.pool_stats = [] { return PoolStats{}; };  // no pool
   return fakes;
 }

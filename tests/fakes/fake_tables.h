@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,19 @@ struct FakeTables {
     std::int32_t version = 0;
     std::string title;
     std::vector<std::string> contents;
+    std::vector<std::string> text_keys;  // one per content; empty: no key yet
+  };
+  // (model, dimensions, text key).
+  using EmbeddingKey = std::tuple<std::string, int, std::string>;
+  struct EmbeddingRow {
+    std::int64_t id = 0;
+    std::vector<float> vector;  // empty when refused
+    std::string refusal;
+    std::optional<TimePoint> orphaned_at;  // on the system clock, as the databases' own
+  };
+  struct EmbeddingClaim {
+    std::string owner;
+    TimePoint expires_at{};
   };
 
   std::map<DocumentId, Document> documents;
@@ -57,6 +71,9 @@ struct FakeTables {
   std::map<std::pair<std::string, std::string>, InboxRow> inbox;  // (consumer, event_id)
   std::map<DocumentId, PreviewRecord> previews;
   std::map<DocumentId, Chunks> chunks;
+  std::map<EmbeddingKey, EmbeddingRow> embeddings;
+  std::map<EmbeddingKey, EmbeddingClaim> embedding_claims;
+  std::int64_t last_embedding_id = 0;
   DocumentId last_document_id = 0;
   ReviewId last_review_id = 0;
   std::int64_t last_sequence = 0;

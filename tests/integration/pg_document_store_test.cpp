@@ -17,6 +17,7 @@
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
 #include "contract/document_versions_contract.h"
+#include "contract/embedding_store_contract.h"
 #include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
@@ -68,6 +69,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, InboxStoreContract, ::testing::Types<Pg
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxRequeueContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, PreviewStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ChunkIndexContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, EmbeddingStoreContract, ::testing::Types<PgStoreFactory>);
 
 namespace {
 
@@ -201,7 +203,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 9u);
+  ASSERT_EQ(rows.size(), 10u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -219,6 +221,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[7][0].as<int>(), 8);
   EXPECT_EQ(rows[7][1].as<std::string>(), "0008_text_analyzer.sql");
   EXPECT_EQ(rows[8][1].as<std::string>(), "0009_stems_of_more_languages.sql");
+  EXPECT_EQ(rows[9][1].as<std::string>(), "0010_embeddings.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"

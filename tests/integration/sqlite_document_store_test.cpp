@@ -20,6 +20,7 @@
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
 #include "contract/document_versions_contract.h"
+#include "contract/embedding_store_contract.h"
 #include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
@@ -111,6 +112,8 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, InboxStoreContract, ::testing::Types<Sqli
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxRequeueContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, PreviewStoreContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ChunkIndexContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, EmbeddingStoreContract,
+                               ::testing::Types<SqliteStoreFactory>);
 
 namespace {
 
@@ -209,7 +212,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                                                    {"6", "0006_inbox_retention.sql", "1"},
                                                    {"7", "0007_revisions.sql", "1"},
                                                    {"8", "0008_text_analyzer.sql", "1"},
-                                                   {"9", "0009_stems_of_more_languages.sql", "1"}}));
+                                                   {"9", "0009_stems_of_more_languages.sql", "1"},
+                                                   {"10", "0010_embeddings.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

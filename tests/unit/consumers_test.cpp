@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/crypto/openssl_digest.h"
 #include "app/consumer_runner.h"
 #include "app/document_service.h"
 #include "app/ingestion.h"
@@ -50,18 +51,17 @@ class FlakyConsumer final : public InboxConsumer {
   std::vector<std::string> parked_;
 };
 
-// Records what it was asked to embed.
-class RecordingEmbedder final : public ChunkEmbedder {
+// SHA-256 by OpenSSL, recording what it hashed: ingestion keys each chunk it writes.
+class RecordingDigest final : public Digest {
  public:
-  void Embed(DocumentId id, std::int32_t version, const std::vector<std::string>& chunks) override {
-    calls.push_back({id, version, chunks});
+  std::string Sha256Hex(std::string_view bytes) const override {
+    hashed.emplace_back(bytes);
+    return digest_.Sha256Hex(bytes);
   }
-  struct Call {
-    DocumentId id;
-    std::int32_t version;
-    std::vector<std::string> chunks;
-  };
-  std::vector<Call> calls;
+  mutable std::vector<std::string> hashed;
+
+ private:
+  OpenSslDigest digest_;
 };
 
 const std::string kContent =
@@ -99,10 +99,10 @@ class ConsumersTest : public ::testing::Test {
   CountingWakeup wakeup_;
   DocumentService service_{documents_, gate_, clock_, random_, wakeup_};
   ChunkerConfig chunker_{80, 20};  // small, so that kContent makes several chunks
-  RecordingEmbedder embedder_;
+  RecordingDigest digest_;
   PreviewStore& previews_ = *fakes_.stores.previews;
   PreviewProjection projection_{previews_, documents_};
-  Ingestion ingestion_{inbox_, chunker_, &embedder_};
+  Ingestion ingestion_{inbox_, chunker_, digest_};
   ConsumerRunner runner_{inbox_, clock_, ConsumerRunnerConfig{3}};
   ReaderService reader_{documents_, previews_, chunks_};
 };
@@ -134,8 +134,7 @@ TEST_F(ConsumersTest, AnApprovalBecomesThePreviewAndItsChunksAndIngestionIsDone)
   ASSERT_GE(expected_chunks.size(), 3u);
   EXPECT_EQ(chunks_.ListChunks(approved.document_id), expected_chunks);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
-  ASSERT_EQ(embedder_.calls.size(), 1u);
-  EXPECT_EQ(embedder_.calls[0].chunks, expected_chunks);
+  EXPECT_EQ(digest_.hashed, expected_chunks) << "each chunk keyed once";
   const auto hits = reader_.Search("chunked", 10);
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->items.size(), 1u);
@@ -149,7 +148,7 @@ TEST_F(ConsumersTest, TheSameEventFiveTimesHasEachEffectOnce) {
   runner_.Register(counting);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(runner_.Run(approved).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(counting.calls(), 1);
-  EXPECT_EQ(embedder_.calls.size(), 1u);
+  EXPECT_EQ(digest_.hashed, SplitIntoChunks(kContent, chunker_)) << "ingested once";
   EXPECT_EQ(chunks_.ListChunks(approved.document_id), SplitIntoChunks(kContent, chunker_));
 }
 
@@ -234,13 +233,19 @@ TEST_F(ConsumersTest, ParkedIngestionMarksTheVersionFailed) {
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
   EXPECT_TRUE(chunks_.ListChunks(approved.document_id).empty());
 
-  class BrokenEmbedder final : public ChunkEmbedder {
+  // Ingestion whose every attempt fails, as when its database writes keep failing.
+  class FailingIngestion final : public InboxConsumer {
    public:
-    void Embed(DocumentId, std::int32_t, const std::vector<std::string>&) override {
-      throw std::runtime_error("embedding service refused");
+    explicit FailingIngestion(Ingestion& ingestion) : ingestion_(ingestion) {}
+    std::string_view Name() const override { return ingestion_.Name(); }
+    void Handle(const OutboxEvent&, ConsumerTransaction&) override {
+      throw std::runtime_error("chunk writes refused");
     }
-  } broken;
-  Ingestion failing(inbox_, chunker_, &broken);
+    void OnParked(const OutboxEvent& event) override { ingestion_.OnParked(event); }
+
+   private:
+    Ingestion& ingestion_;
+  } failing(ingestion_);
   ConsumerRunner runner(inbox_, clock_, ConsumerRunnerConfig{2});
   runner.Register(failing);
   const OutboxEvent second = Approve();
@@ -298,7 +303,7 @@ TEST_F(ConsumersTest, ContentOfTooManyChunksIsParkedAtOnceAndIngestionFails) {
   EXPECT_TRUE(result.parked);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kFailed);
   EXPECT_TRUE(chunks_.ListChunks(approved.document_id).empty());
-  EXPECT_TRUE(embedder_.calls.empty());
+  EXPECT_TRUE(digest_.hashed.empty());
   const auto parked = inbox_.ListParked(10);
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "ingestion");
@@ -419,7 +424,7 @@ TEST_F(ConsumersTest, AMessageInFlightWhenTheConnectionDropsIsRedeliveredAndDone
   ASSERT_TRUE(worker.RunOnce());
   EXPECT_EQ(worker.counters().processed.load(), 1u);
   EXPECT_EQ(runner_.counters().skipped.load(), 2u) << "both consumers had committed already";
-  EXPECT_EQ(embedder_.calls.size(), 1u);
+  EXPECT_EQ(digest_.hashed, SplitIntoChunks(kContent, chunker_)) << "ingested once";
 }
 
 }  // namespace

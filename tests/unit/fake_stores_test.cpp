@@ -8,6 +8,7 @@
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
 #include "contract/document_versions_contract.h"
+#include "contract/embedding_store_contract.h"
 #include "contract/idempotency_store_contract.h"
 #include "contract/inbox_store_contract.h"
 #include "contract/outbox_requeue_contract.h"
@@ -48,6 +49,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Fake, InboxStoreContract, ::testing::Types<FakeSt
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxRequeueContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, PreviewStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ChunkIndexContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, EmbeddingStoreContract, ::testing::Types<FakeStoreFactory>);
 
 namespace {
 

@@ -5,6 +5,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "adapters/crypto/hex.h"
+
 namespace docgate {
 namespace {
 
@@ -16,27 +18,20 @@ std::array<unsigned char, 16> Random16() {
   return bytes;
 }
 
-std::string Hex(const std::array<unsigned char, 16>& bytes, bool uuid_dashes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(36);
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (uuid_dashes && (i == 4 || i == 6 || i == 8 || i == 10)) out.push_back('-');
-    out.push_back(kDigits[bytes[i] >> 4]);
-    out.push_back(kDigits[bytes[i] & 0x0F]);
-  }
-  return out;
-}
-
 }  // namespace
 
-std::string OpenSslRandom::Token128() { return Hex(Random16(), false); }
+std::string OpenSslRandom::Token128() {
+  const auto bytes = Random16();
+  return LowerHex(bytes);
+}
 
 std::string OpenSslRandom::Uuid() {
   auto bytes = Random16();
   bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0F) | 0x40);  // version 4
   bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3F) | 0x80);  // RFC 4122 variant
-  return Hex(bytes, true);
+  const std::string hex = LowerHex(bytes);
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
 }
 
 }  // namespace docgate

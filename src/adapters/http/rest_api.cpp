@@ -327,13 +327,19 @@ HttpResponse RestApi::Readyz(const RouteContext&) const {
   }
   const std::string lock = health_.lock();
   const std::string broker = health_.broker();
-  const bool degraded = (lock != "ok" && lock != "disabled") || (broker != "ok" && broker != "disabled");
+  const std::string embeddings = health_.embeddings();
+  const auto is_degraded = [](const std::string& check) {
+    return check != "ok" && check != "disabled";
+  };
+  const bool degraded = is_degraded(lock) || is_degraded(broker) || is_degraded(embeddings);
   const char* status = !database_up ? "down" : degraded ? "degraded" : "ok";
   return JsonResponse(database_up ? HttpStatus::ok : HttpStatus::service_unavailable,
                       {{"status", status},
-                       {"checks", {{"database", database_up ? "ok" : "down"},
-                                   {"lock", lock},
-                                   {"broker", broker}}}});
+                       {"checks",
+                        {{"database", database_up ? "ok" : "down"},
+                         {"lock", lock},
+                         {"broker", broker},
+                         {"embeddings", embeddings}}}});
 }
 
 HttpResponse RestApi::Metrics(const RouteContext&) const {

@@ -15,11 +15,25 @@ using pg_sql::Statement;
 
 constexpr Statement kDeleteChunks{"delete_chunks",
                                   "DELETE FROM kh_document_chunk WHERE document_id = $1"};
-// $6 the chunk's terms (TsVectorLiteral).
+// $6 the chunk's terms (TsVectorLiteral), $7 its text key or NULL.
 constexpr Statement kInsertChunk{"insert_chunk",
                                  "INSERT INTO kh_document_chunk (document_id, "
-                                 "ordinal, version, title, content, search_terms)"
-                                 " VALUES ($1, $2, $3, $4, $5, $6::tsvector)"};
+                                 "ordinal, version, title, content, search_terms, text_key)"
+                                 " VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7)"};
+// The keys of the document's chunks before a replacement: the embeddings that may become orphans.
+constexpr Statement kKeysOfChunks{"keys_of_chunks",
+                                  "SELECT DISTINCT text_key FROM kh_document_chunk"
+                                  " WHERE document_id = $1 AND text_key IS NOT NULL"};
+// The embeddings of the keys $1 become orphans (now, in epoch millis) unless a chunk still has the
+// key; those of the keys $2 are orphans no longer.
+constexpr Statement kMarkOrphans{
+    "mark_orphan_embeddings",
+    "UPDATE kh_embedding e SET orphaned_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+    " WHERE e.text_key = ANY($1::text[]) AND e.orphaned_at IS NULL"
+    " AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c WHERE c.text_key = e.text_key)"};
+constexpr Statement kAdoptOrphans{"adopt_orphan_embeddings",
+                                  "UPDATE kh_embedding SET orphaned_at = NULL"
+                                  " WHERE text_key = ANY($1::text[]) AND orphaned_at IS NOT NULL"};
 constexpr Statement kListChunks{"list_chunks",
                                 "SELECT content FROM kh_document_chunk WHERE "
                                 "document_id = $1 ORDER BY ordinal"};
@@ -34,7 +48,8 @@ constexpr Statement kSearch{"search_chunks",
                             "c.version"
                             " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
 
-constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunk, kListChunks, kSearch};
+constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunk, kKeysOfChunks, kMarkOrphans,
+                                      kAdoptOrphans, kListChunks,  kSearch};
 
 // Chunks written before docgate analysed text (search_terms NULL, migration 0008), a batch at a
 // time; SKIP LOCKED lets several docgates starting at once share the work.
@@ -53,13 +68,19 @@ PgChunkIndex::PgChunkIndex(std::shared_ptr<PgSession> session) : session_(std::m
 std::span<const Statement> PgChunkIndex::Statements() { return kChunkStatements; }
 
 void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
-                           const std::string& title, const std::vector<std::string>& chunks) {
+                           const std::string& title, const std::vector<std::string>& chunks,
+                           const std::vector<std::string>& text_keys) {
   work.Run("replace chunks of document", id, [&](pqxx::work& w) {
+    const std::vector<std::string> replaced =
+        All<std::string>(w.exec_prepared(kKeysOfChunks.name, id), ToText);
     w.exec_prepared(kDeleteChunks.name, id);
     for (std::size_t i = 0; i < chunks.size(); ++i) {
+      const char* key = i < text_keys.size() ? Checked(text_keys[i]) : nullptr;
       w.exec_prepared(kInsertChunk.name, id, static_cast<std::int32_t>(i), version, Checked(title),
-                      Checked(chunks[i]), TsVectorLiteral(title, chunks[i]));
+                      Checked(chunks[i]), TsVectorLiteral(title, chunks[i]), key);
     }
+    if (!replaced.empty()) w.exec_prepared(kMarkOrphans.name, TextArray(replaced));
+    if (!text_keys.empty()) w.exec_prepared(kAdoptOrphans.name, TextArray(text_keys));
   });
 }
 

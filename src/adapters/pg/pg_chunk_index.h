@@ -37,7 +37,8 @@ class PgChunkIndex final : public ChunkIndex {
   // Ingestion's part of a consumer transaction (ConsumerTransaction::ReplaceChunks): the
   // document's chunks become exactly `chunks`, in order.
   static void Replace(PgWork& work, DocumentId id, std::int32_t version, const std::string& title,
-                      const std::vector<std::string>& chunks);
+                      const std::vector<std::string>& chunks,
+                      const std::vector<std::string>& text_keys);
 
   // Analyses every chunk whose search_terms is NULL (written before migration 0008, or by a
   // docgate older than it during a rolling upgrade); returns how many. PgSession::Migrate runs it

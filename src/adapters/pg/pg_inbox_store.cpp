@@ -118,8 +118,9 @@ class PgConsumerTransaction final : public ConsumerTransaction {
   }
 
   void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
-                     const std::vector<std::string>& chunks) override {
-    PgChunkIndex::Replace(work_, id, version, title, chunks);
+                     const std::vector<std::string>& chunks,
+                     const std::vector<std::string>& text_keys) override {
+    PgChunkIndex::Replace(work_, id, version, title, chunks, text_keys);
   }
 
   void SetIngestStatus(DocumentId id, IngestStatus status) override {

@@ -115,4 +115,19 @@ std::string IdArray(const std::vector<std::int64_t>& ids) {
   return array;
 }
 
+std::string TextArray(const std::vector<std::string>& texts) {
+  std::string array = "{";
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (i > 0) array += ',';
+    array += '"';
+    for (const char c : texts[i]) {
+      if (c == '"' || c == '\\') array += '\\';
+      array += c;
+    }
+    array += '"';
+  }
+  array += '}';
+  return array;
+}
+
 }  // namespace docgate::pg

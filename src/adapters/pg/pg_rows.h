@@ -86,5 +86,7 @@ std::vector<T> All(const pqxx::result& result, Convert convert) {
 
 // A PostgreSQL array literal of ids: {1,2,3}.
 std::string IdArray(const std::vector<std::int64_t>& ids);
+// A PostgreSQL array literal of texts, each quoted: {"a","b"}.
+std::string TextArray(const std::vector<std::string>& texts);
 
 }  // namespace docgate::pg

@@ -5,6 +5,7 @@
 
 #include "adapters/pg/pg_chunk_index.h"
 #include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_embedding_store.h"
 #include "adapters/pg/pg_idempotency_store.h"
 #include "adapters/pg/pg_inbox_store.h"
 #include "adapters/pg/pg_outbox_store.h"
@@ -15,9 +16,10 @@ namespace docgate {
 
 std::vector<pg_sql::Statement> PgStatementsOfEveryStore() {
   std::vector<pg_sql::Statement> all;
-  for (const auto part : {PgDocumentStore::Statements(), PgOutboxStore::Statements(),
-                          PgIdempotencyStore::Statements(), PgPreviewStore::Statements(),
-                          PgChunkIndex::Statements(), PgInboxStore::Statements()}) {
+  for (const auto part :
+       {PgDocumentStore::Statements(), PgOutboxStore::Statements(),
+        PgIdempotencyStore::Statements(), PgPreviewStore::Statements(), PgChunkIndex::Statements(),
+        PgInboxStore::Statements(), PgEmbeddingStore::Statements()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -32,6 +34,7 @@ Stores OpenPgStores(PgConfig config) {
   stores.inbox = std::make_shared<PgInboxStore>(session);
   stores.previews = std::make_shared<PgPreviewStore>(session);
   stores.chunks = std::make_shared<PgChunkIndex>(session);
+  stores.embeddings = std::make_shared<PgEmbeddingStore>(session);
   stores.pool_stats = [session] { return session->pool_stats(); };
   return stores;
 }

@@ -32,7 +32,8 @@ class SqliteChunkIndex final : public ChunkIndex {
   // Ingestion's part of a consumer transaction (ConsumerTransaction::ReplaceChunks): the
   // document's chunks become exactly `chunks`, in order.
   static void Replace(SqliteWork& work, DocumentId id, std::int32_t version,
-                      const std::string& title, const std::vector<std::string>& chunks);
+                      const std::string& title, const std::vector<std::string>& chunks,
+                      const std::vector<std::string>& text_keys);
 
   std::vector<ChunkHit> Search(const SearchQuery& query, int limit) override;
   std::vector<std::string> ListChunks(DocumentId id) override;

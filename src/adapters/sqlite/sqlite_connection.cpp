@@ -73,6 +73,12 @@ SqliteStatement& SqliteStatement::Bind(int index, TimePoint value) {
   return Bind(index, static_cast<std::int64_t>(value.time_since_epoch().count()));
 }
 
+SqliteStatement& SqliteStatement::BindBlob(int index, std::string_view bytes) {
+  const int rc = sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) Fail(rc);
+  return *this;
+}
+
 SqliteStatement& SqliteStatement::BindNull(int index) {
   if (const int rc = sqlite3_bind_null(stmt_, index); rc != SQLITE_OK) Fail(rc);
   return *this;
@@ -114,6 +120,12 @@ std::string SqliteStatement::Text(int column) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
   const int size = sqlite3_column_bytes(stmt_, column);
   return text == nullptr ? std::string() : std::string(text, static_cast<std::size_t>(size));
+}
+
+std::string SqliteStatement::Blob(int column) const {
+  const auto* bytes = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
+  const int size = sqlite3_column_bytes(stmt_, column);
+  return bytes == nullptr ? std::string() : std::string(bytes, static_cast<std::size_t>(size));
 }
 
 TimePoint SqliteStatement::Time(int column) const {

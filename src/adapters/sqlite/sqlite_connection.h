@@ -34,6 +34,8 @@ class SqliteStatement {
   SqliteStatement& Bind(int index, std::string_view value);
   SqliteStatement& Bind(int index, TimePoint value);
   SqliteStatement& BindNull(int index);
+  // `bytes` as a BLOB (Bind of a string_view binds TEXT).
+  SqliteStatement& BindBlob(int index, std::string_view bytes);
   template <typename T>
   SqliteStatement& Bind(int index, const std::optional<T>& value) {
     return value ? Bind(index, *value) : BindNull(index);
@@ -50,6 +52,8 @@ class SqliteStatement {
   // Throws StorageError when the stored value does not fit.
   std::int32_t Int32(int column) const;
   std::string Text(int column) const;
+  // A BLOB's bytes (or a TEXT's).
+  std::string Blob(int column) const;
   TimePoint Time(int column) const;
 
  private:

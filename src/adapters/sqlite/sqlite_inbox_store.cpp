@@ -121,8 +121,9 @@ class SqliteConsumerTransaction final : public ConsumerTransaction {
   }
 
   void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
-                     const std::vector<std::string>& chunks) override {
-    SqliteChunkIndex::Replace(work_, id, version, title, chunks);
+                     const std::vector<std::string>& chunks,
+                     const std::vector<std::string>& text_keys) override {
+    SqliteChunkIndex::Replace(work_, id, version, title, chunks, text_keys);
   }
 
   void SetIngestStatus(DocumentId id, IngestStatus status) override {

@@ -101,6 +101,8 @@ constexpr std::string_view kFindStuckIngestions =
     " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', "
     "'pending')"
     "   AND o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c"
+    "     WHERE c.document_id = d.id AND c.version = d.approved_version)"
     " ORDER BY o.delivered_at, o.id LIMIT ?2";
 
 std::int64_t Millis(std::chrono::milliseconds duration) {

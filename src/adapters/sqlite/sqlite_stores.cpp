@@ -5,6 +5,7 @@
 
 #include "adapters/sqlite/sqlite_chunk_index.h"
 #include "adapters/sqlite/sqlite_document_store.h"
+#include "adapters/sqlite/sqlite_embedding_store.h"
 #include "adapters/sqlite/sqlite_idempotency_store.h"
 #include "adapters/sqlite/sqlite_inbox_store.h"
 #include "adapters/sqlite/sqlite_outbox_store.h"
@@ -22,6 +23,7 @@ Stores OpenSqliteStores(SqliteConfig config) {
   stores.inbox = std::make_shared<SqliteInboxStore>(session);
   stores.previews = std::make_shared<SqlitePreviewStore>(session);
   stores.chunks = std::make_shared<SqliteChunkIndex>(session);
+  stores.embeddings = std::make_shared<SqliteEmbeddingStore>(session);
   stores.pool_stats = [session] { return session->pool_stats(); };
   return stores;
 }

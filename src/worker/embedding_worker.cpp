@@ -1,0 +1,109 @@
+#include "worker/embedding_worker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "core/error.h"
+#include "worker/stoppable_sleep.h"
+
+namespace docgate {
+
+EmbeddingWorker::EmbeddingWorker(EmbeddingStore& store, Embedder& embedder, const Digest& digest,
+                                 Clock& clock, std::string owner, EmbeddingWorkerConfig config)
+    : store_(store),
+      embedder_(embedder),
+      digest_(digest),
+      clock_(clock),
+      owner_(std::move(owner)),
+      config_(config),
+      model_{embedder.model(), embedder.dimensions()} {}
+
+void EmbeddingWorker::KeyChunks() {
+  const std::vector<UnkeyedChunk> unkeyed = store_.ChunksWithoutKey(config_.key_batch);
+  if (unkeyed.empty()) return;
+  std::vector<ChunkKey> keys;
+  keys.reserve(unkeyed.size());
+  for (const UnkeyedChunk& chunk : unkeyed) {
+    keys.push_back({chunk.document_id, chunk.ordinal, EmbeddingTextKey(digest_, chunk.content)});
+  }
+  store_.SetKeys(keys);
+  counters_.keyed += keys.size();
+}
+
+void EmbeddingWorker::StoreUnsaved() {
+  if (unsaved_.empty()) return;
+  store_.Store(model_, unsaved_, owner_);
+  for (const EmbeddingResult& result : unsaved_) {
+    ++(result.refusal.empty() ? counters_.embedded : counters_.refused);
+  }
+  unsaved_.clear();
+}
+
+void EmbeddingWorker::Settle() {
+  for (;;) {
+    const std::vector<SettledDocument> settled =
+        store_.SettleDocuments(model_, config_.settle_batch);
+    for (const SettledDocument& doc : settled) {
+      ++(doc.status == IngestStatus::kDone ? counters_.documents_done : counters_.documents_failed);
+    }
+    if (std::ssize(settled) < config_.settle_batch) return;
+  }
+}
+
+bool EmbeddingWorker::RunOnce() {
+  KeyChunks();
+  StoreUnsaved();
+  const TimePoint now = clock_.Now();
+  const std::vector<TextToEmbed> claimed =
+      store_.Claim(model_, owner_, now, now + config_.claim_ttl, embedder_.max_batch());
+  if (!claimed.empty()) {
+    std::vector<std::string> texts;
+    texts.reserve(claimed.size());
+    for (const TextToEmbed& text : claimed) texts.push_back(text.text);
+    EmbeddedBatch batch;
+    try {
+      batch = embedder_.Embed(texts);
+    } catch (const EmbeddingsUnavailable&) {
+      ++counters_.unavailable;
+      std::vector<std::string> keys;
+      for (const TextToEmbed& text : claimed) keys.push_back(text.text_key);
+      store_.Release(model_, owner_, keys);
+      throw;
+    }
+    for (std::size_t i = 0; i < claimed.size(); ++i) {
+      if (!batch.rejections[i].empty()) {
+        spdlog::warn("embedding worker: the provider refuses text {}: {}", claimed[i].text_key,
+                     batch.rejections[i]);
+      }
+      unsaved_.push_back(
+          {claimed[i].text_key, std::move(batch.vectors[i]), std::move(batch.rejections[i])});
+    }
+    StoreUnsaved();
+  }
+  Settle();
+  const int purged = store_.PurgeOrphans(now - config_.orphan_grace, config_.purge_batch);
+  counters_.purged += static_cast<std::uint64_t>(purged);
+  return !claimed.empty();
+}
+
+void EmbeddingWorker::Run(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    std::chrono::milliseconds pause = config_.poll_interval;
+    try {
+      if (RunOnce()) continue;
+    } catch (const EmbeddingsUnavailable& e) {
+      pause = std::max(pause, e.retry_after());
+      spdlog::warn("embedding worker: the provider cannot embed now, next try in {} ms: {}",
+                   pause.count(), e.what());
+    } catch (const std::exception& e) {
+      spdlog::warn("embedding worker: round failed, next in {} ms: {}", pause.count(), e.what());
+    }
+    SleepUnlessStopped(stop, pause);
+  }
+}
+
+std::int64_t EmbeddingWorker::Backlog() { return store_.CountMissing(model_); }
+
+}  // namespace docgate

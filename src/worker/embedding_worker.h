@@ -1,0 +1,94 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "app/clock.h"
+#include "app/digest.h"
+#include "app/embedder.h"
+#include "app/embedding_store.h"
+
+namespace docgate {
+
+struct EmbeddingWorkerConfig {
+  // How long a claim lasts: longer than the embedder's longest call (its timeouts times its
+  // attempts, plus the waits between them), or another worker takes the texts over and they are
+  // embedded twice.
+  std::chrono::milliseconds claim_ttl{std::chrono::minutes(10)};
+  std::chrono::milliseconds poll_interval{500};  // between rounds that found nothing to do
+  // An embedding no chunk has had for this long is deleted: a text that comes back sooner (an
+  // edit undone, a document approved again) is not embedded twice.
+  std::chrono::milliseconds orphan_grace{std::chrono::minutes(10)};
+  int key_batch = 500;     // chunks keyed per round (those written before migration 0010)
+  int settle_batch = 500;  // documents settled per statement
+  int purge_batch = 500;   // orphans deleted per round
+};
+
+// What the worker did since it was made; read at any time (metrics).
+struct EmbeddingWorkerCounters {
+  std::atomic<std::uint64_t> embedded{0};          // texts whose vectors it stored
+  std::atomic<std::uint64_t> refused{0};           // texts the provider refused for good
+  std::atomic<std::uint64_t> unavailable{0};       // rounds the provider could not serve
+  std::atomic<std::uint64_t> documents_done{0};    // approved versions it settled done
+  std::atomic<std::uint64_t> documents_failed{0};  // ... failed (a refused chunk)
+  std::atomic<std::uint64_t> keyed{0};             // chunks it keyed
+  std::atomic<std::uint64_t> purged{0};            // orphan embeddings it deleted
+};
+
+// The embedding worker (ADR 0010): computes the vectors of approved versions' chunks once per
+// distinct text, outside any consumer transaction, and settles their ingestion. One per docgate
+// instance; several on one database share the work through the store's claims.
+//
+// A round: keys the chunks that have none; stores what an earlier round could not; claims at most
+// the embedder's max_batch() texts that have no vector; embeds them in one call (outside any
+// transaction); stores the vectors and refusals and drops the claims in one transaction; settles
+// the pending documents that now have every vector (done, or failed when one was refused); deletes
+// orphans past their grace. When the provider cannot embed now, the claims are released and the
+// next round waits the provider's retry_after; the documents stay pending and the backlog grows.
+// When the database fails after the provider answered, the vectors are kept in memory and stored
+// by the next round, so they are not computed again.
+//
+// RunOnce is not for concurrent use; the counters are.
+class EmbeddingWorker {
+ public:
+  // Every reference must outlive the worker. `owner` names this worker's claims (unique per
+  // process: the instance token).
+  EmbeddingWorker(EmbeddingStore& store, Embedder& embedder, const Digest& digest, Clock& clock,
+                  std::string owner, EmbeddingWorkerConfig config = {});
+
+  // One round as above. Returns true when it claimed texts (another round may find more at once).
+  // Throws EmbeddingsUnavailable (after releasing the claims) and what the store throws.
+  bool RunOnce();
+
+  // Rounds until `stop` is requested: at once while there is work, every poll_interval when
+  // there is none, after retry_after when the provider is unavailable. Failures are logged.
+  void Run(std::stop_token stop);
+
+  // Texts of approved versions still without a vector (the store's CountMissing).
+  std::int64_t Backlog();
+  const EmbeddingModel& model() const { return model_; }
+  const EmbeddingWorkerCounters& counters() const { return counters_; }
+
+ private:
+  void KeyChunks();
+  void StoreUnsaved();
+  void Settle();
+
+  EmbeddingStore& store_;
+  Embedder& embedder_;
+  const Digest& digest_;
+  Clock& clock_;
+  const std::string owner_;
+  const EmbeddingWorkerConfig config_;
+  const EmbeddingModel model_;
+  std::vector<EmbeddingResult> unsaved_;  // answered by the provider, not stored yet
+  EmbeddingWorkerCounters counters_;
+};
+
+}  // namespace docgate

@@ -1,0 +1,252 @@
+// End-to-end: the embeddings of approved versions (issue 17, ADR 0010), with docgate pointed at
+// the test embeddings server (tests/support/embeddings_test_server.h), on SQLite and PostgreSQL.
+// Every distinct chunk text is embedded exactly once, across shared paragraphs, re-approvals of
+// unchanged text, duplicate approval clicks and redelivered events; a version is `done` only once
+// its vectors are stored; a provider outage leaves versions pending, shows in /readyz and
+// /metrics, and drains by itself; a text the provider refuses fails its version.
+
+#include <gtest/gtest.h>
+
+#include <latch>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e/e2e_server.h"
+#include "support/embeddings_test_server.h"
+
+namespace docgate {
+namespace {
+
+using e2e::json;
+using testing::EmbeddingsFault;
+using testing::EmbeddingsTestServer;
+using namespace std::chrono_literals;
+
+const Actor kAuthor{"alice", "", true, false, false};
+const Actor kReviewer{"bob", "", false, true, false};
+const Actor kOtherReviewer{"dave", "", false, true, false};
+
+// Paragraphs of the handbooks below: each is a chunk of its own with max_bytes 120.
+const std::vector<std::string> kParagraphs = {
+    "审核通过后，文档被切分、向量化并建立全文索引。",
+    "Redis 锁是外层闸门，数据库的行锁才是真正的保证。",
+    "重复点击提交只会得到一个 409，而不是第二次评审。",
+    "The outbox row commits with the approval, so no event is lost.",
+    "消息队列宕机时，事件留在 outbox 里，恢复后自动补发。",
+    "Each chunk text is embedded once per model, whoever shares it.",
+    "评审人不能评审自己写的版本。",
+    "Search works for Chinese and mixed text alike.",
+};
+
+class EmbeddingsE2eTest : public e2e::ServerTest {
+ protected:
+  Config EmbeddingsConfig() {
+    Config config = MakeConfig();
+    config.consumers.chunker.max_bytes = 120;
+    config.consumers.chunker.overlap_bytes = 0;
+    config.embeddings.url = provider_.url();
+    config.embeddings.model = provider_.options().model;
+    config.embeddings.dimensions = provider_.options().dimensions;
+    config.embeddings.batch = 8;
+    config.embeddings.max_attempts = 1;
+    config.embeddings.retry_initial = 20ms;
+    config.embeddings.retry_max = 100ms;
+    config.embeddings.breaker_initial = 300ms;
+    config.embeddings.breaker_max = 300ms;
+    return config;
+  }
+  void SetUp() override {
+    ServerTest::SetUp();
+    StartApp(EmbeddingsConfig());
+  }
+
+  DocumentService& service() { return app_->internals().service; }
+
+  // Creates `content`, submits and approves it through the use cases; returns its id.
+  DocumentId Approved(const std::string& title, const std::string& content) {
+    auto doc = service().Create(kAuthor, title, content);
+    EXPECT_TRUE(doc.ok());
+    Approve(doc->id);
+    return doc->id;
+  }
+  void Approve(DocumentId id) {
+    auto submitted = service().Submit(kAuthor, id);
+    ASSERT_TRUE(submitted.ok());
+    ASSERT_TRUE(service().Approve(kReviewer, submitted->review.id, std::nullopt).ok());
+  }
+  json WaitFor(DocumentId id, const std::string& status) {
+    return WaitForIngestStatus(std::to_string(id), status, 30s);
+  }
+  std::string Readiness() { return Get("/readyz", {}).json()["checks"]["embeddings"]; }
+  // The value of the metric sample `name` (without labels) in /metrics; -1 when there is none.
+  double Metric(const std::string& name) {
+    const std::string exposition = Get("/metrics", {}).body();
+    const std::string line_start = "\n" + name + " ";
+    const auto at = exposition.find(line_start);
+    if (at == std::string::npos) return -1;
+    return std::stod(exposition.substr(at + line_start.size()));
+  }
+
+  // Distinct chunk texts of `contents` as the configured chunker splits them.
+  std::set<std::string> DistinctChunks(const std::vector<std::string>& contents) {
+    std::set<std::string> texts;
+    for (const std::string& content : contents) {
+      for (std::string& chunk : SplitIntoChunks(content, app_->config().consumers.chunker)) {
+        texts.insert(std::move(chunk));
+      }
+    }
+    return texts;
+  }
+  void ExpectEachEmbeddedOnce(const std::set<std::string>& texts) {
+    const auto embedded = provider_.embedded_texts();
+    EXPECT_EQ(embedded.size(), texts.size());
+    for (const std::string& text : texts) {
+      const auto found = embedded.find(text);
+      EXPECT_TRUE(found != embedded.end() && found->second == 1) << text;
+    }
+    EXPECT_EQ(provider_.inputs_embedded(), texts.size());
+  }
+
+  EmbeddingsTestServer provider_;
+};
+
+class EmbeddingsProcessTest : public EmbeddingsE2eTest {};
+
+TEST_P(EmbeddingsProcessTest, SharedParagraphsAreEmbeddedOnceAndVersionsAreDoneOnlyAfter) {
+  EXPECT_EQ(Readiness(), "ok");
+  const std::string handbook = kParagraphs[0] + "\n\n" + kParagraphs[1] + "\n\n" + kParagraphs[2];
+  const std::string runbook = kParagraphs[3] + "\n\n" + kParagraphs[1];
+  provider_.SetDelay(300ms);  // slow enough to see the versions pending
+  const DocumentId first = Approved("评审手册", handbook);
+  const DocumentId second = Approved("Runbook 运维手册", runbook);
+  EXPECT_EQ(Get("/api/v1/documents/" + std::to_string(first), Alice()).json()["ingest_status"],
+            "pending");
+  provider_.SetDelay(0ms);
+  WaitFor(first, "done");
+  WaitFor(second, "done");
+  ExpectEachEmbeddedOnce(DistinctChunks({handbook, runbook}));
+
+  // Approved again with its text unchanged: done without a request.
+  const auto requests = provider_.requests();
+  ASSERT_TRUE(
+      service()
+          .Edit(kAuthor, first, EditRequest{"评审手册（第二版）", std::nullopt, std::nullopt})
+          .ok());
+  Approve(first);
+  WaitFor(first, "done");
+  EXPECT_EQ(provider_.requests(), requests);
+  ExpectEachEmbeddedOnce(DistinctChunks({handbook, runbook}));
+
+  EXPECT_EQ(Metric("docgate_embedding_inputs_total"), 4);
+  EXPECT_EQ(Metric("docgate_embedding_backlog_texts"), 0);
+  EXPECT_EQ(Metric("docgate_embedding_documents_done_total"), 3) << "two approvals, one again";
+}
+
+TEST_P(EmbeddingsProcessTest, AnOutageLeavesVersionsPendingVisiblyAndDrainsByItself) {
+  provider_.FailNext(3, EmbeddingsFault::kUnavailable, 0);
+  const std::string content = kParagraphs[4] + "\n\n" + kParagraphs[5];
+  const DocumentId id = Approved("消息队列手册", content);
+
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  bool degraded = false;
+  while (!degraded && std::chrono::steady_clock::now() < deadline) {
+    degraded = Readiness() == "degraded";
+    if (!degraded) std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_TRUE(degraded) << "the breaker opened";
+  EXPECT_GT(Metric("docgate_embedding_backlog_texts"), 0);
+  const json ready = Get("/readyz", {}).json();
+  EXPECT_EQ(ready["status"], "degraded");
+  EXPECT_EQ(Get("/api/v1/documents/" + std::to_string(id), Alice()).json()["ingest_status"],
+            "pending");
+
+  WaitFor(id, "done");
+  ExpectEachEmbeddedOnce(DistinctChunks({content}));
+  EXPECT_EQ(Readiness(), "ok");
+  EXPECT_GE(Metric("docgate_embedding_unavailable_total"), 1);
+}
+
+TEST_P(EmbeddingsProcessTest, ATextTheProviderRefusesFailsItsVersionOnly) {
+  provider_.RefuseInputsLongerThan(100);
+  const std::string refused(110, 'x');
+  const std::string fine_content = kParagraphs[6] + "\n\n" + kParagraphs[7];  // one chunk
+  const DocumentId failing = Approved("Too long", kParagraphs[6] + "\n\n" + refused);
+  const DocumentId fine = Approved("Fine", fine_content);
+  WaitFor(failing, "failed");
+  WaitFor(fine, "done");
+  EXPECT_EQ(provider_.embedded_texts().count(refused), 0u);
+  ExpectEachEmbeddedOnce({kParagraphs[6], fine_content});
+  EXPECT_EQ(Metric("docgate_embedding_refused_inputs_total"), 1);
+  EXPECT_EQ(Metric("docgate_embedding_documents_failed_total"), 1);
+}
+
+// The issue's target: over many approvals with shared paragraphs, duplicate approval clicks,
+// re-approvals of unchanged text and redelivered events, the provider embeds each distinct chunk
+// text exactly once, and every approved version ends done.
+TEST_P(EmbeddingsProcessTest, EmbeddedInputsEqualDistinctTextsOverManyApprovals) {
+  std::mt19937 random(20261202);
+  constexpr int kDocuments = 120;
+  std::vector<DocumentId> ids;
+  std::vector<std::string> contents;
+  int approvals = 0;
+  for (int i = 0; i < kDocuments; ++i) {
+    // Two shared paragraphs and one of the document's own.
+    const std::string content = kParagraphs[random() % kParagraphs.size()] + "\n\n" +
+                                kParagraphs[random() % kParagraphs.size()] + "\n\n第 " +
+                                std::to_string(i) + " 篇：本篇独有的段落。";
+    auto doc = service().Create(kAuthor, "文档 " + std::to_string(i), content);
+    ASSERT_TRUE(doc.ok());
+    auto submitted = service().Submit(kAuthor, doc->id);
+    ASSERT_TRUE(submitted.ok());
+    // Two reviewers click approve at once: one approval.
+    std::latch start(2);
+    std::atomic<int> wins{0};
+    std::vector<std::jthread> clicks;
+    for (const Actor* reviewer : {&kReviewer, &kOtherReviewer}) {
+      clicks.emplace_back([&, reviewer] {
+        start.arrive_and_wait();
+        if (service().Approve(*reviewer, submitted->review.id, std::nullopt).ok()) ++wins;
+      });
+    }
+    clicks.clear();
+    ASSERT_EQ(wins.load(), 1);
+    ++approvals;
+    ids.push_back(doc->id);
+    contents.push_back(content);
+  }
+  // Re-approvals of unchanged text, every third document.
+  for (std::size_t i = 0; i < ids.size(); i += 3) {
+    ASSERT_TRUE(service()
+                    .Edit(kAuthor, ids[i],
+                          EditRequest{"重审 " + std::to_string(i), std::nullopt, std::nullopt})
+                    .ok());
+    Approve(ids[i]);
+    ++approvals;
+  }
+  // Every approval event delivered again to the consumers (a redelivery, a replay).
+  std::vector<OutboxEvent> approval_events;
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::ssize(approval_events) < approvals && std::chrono::steady_clock::now() < deadline) {
+    approval_events.clear();
+    for (const OutboxEvent& event : EventsWhenDelivered(0)) {
+      if (event.type == EventType::kApproved) approval_events.push_back(event);
+    }
+    app_->internals().relay.Wake();
+  }
+  ASSERT_EQ(std::ssize(approval_events), approvals);
+  ConsumerRunner& runner = app_->internals().pipeline.runner();
+  for (const OutboxEvent& event : approval_events) {
+    EXPECT_EQ(runner.Run(event).outcome, ConsumeOutcome::kDone);
+  }
+  for (const DocumentId id : ids) WaitFor(id, "done");
+  ExpectEachEmbeddedOnce(DistinctChunks(contents));
+  EXPECT_GE(approvals, kDocuments);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EmbeddingsProcessTest, e2e::GatedBackends(), e2e::BackendName);
+
+}  // namespace
+}  // namespace docgate

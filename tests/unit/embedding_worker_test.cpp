@@ -1,0 +1,202 @@
+#include "worker/embedding_worker.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "adapters/crypto/openssl_digest.h"
+#include "app/consumer_runner.h"
+#include "app/document_service.h"
+#include "app/ingestion.h"
+#include "core/chunker.h"
+#include "fakes/counting_wakeup.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_embedder.h"
+#include "fakes/fake_lock_gate.h"
+#include "fakes/fake_random.h"
+#include "fakes/fake_stores.h"
+
+namespace docgate {
+namespace {
+
+using namespace std::chrono_literals;
+
+const Actor kAlice{"alice", "Alice", true, false, false};
+const Actor kBob{"bob", "Bob", false, true, false};
+
+// Three paragraphs, each a chunk of its own with the chunker below.
+const std::string kShared = "审核通过后，文档被切分、向量化并建立全文索引。";
+const std::string kHandbook = "评审手册：每篇文档发布前都要经过评审。\n\n" + kShared +
+                              "\n\nRedis 锁是外层闸门，数据库的行锁才是真正的保证。";
+const std::string kRunbook = "运维手册：Redis 不可用时退回数据库锁。\n\n" + kShared;
+
+class EmbeddingWorkerTest : public ::testing::Test {
+ protected:
+  EmbeddingWorkerTest() { runner_.Register(ingestion_); }
+
+  // Creates `content` under `title`, submits and approves it, and ingests the approval.
+  DocumentId Publish(const std::string& title, const std::string& content) {
+    auto doc = service_.Create(kAlice, title, content);
+    EXPECT_TRUE(doc.ok());
+    Approve(doc->id);
+    return doc->id;
+  }
+  void Approve(DocumentId id) {
+    auto submitted = service_.Submit(kAlice, id);
+    EXPECT_TRUE(submitted.ok());
+    EXPECT_TRUE(service_.Approve(kBob, submitted->review.id, std::nullopt).ok());
+    EXPECT_EQ(runner_.Run(fakes_.database->AllEvents().back()).outcome, ConsumeOutcome::kDone);
+  }
+  IngestStatus StatusOf(DocumentId id) {
+    return fakes_.stores.documents->FindDocument(id)->ingest_status;
+  }
+  // Rounds until one claims nothing (at most 100).
+  void Drain(EmbeddingWorker& worker) {
+    for (int round = 0; round < 100 && worker.RunOnce(); ++round) {
+    }
+  }
+
+  FakeClock clock_;
+  FakeRandom random_;
+  FakeStores fakes_ = OpenFakeStores();
+  FakeLockGate gate_{clock_, random_};
+  CountingWakeup wakeup_;
+  DocumentService service_{*fakes_.stores.documents, gate_, clock_, random_, wakeup_};
+  OpenSslDigest digest_;
+  // Paragraphs of up to 100 bytes are chunks of their own.
+  Ingestion ingestion_{*fakes_.stores.inbox, ChunkerConfig{100, 0}, digest_, true};
+  ConsumerRunner runner_{*fakes_.stores.inbox, clock_, ConsumerRunnerConfig{3}};
+  FakeEmbedder embedder_{8, 2};
+  EmbeddingStore& store_ = *fakes_.stores.embeddings;
+  EmbeddingWorker worker_{store_, embedder_, digest_, clock_, "worker-a"};
+};
+
+TEST_F(EmbeddingWorkerTest, AnApprovedVersionIsDoneOnceEveryDistinctTextIsEmbeddedOnce) {
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  const DocumentId runbook = Publish("运维手册", kRunbook);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kPending) << "chunked, not embedded yet";
+  EXPECT_EQ(worker_.Backlog(), 4) << "3 + 2 paragraphs, one shared";
+
+  Drain(worker_);
+
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kDone);
+  EXPECT_EQ(StatusOf(runbook), IngestStatus::kDone);
+  EXPECT_EQ(worker_.Backlog(), 0);
+  EXPECT_EQ(embedder_.total_embedded(), 4);
+  EXPECT_EQ(embedder_.embedded().at(kShared), 1) << "the shared paragraph once";
+  EXPECT_EQ(worker_.counters().embedded.load(), 4u);
+  EXPECT_EQ(worker_.counters().documents_done.load(), 2u);
+  const auto vectors = store_.VectorsAfter(worker_.model(), 0, 100);
+  ASSERT_EQ(vectors.size(), 4u);
+  for (const StoredVector& stored : vectors) {
+    EXPECT_EQ(stored.vector.size(), 8u);
+  }
+}
+
+TEST_F(EmbeddingWorkerTest, AReapprovalOfUnchangedTextIsDoneWithoutARequest) {
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  Drain(worker_);
+  const int calls = embedder_.calls();
+  ASSERT_TRUE(
+      service_.Edit(kAlice, handbook, EditRequest{"评审手册（修订）", kHandbook, std::nullopt})
+          .ok());
+  Approve(handbook);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kPending);
+
+  EXPECT_FALSE(worker_.RunOnce()) << "nothing to claim";
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kDone);
+  EXPECT_EQ(embedder_.calls(), calls);
+  EXPECT_EQ(embedder_.total_embedded(), 3);
+}
+
+TEST_F(EmbeddingWorkerTest, AnOutageLeavesVersionsPendingAndDrainsWhenTheProviderIsBack) {
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  embedder_.SetUnavailable(true);
+  EXPECT_THROW(worker_.RunOnce(), EmbeddingsUnavailable);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kPending);
+  EXPECT_EQ(worker_.Backlog(), 3);
+  EXPECT_EQ(worker_.counters().unavailable.load(), 1u);
+
+  // The claims were given back: another worker takes the texts at once.
+  FakeEmbedder other_provider{8, 2};
+  EmbeddingWorker other(store_, other_provider, digest_, clock_, "worker-b");
+  EXPECT_TRUE(other.RunOnce());
+  EXPECT_EQ(other_provider.total_embedded(), 2);
+
+  embedder_.SetUnavailable(false);
+  Drain(worker_);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kDone);
+  EXPECT_EQ(embedder_.total_embedded() + other_provider.total_embedded(), 3);
+}
+
+TEST_F(EmbeddingWorkerTest, ARefusedTextFailsItsVersionAndIsNeverSentAgain) {
+  embedder_.RefuseTextsContaining("Redis 锁");
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  const DocumentId runbook = Publish("运维手册", kRunbook);
+  Drain(worker_);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kFailed);
+  EXPECT_EQ(StatusOf(runbook), IngestStatus::kDone) << "its texts were all embedded";
+  EXPECT_EQ(worker_.counters().refused.load(), 1u);
+  EXPECT_EQ(worker_.counters().documents_failed.load(), 1u);
+  const int calls = embedder_.calls();
+  EXPECT_FALSE(worker_.RunOnce());
+  EXPECT_EQ(embedder_.calls(), calls);
+  EXPECT_EQ(worker_.Backlog(), 0) << "a refusal is an answer";
+}
+
+TEST_F(EmbeddingWorkerTest, VectorsTheDatabaseCouldNotStoreAreStoredLaterWithoutAskingAgain) {
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  embedder_.DuringCall([this] { fakes_.database->SetUnavailable(true); });
+  EXPECT_THROW(worker_.RunOnce(), StorageUnavailable);
+  EXPECT_EQ(embedder_.total_embedded(), 2);
+  embedder_.DuringCall({});
+  fakes_.database->SetUnavailable(false);
+
+  Drain(worker_);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kDone);
+  EXPECT_EQ(embedder_.total_embedded(), 3) << "the two answered texts were not sent again";
+}
+
+TEST_F(EmbeddingWorkerTest, ChunksWrittenWithoutKeysAreKeyedAndEmbedded) {
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  {  // As a docgate before migration 0010 wrote them.
+    auto tx = fakes_.stores.inbox->BeginConsumer();
+    tx->ReplaceChunks(handbook, 1, "评审手册", SplitIntoChunks(kHandbook, ChunkerConfig{100, 0}),
+                      {});
+    tx->Commit();
+  }
+  EXPECT_EQ(worker_.Backlog(), 0) << "texts without keys are not known yet";
+  Drain(worker_);
+  EXPECT_EQ(worker_.counters().keyed.load(), 3u);
+  EXPECT_EQ(StatusOf(handbook), IngestStatus::kDone);
+  EXPECT_EQ(embedder_.total_embedded(), 3);
+}
+
+TEST_F(EmbeddingWorkerTest, OrphansArePurgedOnlyAfterTheirGrace) {
+  const DocumentId runbook = Publish("运维手册", kRunbook);
+  Drain(worker_);
+  ASSERT_TRUE(
+      service_
+          .Edit(kAlice, runbook, EditRequest{std::nullopt, "运维手册：全部重写。", std::nullopt})
+          .ok());
+  Approve(runbook);
+
+  const TimePoint now =
+      std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  FakeClock real_time(now);
+  EmbeddingWorker soon(store_, embedder_, digest_, real_time, "worker-now");
+  Drain(soon);
+  EXPECT_EQ(soon.counters().purged.load(), 0u) << "within the grace";
+  EXPECT_EQ(store_.VectorsAfter(worker_.model(), 0, 100).size(), 3u);
+
+  real_time.Advance(11min);
+  EXPECT_FALSE(soon.RunOnce());
+  EXPECT_EQ(soon.counters().purged.load(), 2u) << "both old paragraphs";
+  EXPECT_EQ(store_.VectorsAfter(worker_.model(), 0, 100).size(), 1u);
+  EXPECT_EQ(StatusOf(runbook), IngestStatus::kDone);
+}
+
+}  // namespace
+}  // namespace docgate
