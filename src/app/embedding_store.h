@@ -63,6 +63,16 @@ struct StoredVector {
   std::vector<float> vector;
 };
 
+// A chunk of an approved version with its text key (semantic search maps vectors to chunks).
+struct KeyedChunk {
+  DocumentId document_id = 0;
+  std::int32_t version = 0;
+  std::int32_t ordinal = 0;
+  std::string title;
+  std::string content;
+  std::string text_key;
+};
+
 // The vectors of the chunks' texts (ADR 0010), stored once per (model, text key): a chunk's key is
 // the SHA-256 of its NFC-normalised text (EmbeddingTextKey, app/digest.h), written with the chunk
 // by ingestion (ConsumerTransaction::ReplaceChunks). A vector no chunk refers to any more is an
@@ -117,6 +127,8 @@ class EmbeddingStore {
   // order.
   virtual std::vector<StoredVector> VectorsAfter(const EmbeddingModel& model, std::int64_t after,
                                                  int limit) = 0;
+  // The chunks of approved versions whose key is one of `keys`, in (document, ordinal) order.
+  virtual std::vector<KeyedChunk> ApprovedChunksWithKeys(const std::vector<std::string>& keys) = 0;
 };
 
 }  // namespace docgate

@@ -1,5 +1,10 @@
 #include "app/reader_service.h"
 
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <utility>
+
 #include "core/lifecycle.h"
 
 namespace docgate {
@@ -35,6 +40,15 @@ Result<Preview> ReaderService::GetPreview(DocumentId id) {
                  doc->approved_at.value_or(TimePoint{})};
 }
 
+SearchResults ReaderService::Keyword(const SearchQuery& query, int limit) {
+  SearchResults results;
+  for (ChunkHit& hit : chunks_.Search(query, limit)) {
+    results.items.push_back(SearchHit{hit.document_id, hit.version, std::move(hit.title),
+                                      MakeSnippet(hit.content, query), hit.score});
+  }
+  return results;
+}
+
 Result<SearchResults> ReaderService::Search(const std::string& query, std::optional<int> limit,
                                             std::optional<SearchMode> mode) {
   if (auto valid = ValidateSearchQuery(query); !valid) return valid.error();
@@ -43,16 +57,72 @@ Result<SearchResults> ReaderService::Search(const std::string& query, std::optio
     return MakeError(ErrorCode::kValidation,
                      "limit must be 1.." + std::to_string(config_.max_search_limit));
   }
-  if (mode.value_or(SearchMode::kKeyword) != SearchMode::kKeyword) {
+  const SearchMode asked =
+      mode.value_or(semantic_ != nullptr ? SearchMode::kHybrid : SearchMode::kKeyword);
+  if (asked != SearchMode::kKeyword && semantic_ == nullptr) {
     return MakeError(ErrorCode::kValidation,
                      "mode semantic and hybrid need embeddings, and this docgate has none "
                      "configured (DOCGATE_EMBEDDINGS_URL): use mode=keyword or leave mode out");
   }
   const SearchQuery parsed = ParseSearchQuery(query);
+  if (asked == SearchMode::kKeyword) return Keyword(parsed, count);
+
+  // Hybrid fuses deeper rankings than it returns, so that a chunk ranked well by one side only
+  // still competes.
+  const int depth = asked == SearchMode::kHybrid ? std::max(2 * count, 20) : count;
+  std::vector<SemanticHit> by_meaning;
+  try {
+    by_meaning = semantic_->Search(query, depth);
+  } catch (const EmbeddingsUnavailable& e) {
+    if (asked == SearchMode::kHybrid) return Keyword(parsed, count);
+    const auto seconds = std::chrono::ceil<std::chrono::seconds>(e.retry_after()).count();
+    return Error{ErrorCode::kUnavailable,
+                 "the embeddings provider cannot embed the query now; mode=keyword works "
+                 "meanwhile",
+                 static_cast<int>(std::clamp<std::int64_t>(seconds, 1, 3600))};
+  }
   SearchResults results;
-  for (ChunkHit& hit : chunks_.Search(parsed, count)) {
-    results.items.push_back(SearchHit{hit.document_id, hit.version, std::move(hit.title),
-                                      MakeSnippet(hit.content, parsed), hit.score});
+  results.mode = asked;
+  if (asked == SearchMode::kSemantic) {
+    for (SemanticHit& hit : by_meaning) {
+      results.items.push_back(SearchHit{hit.chunk.document_id, hit.chunk.version,
+                                        std::move(hit.chunk.title),
+                                        MakeSnippet(hit.chunk.content, parsed), hit.similarity});
+    }
+    return results;
+  }
+
+  // A chunk is identified by its document and its text (the keyword side knows no ordinal).
+  struct Fused {
+    ChunkHit chunk;
+    double score = 0;
+  };
+  std::map<std::pair<DocumentId, std::string>, Fused> fused;
+  const auto add = [&fused](ChunkHit chunk, int rank) {
+    const double score = 1.0 / (kRrfK + rank);
+    auto [entry, inserted] = fused.try_emplace({chunk.document_id, chunk.content});
+    if (inserted) entry->second.chunk = std::move(chunk);
+    entry->second.score += score;
+  };
+  int rank = 0;
+  for (ChunkHit& hit : chunks_.Search(parsed, depth)) add(std::move(hit), ++rank);
+  rank = 0;
+  for (SemanticHit& hit : by_meaning) {
+    add(ChunkHit{hit.chunk.document_id, hit.chunk.version, std::move(hit.chunk.title),
+                 std::move(hit.chunk.content), hit.similarity},
+        ++rank);
+  }
+  std::vector<Fused> ranked;
+  ranked.reserve(fused.size());
+  for (auto& [identity, entry] : fused) ranked.push_back(std::move(entry));
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Fused& a, const Fused& b) {
+    return a.score > b.score;  // ties keep (document, text) order
+  });
+  if (std::ssize(ranked) > count) ranked.resize(static_cast<std::size_t>(count));
+  for (Fused& entry : ranked) {
+    results.items.push_back(SearchHit{entry.chunk.document_id, entry.chunk.version,
+                                      std::move(entry.chunk.title),
+                                      MakeSnippet(entry.chunk.content, parsed), entry.score});
   }
   return results;
 }

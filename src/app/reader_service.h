@@ -8,6 +8,7 @@
 #include "app/document_service.h"
 #include "app/document_store.h"
 #include "app/preview_store.h"
+#include "app/semantic_search.h"
 #include "app/snippet.h"
 #include "core/error.h"
 
@@ -35,15 +36,24 @@ struct SearchResults {
   std::vector<SearchHit> items;
 };
 
+// The constant of reciprocal rank fusion: a chunk's hybrid score is the sum over the keyword and
+// the semantic ranking of 1 / (kRrfK + its rank there, from 1).
+inline constexpr int kRrfK = 60;
+
 // What readers of the knowledge base get from the consumers' work: a document's preview (the
-// projection of its last approval) and full-text search over ingested, approved versions.
+// projection of its last approval) and search over ingested, approved versions: full text, and
+// with embeddings by meaning or both fused (ADR 0010).
 // Thread-safe. Throws what the stores throw (StorageUnavailable, StorageError).
 class ReaderService {
  public:
-  // The stores must outlive the service.
+  // The stores and `semantic` (null: no embeddings) must outlive the service.
   ReaderService(DocumentStore& documents, PreviewStore& previews, ChunkIndex& chunks,
-                ReaderConfig config = {})
-      : documents_(documents), previews_(previews), chunks_(chunks), config_(config) {}
+                ReaderConfig config = {}, SemanticSearch* semantic = nullptr)
+      : documents_(documents),
+        previews_(previews),
+        chunks_(chunks),
+        config_(config),
+        semantic_(semantic) {}
 
   // The document's last approved version, or a later one. Reads its own writes:
   // once an approval has committed, its version is served even before the
@@ -51,17 +61,26 @@ class ReaderService {
   // content the database keeps of every version. NOT_FOUND for an unknown
   // document and for one never approved.
   Result<Preview> GetPreview(DocumentId id);
-  // The approved versions' chunks that match `query` (ParseSearchQuery), best first. `mode`
-  // defaults to keyword, the only mode there is without embeddings. VALIDATION for a bad query
-  // (ValidateSearchQuery), a limit outside 1..max_search_limit, or a mode that needs embeddings.
+  // The approved versions' chunks for `query`, best first, each with a snippet around its keyword
+  // matches. `mode`, by default hybrid with embeddings and keyword without:
+  // - keyword: the chunks that match `query` (ParseSearchQuery), ranked by the full-text index;
+  // - semantic: the chunks nearest `query` by meaning (SemanticSearch), scored by similarity;
+  // - hybrid: both rankings fused by reciprocal rank fusion (kRrfK).
+  // VALIDATION for a bad query (ValidateSearchQuery), a limit outside 1..max_search_limit, or
+  // semantic or hybrid without embeddings. While the provider cannot embed the query, semantic is
+  // UNAVAILABLE (with the provider's retry-after) and hybrid answers the keyword ranking, with
+  // mode keyword: said, never silent.
   Result<SearchResults> Search(const std::string& query, std::optional<int> limit,
                                std::optional<SearchMode> mode = std::nullopt);
 
  private:
   DocumentStore& documents_;
   PreviewStore& previews_;
+  SearchResults Keyword(const SearchQuery& query, int limit);
+
   ChunkIndex& chunks_;
   const ReaderConfig config_;
+  SemanticSearch* semantic_;
 };
 
 }  // namespace docgate

@@ -6,9 +6,23 @@
 #include "adapters/memory/disabled_lock_gate.h"
 #include "adapters/redis/redis_lock_gate.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace docgate {
+namespace {
+
+// Queries are embedded while a searcher waits: one attempt, at most 5 s, and the breaker opens at
+// once so that hybrid searches fall back to keywords without waiting on a provider that is down.
+EmbeddingsConfig QueryEmbeddingsConfig(EmbeddingsConfig config) {
+  config.max_attempts = 1;
+  config.concurrency = std::max(config.concurrency, 4);
+  config.request_timeout = std::min(config.request_timeout, std::chrono::milliseconds(5000));
+  config.connect_timeout = std::min(config.connect_timeout, std::chrono::milliseconds(2000));
+  return config;
+}
+
+}  // namespace
 
 Application::Application(Config config, Clock* clock) : config_(std::move(config)) {
   ValidateConfig(config_);
@@ -54,8 +68,15 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   }
   service_ = std::make_unique<DocumentService>(*stores_.documents, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));
-  reader_ = std::make_unique<ReaderService>(*stores_.documents, pipeline_->previews(),
-                                            *stores_.chunks, config_.consumers.reader);
+  if (!config_.embeddings.url.empty()) {
+    query_embedder_ = std::make_unique<OpenAiEmbedder>(QueryEmbeddingsConfig(config_.embeddings));
+    vector_index_ = std::make_unique<FaissVectorIndex>(config_.embeddings.dimensions);
+    semantic_ =
+        std::make_unique<SemanticSearch>(*query_embedder_, *stores_.embeddings, *vector_index_);
+  }
+  reader_ =
+      std::make_unique<ReaderService>(*stores_.documents, pipeline_->previews(), *stores_.chunks,
+                                      config_.consumers.reader, semantic_.get());
   idempotency_ = std::make_unique<IdempotencyService>(*stores_.idempotency, *clock_, *random_,
                                                       config_.idempotency);
   janitor_ = std::make_unique<Janitor>(*idempotency_, *stores_.inbox, *clock_, config_.janitor);
@@ -130,6 +151,7 @@ void Application::Stop() {
     janitor_thread_.join();
   }
   pipeline_->Stop();
+  if (query_embedder_ != nullptr) query_embedder_->Shutdown();
   listener_.reset();
 }
 

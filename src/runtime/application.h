@@ -11,10 +11,12 @@
 
 #include "adapters/amqp/amqp_event_sink.h"
 #include "adapters/crypto/openssl_random.h"
+#include "adapters/faiss/faiss_vector_index.h"
 #include "adapters/http/http_server.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/rest_api.h"
 #include "adapters/memory/in_process_lock_gate.h"
+#include "adapters/openai/openai_embedder.h"
 #include "adapters/pg/pg_config.h"
 #include "adapters/pg/pg_outbox_listener.h"
 #include "adapters/prometheus/metrics_registry.h"
@@ -23,6 +25,7 @@
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/reader_service.h"
+#include "app/semantic_search.h"
 #include "runtime/config.h"
 #include "runtime/consumer_pipeline.h"
 #include "runtime/metrics.h"
@@ -113,6 +116,11 @@ class Application {
   std::unique_ptr<PgOutboxListener> listener_;  // PostgreSQL only: NOTIFY -> relay_->Wake()
   std::unique_ptr<ConsumerPipeline> pipeline_;
   std::unique_ptr<DocumentService> service_;
+  // DOCGATE_EMBEDDINGS_URL: search by meaning (ADR 0010), with an embedder of its own for
+  // queries (one short attempt) and this instance's index of the stored vectors.
+  std::unique_ptr<OpenAiEmbedder> query_embedder_;
+  std::unique_ptr<FaissVectorIndex> vector_index_;
+  std::unique_ptr<SemanticSearch> semantic_;
   std::unique_ptr<ReaderService> reader_;
   std::unique_ptr<IdempotencyService> idempotency_;
   std::unique_ptr<Janitor> janitor_;

@@ -731,9 +731,35 @@ TYPED_TEST_P(EmbeddingStoreContract, ConcurrentWorkersClaimEveryKeyExactlyOnce) 
             static_cast<std::size_t>(kDocuments));
 }
 
+TYPED_TEST_P(EmbeddingStoreContract, ApprovedChunksWithKeysFindsEveryApprovedChunkOfTheKeys) {
+  const std::string shared = "审核通过后，文档被切分并建立索引。";
+  const DocumentId first = this->AddIngested({"Redis 锁是外层闸门", shared});
+  const DocumentId second = this->AddIngested({shared});
+  const DocumentId stale = this->AddDocument(2, IngestStatus::kPending).id;
+  this->IngestKeyed(stale, 1, {shared});  // chunks of a version that is not the approved one
+  EXPECT_TRUE(this->embeddings().ApprovedChunksWithKeys({}).empty());
+  EXPECT_TRUE(this->embeddings().ApprovedChunksWithKeys({this->Key("无此段落")}).empty());
+
+  const std::vector<KeyedChunk> found =
+      this->embeddings().ApprovedChunksWithKeys({this->Key(shared), this->Key("无此段落")});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].document_id, first);
+  EXPECT_EQ(found[0].ordinal, 1);
+  EXPECT_EQ(found[0].version, 1);
+  EXPECT_EQ(found[0].title, "知识库指南");
+  EXPECT_EQ(found[0].content, shared);
+  EXPECT_EQ(found[0].text_key, this->Key(shared));
+  EXPECT_EQ(found[1].document_id, second);
+  EXPECT_EQ(found[1].ordinal, 0);
+  EXPECT_EQ(this->embeddings()
+                .ApprovedChunksWithKeys({this->Key(shared), this->Key("Redis 锁是外层闸门")})
+                .size(),
+            3u);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
-    EmbeddingStoreContract, ClaimReturnsEachMissingKeyOnceWithOneOfItsTexts,
-    TextsThatNormaliseAlikeShareOneKeyAndOneClaim,
+    EmbeddingStoreContract, ApprovedChunksWithKeysFindsEveryApprovedChunkOfTheKeys,
+    ClaimReturnsEachMissingKeyOnceWithOneOfItsTexts, TextsThatNormaliseAlikeShareOneKeyAndOneClaim,
     ALiveClaimIsNobodyElsesAndAnExpiredOneIsTakenOver, ClaimHonoursItsLimit,
     ClaimSkipsAnsweredKeysAndChunksOutsideApprovedVersions,
     AStoredKeyIsNeverClaimedAgainAndKeepsItsFirstAnswer,

@@ -35,7 +35,7 @@ TEST_P(ApiTest, HealthAndReadinessNeedNoToken) {
                           {{"database", "ok"},
                            {"lock", GetParam().gate ? "ok" : "disabled"},
                            {"broker", "disabled"},
-                           {"embeddings", "disabled"}}}};
+                           {"embeddings", "off"}}}};
   EXPECT_EQ(ready.json(), expected);
 }
 

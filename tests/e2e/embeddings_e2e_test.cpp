@@ -183,6 +183,55 @@ TEST_P(EmbeddingsProcessTest, ATextTheProviderRefusesFailsItsVersionOnly) {
   EXPECT_EQ(Metric("docgate_embedding_documents_failed_total"), 1);
 }
 
+// Percent-encodes every byte of `text` (a query parameter).
+std::string Encoded(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    out += '%';
+    out += kHex[c >> 4];
+    out += kHex[c & 0x0F];
+  }
+  return out;
+}
+
+TEST_P(EmbeddingsProcessTest,
+       SearchRanksByMeaningFusesAndFallsBackToKeywordsWhenTheProviderIsDown) {
+  const DocumentId handbook =
+      Approved("评审手册", kParagraphs[0] + "\n\n" + kParagraphs[1] + "\n\n" + kParagraphs[2]);
+  const DocumentId runbook = Approved("运维手册", kParagraphs[3] + "\n\n" + kParagraphs[4]);
+  WaitFor(handbook, "done");
+  WaitFor(runbook, "done");
+  const std::string query = "/api/v1/search?q=" + Encoded("数据库的行锁才是保证");
+
+  const auto hybrid = Get(query, Bob());
+  ASSERT_EQ(hybrid.status(), 200u) << hybrid.body();
+  EXPECT_EQ(hybrid.json()["mode"], "hybrid") << "the default with embeddings";
+  ASSERT_FALSE(hybrid.json()["items"].empty());
+  EXPECT_EQ(hybrid.json()["items"][0]["document_id"], std::to_string(handbook));
+  EXPECT_EQ(hybrid.json()["items"][0]["snippet"], kParagraphs[1]);
+
+  const auto semantic = Get(query + "&mode=semantic", Bob());
+  ASSERT_EQ(semantic.status(), 200u) << semantic.body();
+  EXPECT_EQ(semantic.json()["mode"], "semantic");
+  ASSERT_EQ(semantic.json()["items"].size(), 5u) << "every approved chunk, nearest first";
+  EXPECT_EQ(semantic.json()["items"][0]["snippet"], kParagraphs[1]);
+  EXPECT_GT(semantic.json()["items"][0]["score"].get<double>(),
+            semantic.json()["items"][1]["score"].get<double>());
+  const auto keyword = Get(query + "&mode=keyword", Bob());
+  ASSERT_EQ(keyword.status(), 200u) << keyword.body();
+  EXPECT_EQ(keyword.json()["mode"], "keyword");
+
+  provider_.FailNext(1, EmbeddingsFault::kUnavailable, 7);
+  const auto down = Get(query + "&mode=semantic", Bob());
+  ExpectProblem(down, 503, "UNAVAILABLE");
+  EXPECT_EQ(down.header(e2e::http::field::retry_after), "7") << "the provider's Retry-After";
+  const auto fallback = Get(query, Bob());
+  ASSERT_EQ(fallback.status(), 200u) << fallback.body();
+  EXPECT_EQ(fallback.json()["mode"], "keyword") << "hybrid says it fell back";
+  EXPECT_EQ(fallback.json()["items"], keyword.json()["items"]);
+}
+
 // The target: over many approvals with shared paragraphs, duplicate approval clicks,
 // re-approvals of unchanged text and redelivered events, the provider embeds each distinct chunk
 // text exactly once, and every approved version ends done.

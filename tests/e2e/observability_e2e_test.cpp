@@ -350,7 +350,7 @@ TEST_P(DegradedGateMetricsTest, ARedisOutageIsCountedAsBackendErrorsAndDegradedP
                                  {{"database", "ok"},
                                   {"lock", "degraded"},
                                   {"broker", "disabled"},
-                                  {"embeddings", "disabled"}}}}));
+                                  {"embeddings", "off"}}}}));
 
   const Samples samples = Scrape();
   const Samples expected_gate = {

@@ -197,4 +197,20 @@ std::vector<StoredVector> FakeEmbeddingStore::VectorsAfter(const EmbeddingModel&
   });
 }
 
+std::vector<KeyedChunk> FakeEmbeddingStore::ApprovedChunksWithKeys(
+    const std::vector<std::string>& keys) {
+  const std::set<std::string> wanted(keys.begin(), keys.end());
+  return database_->Read([&](const FakeTables& tables) {
+    std::vector<KeyedChunk> chunks;
+    ForEachApprovedChunks(tables, [&](const Document& doc, const FakeTables::Chunks& rows) {
+      for (std::size_t i = 0; i < rows.contents.size(); ++i) {
+        if (!wanted.contains(rows.text_keys[i])) continue;
+        chunks.push_back({doc.id, rows.version, static_cast<std::int32_t>(i), rows.title,
+                          rows.contents[i], rows.text_keys[i]});
+      }
+    });
+    return chunks;
+  });
+}
+
 }  // namespace docgate

@@ -27,6 +27,7 @@ class FakeEmbeddingStore final : public EmbeddingStore {
   int PurgeOrphans(TimePoint before, int limit) override;
   std::vector<StoredVector> VectorsAfter(const EmbeddingModel& model, std::int64_t after,
                                          int limit) override;
+  std::vector<KeyedChunk> ApprovedChunksWithKeys(const std::vector<std::string>& keys) override;
 
  private:
   std::shared_ptr<FakeDatabase> database_;

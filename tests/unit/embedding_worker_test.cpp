@@ -6,25 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "adapters/crypto/openssl_digest.h"
-#include "app/consumer_runner.h"
-#include "app/document_service.h"
-#include "app/ingestion.h"
 #include "core/chunker.h"
-#include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_embedder.h"
-#include "fakes/fake_lock_gate.h"
-#include "fakes/fake_random.h"
-#include "fakes/fake_stores.h"
+#include "fakes/publishing_desk.h"
 
 namespace docgate {
 namespace {
 
 using namespace std::chrono_literals;
-
-const Actor kAlice{"alice", "Alice", true, false, false};
-const Actor kBob{"bob", "Bob", false, true, false};
 
 // Three paragraphs, each a chunk of its own with the chunker below.
 const std::string kShared = "审核通过后，文档被切分、向量化并建立全文索引。";
@@ -32,42 +22,14 @@ const std::string kHandbook = "评审手册：每篇文档发布前都要经过�
                               "\n\nRedis 锁是外层闸门，数据库的行锁才是真正的保证。";
 const std::string kRunbook = "运维手册：Redis 不可用时退回数据库锁。\n\n" + kShared;
 
-class EmbeddingWorkerTest : public ::testing::Test {
+class EmbeddingWorkerTest : public ::testing::Test, protected PublishingDesk {
  protected:
-  EmbeddingWorkerTest() { runner_.Register(ingestion_); }
-
-  // Creates `content` under `title`, submits and approves it, and ingests the approval.
-  DocumentId Publish(const std::string& title, const std::string& content) {
-    auto doc = service_.Create(kAlice, title, content);
-    EXPECT_TRUE(doc.ok());
-    Approve(doc->id);
-    return doc->id;
-  }
-  void Approve(DocumentId id) {
-    auto submitted = service_.Submit(kAlice, id);
-    EXPECT_TRUE(submitted.ok());
-    EXPECT_TRUE(service_.Approve(kBob, submitted->review.id, std::nullopt).ok());
-    EXPECT_EQ(runner_.Run(fakes_.database->AllEvents().back()).outcome, ConsumeOutcome::kDone);
-  }
-  IngestStatus StatusOf(DocumentId id) {
-    return fakes_.stores.documents->FindDocument(id)->ingest_status;
-  }
   // Rounds until one claims nothing (at most 100).
   void Drain(EmbeddingWorker& worker) {
     for (int round = 0; round < 100 && worker.RunOnce(); ++round) {
     }
   }
 
-  FakeClock clock_;
-  FakeRandom random_;
-  FakeStores fakes_ = OpenFakeStores();
-  FakeLockGate gate_{clock_, random_};
-  CountingWakeup wakeup_;
-  DocumentService service_{*fakes_.stores.documents, gate_, clock_, random_, wakeup_};
-  OpenSslDigest digest_;
-  // Paragraphs of up to 100 bytes are chunks of their own.
-  Ingestion ingestion_{*fakes_.stores.inbox, ChunkerConfig{100, 0}, digest_, true};
-  ConsumerRunner runner_{*fakes_.stores.inbox, clock_, ConsumerRunnerConfig{3}};
   FakeEmbedder embedder_{8, 2};
   EmbeddingStore& store_ = *fakes_.stores.embeddings;
   EmbeddingWorker worker_{store_, embedder_, digest_, clock_, "worker-a"};
@@ -99,9 +61,7 @@ TEST_F(EmbeddingWorkerTest, AReapprovalOfUnchangedTextIsDoneWithoutARequest) {
   const DocumentId handbook = Publish("评审手册", kHandbook);
   Drain(worker_);
   const int calls = embedder_.calls();
-  ASSERT_TRUE(
-      service_.Edit(kAlice, handbook, EditRequest{"评审手册（修订）", kHandbook, std::nullopt})
-          .ok());
+  Edit(handbook, "评审手册（修订）", kHandbook);
   Approve(handbook);
   EXPECT_EQ(StatusOf(handbook), IngestStatus::kPending);
 
@@ -177,10 +137,7 @@ TEST_F(EmbeddingWorkerTest, ChunksWrittenWithoutKeysAreKeyedAndEmbedded) {
 TEST_F(EmbeddingWorkerTest, OrphansArePurgedOnlyAfterTheirGrace) {
   const DocumentId runbook = Publish("运维手册", kRunbook);
   Drain(worker_);
-  ASSERT_TRUE(
-      service_
-          .Edit(kAlice, runbook, EditRequest{std::nullopt, "运维手册：全部重写。", std::nullopt})
-          .ok());
+  Edit(runbook, std::nullopt, "运维手册：全部重写。");
   Approve(runbook);
 
   const TimePoint now =

@@ -328,9 +328,7 @@ HttpResponse RestApi::Readyz(const RouteContext&) const {
   const std::string lock = health_.lock();
   const std::string broker = health_.broker();
   const std::string embeddings = health_.embeddings();
-  const auto is_degraded = [](const std::string& check) {
-    return check != "ok" && check != "disabled";
-  };
+  const auto is_degraded = [](const std::string& check) { return check == "degraded"; };
   const bool degraded = is_degraded(lock) || is_degraded(broker) || is_degraded(embeddings);
   const char* status = !database_up ? "down" : degraded ? "degraded" : "ok";
   return JsonResponse(database_up ? HttpStatus::ok : HttpStatus::service_unavailable,

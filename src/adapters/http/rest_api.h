@@ -21,7 +21,7 @@ struct HealthChecks {
   std::function<bool()> database;
   std::function<std::string()> lock = [] { return std::string("ok"); };
   std::function<std::string()> broker = [] { return std::string("disabled"); };
-  std::function<std::string()> embeddings = [] { return std::string("disabled"); };
+  std::function<std::string()> embeddings = [] { return std::string("off"); };
   // What GET /metrics serves: the Prometheus text exposition (format 0.0.4). Unset: no /metrics.
   std::function<std::string()> metrics;
 };

@@ -110,9 +110,28 @@ constexpr Statement kVectorsAfter{
     " WHERE model = $1 AND dimensions = $2 AND id > $3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT $4"};
 
-constexpr std::array kEmbeddingStatements{
-    kChunksWithoutKey, kSetKey,     kAdoptOrphans, kClaim,        kDropStoredClaims, kLock,
-    kInsertEmbedding,  kDropClaims, kSettle,       kCountMissing, kPurgeOrphans,     kVectorsAfter};
+// $1 the keys.
+constexpr Statement kApprovedChunksWithKeys{
+    "embeddings_approved_chunks_with_keys",
+    "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key"
+    " FROM kh_document_chunk c"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    " WHERE c.text_key = ANY($1::text[])"
+    " ORDER BY c.document_id, c.ordinal"};
+
+constexpr std::array kEmbeddingStatements{kApprovedChunksWithKeys,
+                                          kChunksWithoutKey,
+                                          kSetKey,
+                                          kAdoptOrphans,
+                                          kClaim,
+                                          kDropStoredClaims,
+                                          kLock,
+                                          kInsertEmbedding,
+                                          kDropClaims,
+                                          kSettle,
+                                          kCountMissing,
+                                          kPurgeOrphans,
+                                          kVectorsAfter};
 
 void RequireDimensions(const EmbeddingModel& model, const EmbeddingResult& result) {
   if (const std::string misfit = MisfitResult(model, result); !misfit.empty()) {
@@ -259,6 +278,19 @@ std::vector<StoredVector> PgEmbeddingStore::VectorsAfter(const EmbeddingModel& m
       vectors.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), std::move(*vector)});
     }
     return vectors;
+  });
+}
+
+std::vector<KeyedChunk> PgEmbeddingStore::ApprovedChunksWithKeys(
+    const std::vector<std::string>& keys) {
+  if (keys.empty()) return {};
+  return session_->Autocommit("read chunks by key", [&](pqxx::transaction_base& tx) {
+    return All<KeyedChunk>(tx.exec_prepared(kApprovedChunksWithKeys.name, TextArray(keys)),
+                           [](const pqxx::row& row) {
+                             return KeyedChunk{row[0].as<DocumentId>(),   row[1].as<std::int32_t>(),
+                                               row[2].as<std::int32_t>(), row[3].as<std::string>(),
+                                               row[4].as<std::string>(),  row[5].as<std::string>()};
+                           });
   });
 }
 

@@ -77,6 +77,28 @@ constexpr std::string_view kVectorsAfter =
     " ORDER BY id LIMIT ?4";
 
 // Binds the model as ?1 and ?2.
+// ?1 the keys as a JSON array of strings.
+constexpr std::string_view kApprovedChunksWithKeys =
+    "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key"
+    " FROM kh_document_chunk c"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    " WHERE c.text_key IN (SELECT value FROM json_each(?1))"
+    " ORDER BY c.document_id, c.ordinal";
+
+KeyedChunk KeyedChunkFromRow(const SqliteStatement& row) {
+  return KeyedChunk{row.Int64(0), row.Int32(1), row.Int32(2),
+                    row.Text(3),  row.Text(4),  row.Text(5)};
+}
+
+// Keys are hex digests: nothing in them needs escaping in JSON.
+std::string JsonArrayOf(const std::vector<std::string>& keys) {
+  std::string array = "[";
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    array += (i > 0 ? ",\"" : "\"") + keys[i] + "\"";
+  }
+  return array + "]";
+}
+
 SqliteStatement& BindModel(SqliteStatement& stmt, const EmbeddingModel& model) {
   return stmt.Bind(1, model.name).Bind(2, static_cast<std::int64_t>(model.dimensions));
 }
@@ -219,6 +241,12 @@ std::vector<StoredVector> SqliteEmbeddingStore::VectorsAfter(const EmbeddingMode
     vectors.push_back({rows.Int64(0), rows.Text(1), std::move(*vector)});
   }
   return vectors;
+}
+
+std::vector<KeyedChunk> SqliteEmbeddingStore::ApprovedChunksWithKeys(
+    const std::vector<std::string>& keys) {
+  if (keys.empty()) return {};
+  return session_->ReadAll(kApprovedChunksWithKeys, &KeyedChunkFromRow, JsonArrayOf(keys));
 }
 
 }  // namespace docgate

@@ -30,6 +30,7 @@ class SqliteEmbeddingStore final : public EmbeddingStore {
   int PurgeOrphans(TimePoint before, int limit) override;
   std::vector<StoredVector> VectorsAfter(const EmbeddingModel& model, std::int64_t after,
                                          int limit) override;
+  std::vector<KeyedChunk> ApprovedChunksWithKeys(const std::vector<std::string>& keys) override;
 
  private:
   std::shared_ptr<SqliteSession> session_;

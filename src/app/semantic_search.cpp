@@ -1,0 +1,80 @@
+#include "app/semantic_search.h"
+
+#include <map>
+#include <utility>
+
+namespace docgate {
+namespace {
+
+constexpr int kFollowBatch = 1000;
+// Vectors looked up per hit asked for: some stand for chunks that are gone.
+constexpr int kCandidatesPerHit = 3;
+
+}  // namespace
+
+SemanticSearch::SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, VectorIndex& index)
+    : embedder_(query_embedder),
+      store_(store),
+      index_(index),
+      model_{query_embedder.model(), query_embedder.dimensions()} {}
+
+void SemanticSearch::Follow() {
+  std::lock_guard follow(follow_mutex_);
+  for (;;) {
+    const std::vector<StoredVector> batch = store_.VectorsAfter(model_, last_id_, kFollowBatch);
+    if (batch.empty()) return;
+    std::vector<std::int64_t> ids;
+    std::vector<float> vectors;
+    ids.reserve(batch.size());
+    vectors.reserve(batch.size() * static_cast<std::size_t>(model_.dimensions));
+    for (const StoredVector& stored : batch) {
+      ids.push_back(stored.id);
+      vectors.insert(vectors.end(), stored.vector.begin(), stored.vector.end());
+    }
+    {
+      std::unique_lock keys(keys_mutex_);
+      for (const StoredVector& stored : batch) keys_.emplace(stored.id, stored.text_key);
+    }
+    index_.Add(ids, vectors);
+    last_id_ = batch.back().id;
+    if (std::ssize(batch) < kFollowBatch) return;
+  }
+}
+
+std::vector<SemanticHit> SemanticSearch::Search(const std::string& query, int limit) {
+  if (limit <= 0) return {};
+  Follow();
+  EmbeddedBatch embedded = embedder_.Embed({query});
+  if (embedded.vectors.empty() || embedded.vectors[0].empty()) return {};
+  const std::vector<VectorHit> nearest =
+      index_.Search(embedded.vectors[0], limit * kCandidatesPerHit);
+
+  std::vector<std::pair<std::string, float>> ranked;  // (text key, similarity), best first
+  std::vector<std::string> keys;
+  {
+    std::shared_lock lock(keys_mutex_);
+    for (const VectorHit& hit : nearest) {
+      if (const auto found = keys_.find(hit.id); found != keys_.end()) {
+        ranked.emplace_back(found->second, hit.similarity);
+        keys.push_back(found->second);
+      }
+    }
+  }
+  std::map<std::string, std::vector<KeyedChunk>> chunks_of;
+  for (KeyedChunk& chunk : store_.ApprovedChunksWithKeys(keys)) {
+    chunks_of[chunk.text_key].push_back(std::move(chunk));
+  }
+  std::vector<SemanticHit> hits;
+  for (const auto& [key, similarity] : ranked) {
+    const auto chunks = chunks_of.find(key);
+    if (chunks == chunks_of.end()) continue;
+    for (KeyedChunk& chunk : chunks->second) {
+      if (std::ssize(hits) == limit) return hits;
+      hits.push_back({std::move(chunk), similarity});
+    }
+    chunks_of.erase(chunks);  // a key comes once
+  }
+  return hits;
+}
+
+}  // namespace docgate

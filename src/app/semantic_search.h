@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "app/embedder.h"
+#include "app/embedding_store.h"
+#include "app/vector_index.h"
+
+namespace docgate {
+
+// A chunk found by meaning, and how close it is to the query (cosine similarity, -1..1).
+struct SemanticHit {
+  KeyedChunk chunk;
+  float similarity = 0;
+};
+
+// Search by meaning over the approved versions' chunks (ADR 0010, point 5): the query is embedded
+// with the model the chunks were embedded with, and the nearest stored vectors are looked up in
+// this instance's VectorIndex, which follows the database's vectors by id (EmbeddingStore::
+// VectorsAfter, read before every search, so a vector stored by any instance is found by the next
+// search on every instance). A vector's chunks are those of approved versions with its text key:
+// one vector may stand for several chunks (a shared paragraph), and a vector whose chunks are
+// gone (replaced, purged) finds nothing and is skipped.
+//
+// Thread-safe; the references must outlive it.
+class SemanticSearch {
+ public:
+  // `query_embedder` embeds queries (one short attempt is best: a searcher waits for it); its
+  // model and dimensions must be those of the stored vectors and of `index`.
+  SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, VectorIndex& index);
+
+  // Adds the vectors stored since the last call to the index, in batches. Throws what the store
+  // throws (what was added stays).
+  void Follow();
+  // The approved versions' chunks nearest `query` by meaning, most similar first (ties in
+  // (document, ordinal) order), at most `limit`. Nothing when the provider refuses the query.
+  // Throws EmbeddingsUnavailable when the query cannot be embedded now, and what the store throws.
+  std::vector<SemanticHit> Search(const std::string& query, int limit);
+
+  // Vectors in the index.
+  std::size_t indexed() const { return index_.size(); }
+
+ private:
+  Embedder& embedder_;
+  EmbeddingStore& store_;
+  VectorIndex& index_;
+  const EmbeddingModel model_;
+  std::mutex follow_mutex_;
+  std::int64_t last_id_ = 0;  // guarded by follow_mutex_
+  mutable std::shared_mutex keys_mutex_;
+  std::unordered_map<std::int64_t, std::string> keys_;  // vector id -> text key
+};
+
+}  // namespace docgate

@@ -1,0 +1,138 @@
+#include "app/semantic_search.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/reader_service.h"
+#include "fakes/fake_embedder.h"
+#include "fakes/fake_vector_index.h"
+#include "fakes/publishing_desk.h"
+#include "worker/embedding_worker.h"
+
+namespace docgate {
+namespace {
+
+const std::string kLocks = "Redis 锁是外层闸门，数据库的行锁才是真正的保证。";
+const std::string kOutbox = "事件与审批在同一个事务里写入 outbox，不会丢失。";
+const std::string kSearch = "搜索支持中文和中英混排的文本。";
+
+// Approved documents, ingested and embedded by a worker, searched through ReaderService with a
+// SemanticSearch over a brute-force index (tests/fakes/fake_vector_index.h).
+class SemanticSearchTest : public ::testing::Test, protected PublishingDesk {
+ protected:
+  void Embed() {
+    for (int round = 0; round < 100 && worker_.RunOnce(); ++round) {
+    }
+  }
+  Result<SearchResults> Search(const std::string& query, std::optional<SearchMode> mode,
+                               int limit = 10) {
+    return reader_.Search(query, limit, mode);
+  }
+  // (document, snippet text) of each item, in order.
+  static std::vector<std::pair<DocumentId, std::string>> Items(const SearchResults& results) {
+    std::vector<std::pair<DocumentId, std::string>> items;
+    for (const SearchHit& hit : results.items) {
+      items.emplace_back(hit.document_id, hit.snippet.text);
+    }
+    return items;
+  }
+
+  FakeEmbedder embedder_{16, 8};
+  EmbeddingWorker worker_{*fakes_.stores.embeddings, embedder_, digest_, clock_, "worker"};
+  FakeVectorIndex index_{16};
+  SemanticSearch semantic_{embedder_, *fakes_.stores.embeddings, index_};
+  ReaderService reader_{*fakes_.stores.documents, *fakes_.stores.previews, *fakes_.stores.chunks,
+                        ReaderConfig{}, &semantic_};
+};
+
+TEST_F(SemanticSearchTest, SemanticRanksByMeaningAndASharedParagraphFindsEveryDocument) {
+  const DocumentId handbook = Publish("评审手册", kLocks + "\n\n" + kOutbox);
+  const DocumentId runbook = Publish("运维手册", kSearch + "\n\n" + kLocks);
+  Embed();
+  const auto results = Search(kLocks, SearchMode::kSemantic);
+  ASSERT_TRUE(results.ok());
+  EXPECT_EQ(results->mode, SearchMode::kSemantic);
+  ASSERT_EQ(results->items.size(), 4u) << "every approved chunk, nearest first";
+  EXPECT_EQ(Items(*results)[0], std::make_pair(handbook, kLocks));
+  EXPECT_EQ(Items(*results)[1], std::make_pair(runbook, kLocks)) << "the same vector, both chunks";
+  EXPECT_NEAR(results->items[0].score, 1.0, 1e-5);
+  EXPECT_LT(results->items[2].score, results->items[1].score);
+  EXPECT_EQ(Search(kLocks, SearchMode::kSemantic, 1)->items.size(), 1u);
+}
+
+TEST_F(SemanticSearchTest, HybridIsTheDefaultAndFusesBothRankingsByReciprocalRank) {
+  Publish("评审手册", kLocks + "\n\n" + kOutbox);
+  Publish("运维手册", kSearch + "\n\n数据库的行锁与 Redis 锁：行锁才是保证，锁只是闸门。");
+  Embed();
+  const std::string query = "行锁";
+  const auto keyword = Search(query, SearchMode::kKeyword, 50);
+  const auto semantic = Search(query, SearchMode::kSemantic, 50);
+  const auto hybrid = Search(query, std::nullopt);
+  ASSERT_TRUE(keyword.ok() && semantic.ok() && hybrid.ok());
+  EXPECT_EQ(hybrid->mode, SearchMode::kHybrid);
+  ASSERT_GE(keyword->items.size(), 2u);
+  std::map<std::pair<DocumentId, std::string>, double> expected;
+  for (std::size_t i = 0; i < keyword->items.size(); ++i) {
+    expected[Items(*keyword)[i]] += 1.0 / (kRrfK + static_cast<double>(i + 1));
+  }
+  for (std::size_t i = 0; i < semantic->items.size(); ++i) {
+    expected[Items(*semantic)[i]] += 1.0 / (kRrfK + static_cast<double>(i + 1));
+  }
+  ASSERT_EQ(hybrid->items.size(), expected.size()) << "every chunk either side found";
+  for (std::size_t i = 0; i < hybrid->items.size(); ++i) {
+    EXPECT_DOUBLE_EQ(hybrid->items[i].score, expected.at(Items(*hybrid)[i])) << i;
+    if (i > 0) {
+      EXPECT_LE(hybrid->items[i].score, hybrid->items[i - 1].score);
+    }
+  }
+}
+
+TEST_F(SemanticSearchTest, WithTheProviderDownSemanticIsUnavailableAndHybridSaysKeyword) {
+  Publish("评审手册", kLocks + "\n\n" + kOutbox);
+  Embed();
+  embedder_.SetUnavailable(true);
+  const auto semantic = Search(kLocks, SearchMode::kSemantic);
+  ASSERT_FALSE(semantic.ok());
+  EXPECT_EQ(semantic.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(semantic.error().retry_after_seconds, 1) << "the provider's 250 ms, rounded up";
+
+  const auto hybrid = Search("行锁", std::nullopt);
+  const auto keyword = Search("行锁", SearchMode::kKeyword);
+  ASSERT_TRUE(hybrid.ok());
+  EXPECT_EQ(hybrid->mode, SearchMode::kKeyword) << "the fallback is said";
+  EXPECT_EQ(Items(*hybrid), Items(*keyword));
+  EXPECT_FALSE(hybrid->items.empty());
+}
+
+TEST_F(SemanticSearchTest, VectorsStoredLaterAreFoundByTheNextSearch) {
+  Publish("评审手册", kOutbox);
+  Embed();
+  EXPECT_EQ(Search(kLocks, SearchMode::kSemantic)->items.size(), 1u);
+  EXPECT_EQ(semantic_.indexed(), 1u);
+  const DocumentId later = Publish("运维手册", kLocks);
+  EXPECT_EQ(Search(kLocks, SearchMode::kSemantic)->items.size(), 1u) << "not embedded yet";
+  Embed();
+  const auto results = Search(kLocks, SearchMode::kSemantic);
+  ASSERT_EQ(results->items.size(), 2u);
+  EXPECT_EQ(Items(*results)[0], std::make_pair(later, kLocks));
+  EXPECT_EQ(semantic_.indexed(), 2u);
+}
+
+TEST_F(SemanticSearchTest, AReplacedChunksVectorFindsNothing) {
+  const DocumentId doc = Publish("评审手册", kLocks);
+  Embed();
+  ASSERT_EQ(Search(kLocks, SearchMode::kSemantic)->items.size(), 1u);
+  Edit(doc, std::nullopt, kSearch);
+  Approve(doc);
+  Embed();
+  const auto results = Search(kLocks, SearchMode::kSemantic);
+  ASSERT_EQ(results->items.size(), 1u) << "only the new text's chunk";
+  EXPECT_EQ(Items(*results)[0], std::make_pair(doc, kSearch));
+}
+
+}  // namespace
+}  // namespace docgate
