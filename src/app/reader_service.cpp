@@ -1,7 +1,6 @@
 #include "app/reader_service.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <utility>
 
@@ -73,13 +72,10 @@ Result<SearchResults> ReaderService::Search(const std::string& query, std::optio
   std::vector<SemanticHit> by_meaning;
   try {
     by_meaning = semantic_->Search(query, depth);
-  } catch (const EmbeddingsUnavailable& e) {
-    if (asked == SearchMode::kHybrid) return Keyword(parsed, count);
-    const auto seconds = std::chrono::ceil<std::chrono::seconds>(e.retry_after()).count();
-    return Error{ErrorCode::kUnavailable,
-                 "the embeddings provider cannot embed the query now; mode=keyword works "
-                 "meanwhile",
-                 static_cast<int>(std::clamp<std::int64_t>(seconds, 1, 3600))};
+  } catch (const EmbeddingsUnavailable&) {
+    // A provider that is down or answers garbage is never a searcher's error: the keyword
+    // ranking is the answer there is, and `mode` says so.
+    return Keyword(parsed, count);
   }
   SearchResults results;
   results.mode = asked;

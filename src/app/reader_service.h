@@ -67,9 +67,9 @@ class ReaderService {
   // - semantic: the chunks nearest `query` by meaning (SemanticSearch), scored by similarity;
   // - hybrid: both rankings fused by reciprocal rank fusion (kRrfK).
   // VALIDATION for a bad query (ValidateSearchQuery), a limit outside 1..max_search_limit, or
-  // semantic or hybrid without embeddings. While the provider cannot embed the query, semantic is
-  // UNAVAILABLE (with the provider's retry-after) and hybrid answers the keyword ranking, with
-  // mode keyword: said, never silent.
+  // semantic or hybrid without embeddings. While the provider cannot embed the query (down,
+  // overloaded, answering garbage), semantic and hybrid answer the keyword ranking with mode
+  // keyword: said, never silent, and never an error of the searcher's.
   Result<SearchResults> Search(const std::string& query, std::optional<int> limit,
                                std::optional<SearchMode> mode = std::nullopt);
 
