@@ -248,12 +248,13 @@ TEST_P(EmbeddingsProcessTest, SearchRanksByMeaningFusesAndFallsBackToKeywordsWhe
   EXPECT_EQ(mode, "hybrid");
 }
 
-// The target: over many approvals with shared paragraphs, duplicate approval clicks,
-// re-approvals of unchanged text and redelivered events, the provider embeds each distinct chunk
-// text exactly once, and every approved version ends done.
-TEST_P(EmbeddingsProcessTest, EmbeddedInputsEqualDistinctTextsOverManyApprovals) {
+// The target: over more than 1,000 approvals with shared paragraphs, duplicate approval
+// clicks, re-approvals of unchanged text, redelivered events and events replayed through the
+// outbox, the provider embeds each distinct chunk text exactly once, and every approved version
+// ends done.
+TEST_P(EmbeddingsProcessTest, EmbeddedInputsEqualDistinctTextsOverAThousandApprovals) {
   std::mt19937 random(20261202);
-  constexpr int kDocuments = 120;
+  constexpr int kDocuments = 700;
   std::vector<DocumentId> ids;
   std::vector<std::string> contents;
   int approvals = 0;
@@ -282,8 +283,8 @@ TEST_P(EmbeddingsProcessTest, EmbeddedInputsEqualDistinctTextsOverManyApprovals)
     ids.push_back(doc->id);
     contents.push_back(content);
   }
-  // Re-approvals of unchanged text, every third document.
-  for (std::size_t i = 0; i < ids.size(); i += 3) {
+  // Re-approvals of unchanged text, every second document.
+  for (std::size_t i = 0; i < ids.size(); i += 2) {
     ASSERT_TRUE(service()
                     .Edit(kAuthor, ids[i],
                           EditRequest{"重审 " + std::to_string(i), std::nullopt, std::nullopt})
@@ -291,24 +292,36 @@ TEST_P(EmbeddingsProcessTest, EmbeddedInputsEqualDistinctTextsOverManyApprovals)
     Approve(ids[i]);
     ++approvals;
   }
-  // Every approval event delivered again to the consumers (a redelivery, a replay).
-  std::vector<OutboxEvent> approval_events;
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (std::ssize(approval_events) < approvals && std::chrono::steady_clock::now() < deadline) {
-    approval_events.clear();
-    for (const OutboxEvent& event : EventsWhenDelivered(0)) {
-      if (event.type == EventType::kApproved) approval_events.push_back(event);
+  ASSERT_GE(approvals, 1000);
+  // The approval events, once the relay has delivered them all.
+  const auto delivered_approvals = [&](std::ptrdiff_t at_least) {
+    std::vector<OutboxEvent> events;
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (std::ssize(events) < at_least && std::chrono::steady_clock::now() < deadline) {
+      events.clear();
+      for (const OutboxEvent& event : EventsWhenDelivered(0)) {
+        if (event.type == EventType::kApproved) events.push_back(event);
+      }
+      app_->internals().relay.Wake();
     }
-    app_->internals().relay.Wake();
-  }
+    return events;
+  };
+  const std::vector<OutboxEvent> approval_events = delivered_approvals(approvals);
   ASSERT_EQ(std::ssize(approval_events), approvals);
+  // Every approval event delivered again to the consumers (a redelivery), and every tenth put
+  // back into the outbox (a replay, as `docgate events replay` and the reconciler do).
   ConsumerRunner& runner = app_->internals().pipeline.runner();
-  for (const OutboxEvent& event : approval_events) {
-    EXPECT_EQ(runner.Run(event).outcome, ConsumeOutcome::kDone);
+  int replayed = 0;
+  for (std::size_t i = 0; i < approval_events.size(); ++i) {
+    EXPECT_EQ(runner.Run(approval_events[i]).outcome, ConsumeOutcome::kDone);
+    if (i % 10 == 0) {
+      app_->internals().stores.outbox->Requeue(approval_events[i]);
+      ++replayed;
+    }
   }
+  EXPECT_EQ(std::ssize(delivered_approvals(approvals + replayed)), approvals + replayed);
   for (const DocumentId id : ids) WaitFor(id, "done");
   ExpectEachEmbeddedOnce(DistinctChunks(contents));
-  EXPECT_GE(approvals, kDocuments);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EmbeddingsProcessTest, e2e::GatedBackends(), e2e::BackendName);
