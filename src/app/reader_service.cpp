@@ -39,11 +39,24 @@ Result<Preview> ReaderService::GetPreview(DocumentId id) {
                  doc->approved_at.value_or(TimePoint{})};
 }
 
+namespace {
+
+SearchHit HitOf(ChunkHit chunk, const SearchQuery& query) {
+  return SearchHit{chunk.document_id, chunk.version, std::move(chunk.title),
+                   MakeSnippet(chunk.content, query), chunk.score};
+}
+
+ChunkHit ChunkOf(SemanticHit hit) {
+  return ChunkHit{hit.chunk.document_id, hit.chunk.version, std::move(hit.chunk.title),
+                  std::move(hit.chunk.content), hit.similarity};
+}
+
+}  // namespace
+
 SearchResults ReaderService::Keyword(const SearchQuery& query, int limit) {
   SearchResults results;
   for (ChunkHit& hit : chunks_.Search(query, limit)) {
-    results.items.push_back(SearchHit{hit.document_id, hit.version, std::move(hit.title),
-                                      MakeSnippet(hit.content, query), hit.score});
+    results.items.push_back(HitOf(std::move(hit), query));
   }
   return results;
 }
@@ -81,9 +94,7 @@ Result<SearchResults> ReaderService::Search(const std::string& query, std::optio
   results.mode = asked;
   if (asked == SearchMode::kSemantic) {
     for (SemanticHit& hit : by_meaning) {
-      results.items.push_back(SearchHit{hit.chunk.document_id, hit.chunk.version,
-                                        std::move(hit.chunk.title),
-                                        MakeSnippet(hit.chunk.content, parsed), hit.similarity});
+      results.items.push_back(HitOf(ChunkOf(std::move(hit)), parsed));
     }
     return results;
   }
@@ -103,11 +114,7 @@ Result<SearchResults> ReaderService::Search(const std::string& query, std::optio
   int rank = 0;
   for (ChunkHit& hit : chunks_.Search(parsed, depth)) add(std::move(hit), ++rank);
   rank = 0;
-  for (SemanticHit& hit : by_meaning) {
-    add(ChunkHit{hit.chunk.document_id, hit.chunk.version, std::move(hit.chunk.title),
-                 std::move(hit.chunk.content), hit.similarity},
-        ++rank);
-  }
+  for (SemanticHit& hit : by_meaning) add(ChunkOf(std::move(hit)), ++rank);
   std::vector<Fused> ranked;
   ranked.reserve(fused.size());
   for (auto& [identity, entry] : fused) ranked.push_back(std::move(entry));
@@ -116,9 +123,8 @@ Result<SearchResults> ReaderService::Search(const std::string& query, std::optio
   });
   if (std::ssize(ranked) > count) ranked.resize(static_cast<std::size_t>(count));
   for (Fused& entry : ranked) {
-    results.items.push_back(SearchHit{entry.chunk.document_id, entry.chunk.version,
-                                      std::move(entry.chunk.title),
-                                      MakeSnippet(entry.chunk.content, parsed), entry.score});
+    entry.chunk.score = entry.score;
+    results.items.push_back(HitOf(std::move(entry.chunk), parsed));
   }
   return results;
 }

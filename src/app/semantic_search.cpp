@@ -50,16 +50,16 @@ std::vector<SemanticHit> SemanticSearch::Search(const std::string& query, int li
       index_.Search(embedded.vectors[0], limit * kCandidatesPerHit);
 
   std::vector<std::pair<std::string, float>> ranked;  // (text key, similarity), best first
-  std::vector<std::string> keys;
   {
     std::shared_lock lock(keys_mutex_);
     for (const VectorHit& hit : nearest) {
       if (const auto found = keys_.find(hit.id); found != keys_.end()) {
         ranked.emplace_back(found->second, hit.similarity);
-        keys.push_back(found->second);
       }
     }
   }
+  std::vector<std::string> keys;
+  for (const auto& [key, similarity] : ranked) keys.push_back(key);
   std::map<std::string, std::vector<KeyedChunk>> chunks_of;
   for (KeyedChunk& chunk : store_.ApprovedChunksWithKeys(keys)) {
     chunks_of[chunk.text_key].push_back(std::move(chunk));

@@ -83,8 +83,11 @@ bool EmbeddingWorker::RunOnce() {
     StoreUnsaved();
   }
   Settle();
-  const int purged = store_.PurgeOrphans(now - config_.orphan_grace, config_.purge_batch);
-  counters_.purged += static_cast<std::uint64_t>(purged);
+  if (now >= next_purge_) {
+    const int purged = store_.PurgeOrphans(now - config_.orphan_grace, config_.purge_batch);
+    counters_.purged += static_cast<std::uint64_t>(purged);
+    next_purge_ = now + config_.purge_interval;
+  }
   return !claimed.empty();
 }
 

@@ -25,6 +25,8 @@ struct EmbeddingWorkerConfig {
   // An embedding no chunk has had for this long is deleted: a text that comes back sooner (an
   // edit undone, a document approved again) is not embedded twice.
   std::chrono::milliseconds orphan_grace{std::chrono::minutes(10)};
+  // Orphans are looked for at most this often (a write transaction; not every idle poll).
+  std::chrono::milliseconds purge_interval{std::chrono::minutes(1)};
   int key_batch = 500;     // chunks keyed per round (those written before migration 0010)
   int settle_batch = 500;  // documents settled per statement
   int purge_batch = 500;   // orphans deleted per round
@@ -49,10 +51,10 @@ struct EmbeddingWorkerCounters {
 // the embedder's max_batch() texts that have no vector; embeds them in one call (outside any
 // transaction); stores the vectors and refusals and drops the claims in one transaction; settles
 // the pending documents that now have every vector (done, or failed when one was refused); deletes
-// orphans past their grace. When the provider cannot embed now, the claims are released and the
-// next round waits the provider's retry_after; the documents stay pending and the backlog grows.
-// When the database fails after the provider answered, the vectors are kept in memory and stored
-// by the next round, so they are not computed again.
+// orphans past their grace (at most every purge_interval). When the provider cannot embed now, the
+// claims are released and the next round waits the provider's retry_after; the documents stay
+// pending and the backlog grows. When the database fails after the provider answered, the vectors
+// are kept in memory and stored by the next round, so they are not computed again.
 //
 // RunOnce is not for concurrent use; the counters are.
 class EmbeddingWorker {
@@ -88,6 +90,7 @@ class EmbeddingWorker {
   const EmbeddingWorkerConfig config_;
   const EmbeddingModel model_;
   std::vector<EmbeddingResult> unsaved_;  // answered by the provider, not stored yet
+  TimePoint next_purge_{};                // on clock_
   EmbeddingWorkerCounters counters_;
 };
 

@@ -79,18 +79,13 @@ void FakeChunkWriter::Replace(DocumentId id, std::int32_t version, const std::st
     keys.resize(chunks.size());
     tables.chunks.emplace(id, FakeTables::Chunks{version, title, chunks, std::move(keys)});
   }
-  const auto has_chunk = [&](const std::string& key) {
-    return std::ranges::any_of(tables.chunks, [&](const auto& entry) {
-      return std::ranges::find(entry.second.text_keys, key) != entry.second.text_keys.end();
-    });
-  };
   const TimePoint now =
       std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
   for (auto& [key, row] : tables.embeddings) {
     const std::string& text_key = std::get<2>(key);
     if (text_key.empty()) continue;
     const bool was_replaced = std::ranges::find(replaced, text_key) != replaced.end();
-    if (has_chunk(text_key)) {
+    if (FakeAnyChunkHasKey(tables, text_key)) {
       row.orphaned_at.reset();
     } else if (was_replaced && !row.orphaned_at) {
       row.orphaned_at = now;

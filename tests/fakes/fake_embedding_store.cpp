@@ -34,12 +34,6 @@ std::map<std::string, std::string> ApprovedTexts(const FakeTables& tables) {
   return texts;
 }
 
-bool AnyChunkHas(const FakeTables& tables, const std::string& text_key) {
-  return std::ranges::any_of(tables.chunks, [&](const auto& entry) {
-    return std::ranges::find(entry.second.text_keys, text_key) != entry.second.text_keys.end();
-  });
-}
-
 }  // namespace
 
 FakeEmbeddingStore::FakeEmbeddingStore(std::shared_ptr<FakeDatabase> database)
@@ -112,7 +106,7 @@ void FakeEmbeddingStore::Store(const EmbeddingModel& model,
         } else {
           row.refusal = result.refusal;
         }
-        if (!AnyChunkHas(tables, result.text_key)) row.orphaned_at = now;
+        if (!FakeAnyChunkHasKey(tables, result.text_key)) row.orphaned_at = now;
         tables.embeddings.emplace(key, std::move(row));
       }
       const auto claim = tables.embedding_claims.find(key);
@@ -171,7 +165,8 @@ int FakeEmbeddingStore::PurgeOrphans(TimePoint before, int limit) {
     int purged = 0;
     for (auto row = tables.embeddings.begin(); row != tables.embeddings.end() && purged < limit;) {
       const auto& orphaned_at = row->second.orphaned_at;
-      if (orphaned_at && *orphaned_at < before && !AnyChunkHas(tables, std::get<2>(row->first))) {
+      if (orphaned_at && *orphaned_at < before &&
+          !FakeAnyChunkHasKey(tables, std::get<2>(row->first))) {
         row = tables.embeddings.erase(row);
         ++purged;
       } else {

@@ -103,6 +103,16 @@ Row& FakeExisting(std::map<std::int64_t, Row>& rows, std::int64_t id, const char
   return found->second;
 }
 
+// Whether any chunk (of any document and version) has `text_key`: whether an embedding is used.
+inline bool FakeAnyChunkHasKey(const FakeTables& tables, const std::string& text_key) {
+  for (const auto& [id, chunks] : tables.chunks) {
+    for (const std::string& key : chunks.text_keys) {
+      if (key == text_key) return true;
+    }
+  }
+  return false;
+}
+
 // A row that refers to document `id` needs it: the databases' foreign keys.
 inline void FakeRequireDocument(const FakeTables& tables, DocumentId id, const char* what) {
   if (!tables.documents.contains(id)) {
