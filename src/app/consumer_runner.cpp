@@ -44,6 +44,7 @@ ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
       }
       consumer->Handle(event, *tx);
       tx->Commit();
+      tx->RunAfterCommit();
       ++counters_.processed;
       continue;
     } catch (const StorageUnavailable&) {

@@ -1,12 +1,16 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "app/embedding_store.h"
 #include "core/model.h"
 
 namespace docgate {
@@ -59,9 +63,25 @@ class ConsumerTransaction {
   virtual void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
                              const std::vector<std::string>& chunks,
                              const std::vector<std::string>& text_keys) = 0;
+  // How many of `text_keys` (counted with their repeats) have a vector of `model` stored: the
+  // chunks whose vector costs nothing (an embedding cache hit).
+  virtual std::size_t CountStoredVectors(const EmbeddingModel& model,
+                                         const std::vector<std::string>& text_keys) = 0;
   // Sets the document's ingest_status (and updated_at is left alone: ingestion is not an edit).
   virtual void SetIngestStatus(DocumentId id, IngestStatus status) = 0;
   virtual void Commit() = 0;
+
+  // `action` runs once the transaction has committed, never when it rolls back: what a consumer
+  // does outside the database because of its effect (counting it). The ConsumerRunner runs them
+  // after Commit returned (RunAfterCommit).
+  void AfterCommit(std::function<void()> action) { after_commit_.push_back(std::move(action)); }
+  void RunAfterCommit() {
+    for (const std::function<void()>& action : after_commit_) action();
+    after_commit_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> after_commit_;
 };
 
 // The inbox of the built-in consumers (ADR 0004): the consumer transactions that claim an event

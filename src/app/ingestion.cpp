@@ -25,9 +25,13 @@ void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
   keys.reserve(chunks->size());
   for (const std::string& chunk : *chunks) keys.push_back(EmbeddingTextKey(digest_, chunk));
   tx.ReplaceChunks(event.document_id, event.version, doc->title, *chunks, keys);
-  const bool awaits_vectors = embeddings_follow_ && !chunks->empty();
+  const bool awaits_vectors = embeddings_ && !chunks->empty();
   tx.SetIngestStatus(event.document_id,
                      awaits_vectors ? IngestStatus::kPending : IngestStatus::kDone);
+  if (awaits_vectors) {
+    const std::size_t reused = tx.CountStoredVectors(*embeddings_, keys);
+    if (reused > 0) tx.AfterCommit([this, reused] { reused_vectors_ += reused; });
+  }
 }
 
 void Ingestion::OnParked(const OutboxEvent& event) {

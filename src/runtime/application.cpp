@@ -64,7 +64,7 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   ExposeConsumerMetrics(*metrics_, pipeline_->runner().counters(), pipeline_->reconciler());
   if (pipeline_->embedding_worker() != nullptr) {
     ExposeEmbeddingMetrics(*metrics_, pipeline_->embedder()->counters(),
-                           *pipeline_->embedding_worker());
+                           *pipeline_->embedding_worker(), pipeline_->ingestion());
   }
   service_ = std::make_unique<DocumentService>(*stores_.documents, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));

@@ -27,8 +27,9 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
   }
   projection_ = std::make_unique<PreviewProjection>(*previews_, *stores.documents);
   const bool embeddings = !config.embeddings.url.empty();
-  ingestion_ =
-      std::make_unique<Ingestion>(*stores.inbox, config.consumers.chunker, digest_, embeddings);
+  std::optional<EmbeddingModel> model;
+  if (embeddings) model = EmbeddingModel{config.embeddings.model, config.embeddings.dimensions};
+  ingestion_ = std::make_unique<Ingestion>(*stores.inbox, config.consumers.chunker, digest_, model);
   runner_ = std::make_unique<ConsumerRunner>(*stores.inbox, clock, config.consumers.runner);
   runner_->Register(*projection_);
   runner_->Register(*ingestion_);

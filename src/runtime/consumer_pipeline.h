@@ -46,6 +46,7 @@ class ConsumerPipeline {
    ConsumerRunner &runner() { return *runner_; }
    PreviewStore &previews() { return *previews_; }
    Reconciler &reconciler() { return *reconciler_; }
+   const Ingestion& ingestion() const { return *ingestion_; }
    // Null without a broker (or without a queue).
    EventWorker *worker() { return worker_.get(); }
    EventSource *source() { return source_.get(); }

@@ -128,7 +128,7 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
 }
 
 void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
-                            EmbeddingWorker& worker) {
+                            EmbeddingWorker& worker, const Ingestion& ingestion) {
   const auto add = [&registry](std::string name, std::string help,
                                const std::atomic<std::uint64_t>& counter) {
     AddAtomicCounter(registry, std::move(name), std::move(help), counter);
@@ -144,6 +144,10 @@ void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& c
       client.rejected_inputs);
   add("docgate_embedding_tokens_total", "Tokens the embeddings provider reported using.",
       client.tokens);
+  registry.AddCounterCallback(
+      "docgate_embedding_cache_hits_total",
+      "Chunks ingested whose text had a stored vector already, so none was computed for them.",
+      [&ingestion] { return ingestion.reused_vectors(); });
   const EmbeddingWorkerCounters& counters = worker.counters();
   add("docgate_embedding_unavailable_total",
       "Embedding rounds the provider could not serve (retried after Retry-After).",

@@ -14,6 +14,7 @@
 #include "app/clock.h"
 #include "app/consumer_runner.h"
 #include "app/document_store.h"
+#include "app/ingestion.h"
 #include "app/pool_stats.h"
 #include "worker/embedding_worker.h"
 #include "worker/janitor.h"
@@ -79,10 +80,10 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
 // The embeddings (ADR 0010), from the client's counters (docgate_embedding_requests_total,
 // _failed_requests_total, _inputs_total, _refused_inputs_total, _tokens_total) and the worker's
 // (docgate_embedding_unavailable_total, _documents_done_total, _documents_failed_total,
-// _orphans_purged_total), and docgate_embedding_backlog_texts (texts of approved versions without a
-// vector: one query per scrape, left out while the database is down). Both must outlive the
-// registry's scrapes.
+// _orphans_purged_total), ingestion's docgate_embedding_cache_hits_total, and
+// docgate_embedding_backlog_texts (texts of approved versions without a vector: one query per
+// scrape, left out while the database is down). All must outlive the registry's scrapes.
 void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
-                            EmbeddingWorker& worker);
+                            EmbeddingWorker& worker, const Ingestion& ingestion);
 
 }  // namespace docgate

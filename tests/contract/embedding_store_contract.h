@@ -440,6 +440,29 @@ TYPED_TEST_P(EmbeddingStoreContract, AnotherModelNameOrSizeHasClaimsAndVectorsOf
             (SettledList{{doc, "done"}}));
 }
 
+// ConsumerTransaction::CountStoredVectors (ingestion's cache hits).
+
+TYPED_TEST_P(EmbeddingStoreContract, CountStoredVectorsCountsKeysWithAVectorOfTheModelWithRepeats) {
+  const std::string stored = "审核通过后，文档被切分并建立索引。";
+  const std::string refused = "Redis 锁是外层闸门";
+  const std::string other_size = "outbox 与业务写入同一事务";
+  const std::string missing = "尚未嵌入的段落";
+  this->AddIngested({stored, refused, other_size, missing});
+  this->StoreVector(stored, 1);
+  this->StoreRefusal(refused);
+  this->embeddings().Store(this->OtherDimensions(),
+                           {this->Embedded(this->Key(other_size), {1, 2, 3, 4, 5, 6, 7, 8})},
+                           "worker-2");
+  const std::vector<std::string> keys = {this->Key(stored), this->Key(refused), this->Key(stored),
+                                         this->Key(other_size), this->Key(missing)};
+  auto tx = this->inbox().BeginConsumer();
+  EXPECT_EQ(tx->CountStoredVectors(this->Model(), keys), 2u)
+      << "the stored text twice; a refusal, another size's vector and no vector count nothing";
+  EXPECT_EQ(tx->CountStoredVectors(this->OtherDimensions(), keys), 1u);
+  EXPECT_EQ(tx->CountStoredVectors(this->OtherName(), keys), 0u);
+  EXPECT_EQ(tx->CountStoredVectors(this->Model(), {}), 0u);
+}
+
 // VectorsAfter.
 
 TYPED_TEST_P(EmbeddingStoreContract, VectorsAfterPagesThroughInStoreOrderWithoutRefusals) {
@@ -769,6 +792,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     SettleLeavesDocumentsNotPendingOrAwaitingAnotherVersion, SettleHonoursItsLimit,
     CountMissingCountsDistinctKeysOfApprovedVersionsUntilAnswered,
     AnotherModelNameOrSizeHasClaimsAndVectorsOfItsOwn,
+    CountStoredVectorsCountsKeysWithAVectorOfTheModelWithRepeats,
     VectorsAfterPagesThroughInStoreOrderWithoutRefusals, StoredVectorsComeBackBitForBit,
     AnOrphanIsPurgedAfterItsMarkAndIsMissingOnlyIfUsedAgain,
     AKeyAnotherDocumentsChunkStillHasIsNeverPurged, AKeyThatComesBackBeforeThePurgeIsNoOrphan,

@@ -129,8 +129,10 @@ TEST_P(EmbeddingsProcessTest, SharedParagraphsAreEmbeddedOnceAndVersionsAreDoneO
   WaitFor(second, "done");
   ExpectEachEmbeddedOnce(DistinctChunks({handbook, runbook}));
 
-  // Approved again with its text unchanged: done without a request.
+  // Approved again with its text unchanged: done without a request, its three vectors reused.
   const auto requests = provider_.requests();
+  const double hits = Metric("docgate_embedding_cache_hits_total");
+  EXPECT_GE(hits, 0) << "exposed";
   ASSERT_TRUE(
       service()
           .Edit(kAuthor, first, EditRequest{"评审手册（第二版）", std::nullopt, std::nullopt})
@@ -140,6 +142,7 @@ TEST_P(EmbeddingsProcessTest, SharedParagraphsAreEmbeddedOnceAndVersionsAreDoneO
   EXPECT_EQ(provider_.requests(), requests);
   ExpectEachEmbeddedOnce(DistinctChunks({handbook, runbook}));
 
+  EXPECT_EQ(Metric("docgate_embedding_cache_hits_total"), hits + 3);
   EXPECT_EQ(Metric("docgate_embedding_inputs_total"), 4);
   EXPECT_EQ(Metric("docgate_embedding_backlog_texts"), 0);
   EXPECT_EQ(Metric("docgate_embedding_documents_done_total"), 3) << "two approvals, one again";

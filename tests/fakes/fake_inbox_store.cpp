@@ -33,6 +33,14 @@ class FakeConsumerTransaction final : public ConsumerTransaction {
                      const std::vector<std::string>& text_keys) override {
     chunks_.Replace(id, version, title, chunks, text_keys);
   }
+  std::size_t CountStoredVectors(const EmbeddingModel& model,
+                                 const std::vector<std::string>& text_keys) override {
+    const FakeTables& tables = tx_.Open();
+    return static_cast<std::size_t>(std::ranges::count_if(text_keys, [&](const std::string& key) {
+      const auto row = tables.embeddings.find({model.name, model.dimensions, key});
+      return row != tables.embeddings.end() && !row->second.vector.empty();
+    }));
+  }
   void SetIngestStatus(DocumentId id, IngestStatus status) override {
     documents_.SetIngestStatus(id, status);
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "adapters/crypto/openssl_digest.h"
 #include "app/consumer_runner.h"
@@ -20,10 +21,14 @@ namespace docgate {
 // Documents written, approved and ingested on the fake stores, as the embeddings' tests need
 // them: the use cases, and ingestion with embeddings to follow (versions stay pending until their
 // vectors are stored), run by hand on each approval. Paragraphs of up to 100 bytes are chunks of
-// their own.
+// their own. `model` is the embedder's (FakeEmbedder's by default), whose stored vectors ingestion
+// counts as reused.
 class PublishingDesk {
  public:
-  PublishingDesk() { runner_.Register(ingestion_); }
+  explicit PublishingDesk(EmbeddingModel model = {"fake-model", 8})
+      : ingestion_(*fakes_.stores.inbox, ChunkerConfig{100, 0}, digest_, std::move(model)) {
+    runner_.Register(ingestion_);
+  }
 
   // Creates `content` under `title`, submits, approves and ingests it; returns its id.
   DocumentId Publish(const std::string& title, const std::string& content) {
@@ -58,7 +63,7 @@ class PublishingDesk {
   CountingWakeup wakeup_;
   DocumentService service_{*fakes_.stores.documents, gate_, clock_, random_, wakeup_};
   OpenSslDigest digest_;
-  Ingestion ingestion_{*fakes_.stores.inbox, ChunkerConfig{100, 0}, digest_, true};
+  Ingestion ingestion_;
   ConsumerRunner runner_{*fakes_.stores.inbox, clock_, ConsumerRunnerConfig{3}};
 };
 

@@ -257,6 +257,35 @@ TEST_F(ConsumersTest, ParkedIngestionMarksTheVersionFailed) {
       << "nothing of a failed attempt stays";
 }
 
+TEST_F(ConsumersTest, AfterCommitActionsRunOnceTheEffectCommittedAndNeverForAFailedAttempt) {
+  const OutboxEvent approved = Approve();
+  // A consumer that asks to count its effect after the commit, then fails its first attempt
+  // after asking.
+  class Counting final : public InboxConsumer {
+   public:
+    std::string_view Name() const override { return "counting"; }
+    void Handle(const OutboxEvent&, ConsumerTransaction& tx) override {
+      tx.AfterCommit([this] { ++counted; });
+      if (++attempts == 1) throw std::runtime_error("the first attempt fails after asking");
+      tx.AfterCommit([this] { committed_before_counting = ++counted == 2; });
+    }
+    int attempts = 0;
+    int counted = 0;
+    bool committed_before_counting = false;
+  } counting;
+  ConsumerRunner runner(inbox_, clock_, ConsumerRunnerConfig{3});
+  runner.Register(counting);
+
+  EXPECT_EQ(runner.Run(approved).outcome, ConsumeOutcome::kFailed);
+  EXPECT_EQ(counting.counted, 0) << "the failed attempt rolled back: nothing to count";
+  EXPECT_EQ(runner.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(counting.counted, 2) << "both actions of the committed attempt, once each";
+  EXPECT_TRUE(counting.committed_before_counting) << "in the order they were asked for";
+  EXPECT_EQ(runner.Run(approved).outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(counting.attempts, 2) << "a redelivery is skipped";
+  EXPECT_EQ(counting.counted, 2);
+}
+
 TEST_F(ConsumersTest, APermanentFailureIsParkedAtItsFirstAttempt) {
   const OutboxEvent approved = Approve();
   class Refusing final : public InboxConsumer {

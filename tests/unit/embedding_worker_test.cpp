@@ -48,6 +48,8 @@ TEST_F(EmbeddingWorkerTest, AnApprovedVersionIsDoneOnceEveryDistinctTextIsEmbedd
   EXPECT_EQ(worker_.Backlog(), 0);
   EXPECT_EQ(embedder_.total_embedded(), 4);
   EXPECT_EQ(embedder_.embedded().at(kShared), 1) << "the shared paragraph once";
+  EXPECT_EQ(ingestion_.reused_vectors(), 0u)
+      << "both were chunked before any vector was stored: the shared paragraph waited for one";
   EXPECT_EQ(worker_.counters().embedded.load(), 4u);
   EXPECT_EQ(worker_.counters().documents_done.load(), 2u);
   const auto vectors = store_.VectorsAfter(worker_.model(), 0, 100);
@@ -69,6 +71,9 @@ TEST_F(EmbeddingWorkerTest, AReapprovalOfUnchangedTextIsDoneWithoutARequest) {
   EXPECT_EQ(StatusOf(handbook), IngestStatus::kDone);
   EXPECT_EQ(embedder_.calls(), calls);
   EXPECT_EQ(embedder_.total_embedded(), 3);
+  EXPECT_EQ(ingestion_.reused_vectors(), 3u) << "the three paragraphs' vectors were reused";
+  Publish("运维手册", kRunbook);
+  EXPECT_EQ(ingestion_.reused_vectors(), 4u) << "and the shared paragraph's, once more";
 }
 
 TEST_F(EmbeddingWorkerTest, AnOutageLeavesVersionsPendingAndDrainsWhenTheProviderIsBack) {

@@ -24,6 +24,8 @@ const std::string kSearch = "搜索支持中文和中英混排的文本。";
 // SemanticSearch over a brute-force index (tests/fakes/fake_vector_index.h).
 class SemanticSearchTest : public ::testing::Test, protected PublishingDesk {
  protected:
+  SemanticSearchTest() : PublishingDesk(EmbeddingModel{"fake-model", 16}) {}
+
   void Embed() {
     for (int round = 0; round < 100 && worker_.RunOnce(); ++round) {
     }

@@ -1,7 +1,9 @@
 #include "adapters/pg/pg_embedding_store.h"
 
+#include <algorithm>
 #include <array>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "adapters/pg/pg_rows.h"
@@ -110,6 +112,12 @@ constexpr Statement kVectorsAfter{
     " WHERE model = $1 AND dimensions = $2 AND id > $3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT $4"};
 
+// $3 the keys: those with a vector.
+constexpr Statement kKeysWithVectors{
+    "embeddings_keys_with_vectors",
+    "SELECT text_key FROM kh_embedding"
+    " WHERE model = $1 AND dimensions = $2 AND text_key = ANY($3::text[]) AND vector IS NOT NULL"};
+
 // $1 the keys.
 constexpr Statement kApprovedChunksWithKeys{
     "embeddings_approved_chunks_with_keys",
@@ -119,19 +127,11 @@ constexpr Statement kApprovedChunksWithKeys{
     " WHERE c.text_key = ANY($1::text[])"
     " ORDER BY c.document_id, c.ordinal"};
 
-constexpr std::array kEmbeddingStatements{kApprovedChunksWithKeys,
-                                          kChunksWithoutKey,
-                                          kSetKey,
-                                          kAdoptOrphans,
-                                          kClaim,
-                                          kDropStoredClaims,
-                                          kLock,
-                                          kInsertEmbedding,
-                                          kDropClaims,
-                                          kSettle,
-                                          kCountMissing,
-                                          kPurgeOrphans,
-                                          kVectorsAfter};
+constexpr std::array kEmbeddingStatements{
+    kApprovedChunksWithKeys, kKeysWithVectors, kChunksWithoutKey, kSetKey,
+    kAdoptOrphans,           kClaim,           kDropStoredClaims, kLock,
+    kInsertEmbedding,        kDropClaims,      kSettle,           kCountMissing,
+    kPurgeOrphans,           kVectorsAfter};
 
 void RequireDimensions(const EmbeddingModel& model, const EmbeddingResult& result) {
   if (const std::string misfit = MisfitResult(model, result); !misfit.empty()) {
@@ -158,6 +158,19 @@ PgEmbeddingStore::PgEmbeddingStore(std::shared_ptr<PgSession> session)
     : session_(std::move(session)) {}
 
 std::span<const Statement> PgEmbeddingStore::Statements() { return kEmbeddingStatements; }
+
+std::size_t PgEmbeddingStore::CountStoredVectorsIn(PgWork& work, const EmbeddingModel& model,
+                                                   const std::vector<std::string>& text_keys) {
+  if (text_keys.empty()) return 0;
+  const std::vector<std::string> found = work.Run("count stored vectors", 0, [&](pqxx::work& tx) {
+    return All<std::string>(tx.exec_prepared(kKeysWithVectors.name, Checked(model.name),
+                                             model.dimensions, TextArray(text_keys)),
+                            ToText);
+  });
+  const std::set<std::string_view> stored(found.begin(), found.end());
+  return static_cast<std::size_t>(std::ranges::count_if(
+      text_keys, [&](const std::string& key) { return stored.contains(key); }));
+}
 
 std::vector<UnkeyedChunk> PgEmbeddingStore::ChunksWithoutKey(int limit) {
   return session_->Autocommit("list chunks without key", [&](pqxx::transaction_base& tx) {

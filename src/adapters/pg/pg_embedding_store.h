@@ -1,7 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "adapters/pg/pg_statements.h"
 #include "app/embedding_store.h"
@@ -9,6 +12,7 @@
 namespace docgate {
 
 class PgSession;
+class PgWork;
 
 // EmbeddingStore on PostgreSQL (kh_embedding, kh_embedding_claim and kh_document_chunk.text_key,
 // migration 0010), over a PgSession shared with the database's other stores; its SQL is in
@@ -26,6 +30,9 @@ class PgEmbeddingStore final : public EmbeddingStore {
 
   // The statements this store runs, for the session to prepare on every connection.
   static std::span<const pg_sql::Statement> Statements();
+  // ConsumerTransaction::CountStoredVectors, within a consumer's transaction.
+  static std::size_t CountStoredVectorsIn(PgWork& work, const EmbeddingModel& model,
+                                          const std::vector<std::string>& text_keys);
 
   std::vector<UnkeyedChunk> ChunksWithoutKey(int limit) override;
   void SetKeys(const std::vector<ChunkKey>& keys) override;

@@ -6,6 +6,7 @@
 
 #include "adapters/pg/pg_chunk_index.h"
 #include "adapters/pg/pg_document_store.h"
+#include "adapters/pg/pg_embedding_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
 #include "app/inbox_rows.h"
@@ -121,6 +122,11 @@ class PgConsumerTransaction final : public ConsumerTransaction {
                      const std::vector<std::string>& chunks,
                      const std::vector<std::string>& text_keys) override {
     PgChunkIndex::Replace(work_, id, version, title, chunks, text_keys);
+  }
+
+  std::size_t CountStoredVectors(const EmbeddingModel& model,
+                                 const std::vector<std::string>& text_keys) override {
+    return PgEmbeddingStore::CountStoredVectorsIn(work_, model, text_keys);
   }
 
   void SetIngestStatus(DocumentId id, IngestStatus status) override {

@@ -1,5 +1,6 @@
 #include "adapters/sqlite/sqlite_embedding_store.h"
 
+#include <map>
 #include <string_view>
 #include <utility>
 
@@ -21,6 +22,10 @@ constexpr std::string_view kSetKey =
     " WHERE document_id = ?1 AND ordinal = ?2 AND text_key IS NULL";
 constexpr std::string_view kAdoptOrphans =
     "UPDATE kh_embedding SET orphaned_at = NULL WHERE text_key = ?1 AND orphaned_at IS NOT NULL";
+// ?3 a key: a row when it has a vector.
+constexpr std::string_view kHasVector =
+    "SELECT 1 FROM kh_embedding"
+    " WHERE model = ?1 AND dimensions = ?2 AND text_key = ?3 AND vector IS NOT NULL";
 // ?3 now, ?4 the limit. The keys of approved versions' chunks with neither an embedding nor a live
 // claim, with one of their texts.
 constexpr std::string_view kClaimable =
@@ -120,6 +125,24 @@ void RequireDimensions(const EmbeddingModel& model, const EmbeddingResult& resul
 
 SqliteEmbeddingStore::SqliteEmbeddingStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
+
+std::size_t SqliteEmbeddingStore::CountStoredVectorsIn(SqliteWork& work,
+                                                       const EmbeddingModel& model,
+                                                       const std::vector<std::string>& text_keys) {
+  SqliteConnection& connection = work.Open();
+  std::map<std::string_view, bool> stored;  // a key's answer, asked once
+  std::size_t count = 0;
+  for (const std::string& key : text_keys) {
+    auto [it, fresh] = stored.try_emplace(key, false);
+    if (fresh) {
+      SqliteStatement has = connection.Prepare(kHasVector);
+      has.Bind(1, model.name).Bind(2, model.dimensions).Bind(3, key);
+      it->second = has.Step();
+    }
+    count += it->second ? 1 : 0;
+  }
+  return count;
+}
 
 std::vector<UnkeyedChunk> SqliteEmbeddingStore::ChunksWithoutKey(int limit) {
   return session_->ReadAll(kChunksWithoutKey, &UnkeyedFromRow, NonNegative(limit));

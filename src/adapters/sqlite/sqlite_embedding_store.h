@@ -1,12 +1,16 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/embedding_store.h"
 
 namespace docgate {
 
 class SqliteSession;
+class SqliteWork;
 
 // EmbeddingStore on SQLite (kh_embedding, kh_embedding_claim and kh_document_chunk.text_key,
 // migration 0010), over a SqliteSession shared with the file's other stores; its SQL is in
@@ -16,6 +20,10 @@ class SqliteSession;
 class SqliteEmbeddingStore final : public EmbeddingStore {
  public:
   explicit SqliteEmbeddingStore(std::shared_ptr<SqliteSession> session);
+
+  // ConsumerTransaction::CountStoredVectors, within a consumer's transaction.
+  static std::size_t CountStoredVectorsIn(SqliteWork& work, const EmbeddingModel& model,
+                                          const std::vector<std::string>& text_keys);
 
   std::vector<UnkeyedChunk> ChunksWithoutKey(int limit) override;
   void SetKeys(const std::vector<ChunkKey>& keys) override;

@@ -4,6 +4,7 @@
 
 #include "adapters/sqlite/sqlite_chunk_index.h"
 #include "adapters/sqlite/sqlite_document_store.h"
+#include "adapters/sqlite/sqlite_embedding_store.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
 #include "app/inbox_rows.h"
@@ -124,6 +125,11 @@ class SqliteConsumerTransaction final : public ConsumerTransaction {
                      const std::vector<std::string>& chunks,
                      const std::vector<std::string>& text_keys) override {
     SqliteChunkIndex::Replace(work_, id, version, title, chunks, text_keys);
+  }
+
+  std::size_t CountStoredVectors(const EmbeddingModel& model,
+                                 const std::vector<std::string>& text_keys) override {
+    return SqliteEmbeddingStore::CountStoredVectorsIn(work_, model, text_keys);
   }
 
   void SetIngestStatus(DocumentId id, IngestStatus status) override {
