@@ -31,6 +31,7 @@ void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
   if (awaits_vectors) {
     const std::size_t reused = tx.CountStoredVectors(*embeddings_, keys);
     if (reused > 0) tx.AfterCommit([this, reused] { reused_vectors_ += reused; });
+    if (vectors_wanted_) tx.AfterCommit(vectors_wanted_);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,10 @@ class Ingestion final : public InboxConsumer {
   void Handle(const OutboxEvent& event, ConsumerTransaction& tx) override;
   void OnParked(const OutboxEvent& event) override;
 
+  // `wanted` runs after each commit that left a version pending for its vectors (waking the
+  // embedding worker). Only before the first event.
+  void OnVectorsWanted(std::function<void()> wanted) { vectors_wanted_ = std::move(wanted); }
+
   // Chunks ingested (committed) whose vector was stored already, so that none was computed for
   // them: a paragraph shared with another document, a re-approval of unchanged text. Chunks of
   // one text that wait for their first vector together are not counted, although it is computed
@@ -54,6 +59,7 @@ class Ingestion final : public InboxConsumer {
   const Digest& digest_;
   std::optional<EmbeddingModel> embeddings_;
   std::atomic<std::uint64_t> reused_vectors_{0};
+  std::function<void()> vectors_wanted_;
 };
 
 }  // namespace docgate

@@ -47,6 +47,9 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
     embedding_worker_ =
         std::make_unique<EmbeddingWorker>(*stores.embeddings, *embedder_, digest_, clock,
                                           "embedder-" + OpenSslRandom().Token128(), worker_config);
+    // A version ingested here is embedded at once; one ingested by another instance waits for
+    // this worker's next poll.
+    ingestion_->OnVectorsWanted([worker = embedding_worker_.get()] { worker->Wake(); });
   }
 }
 

@@ -96,6 +96,8 @@ void EmbeddingWorker::Run(std::stop_token stop) {
     std::chrono::milliseconds pause = config_.poll_interval;
     try {
       if (RunOnce()) continue;
+      WaitForWork(stop, pause);
+      continue;
     } catch (const EmbeddingsUnavailable& e) {
       pause = std::max(pause, e.retry_after());
       spdlog::warn("embedding worker: the provider cannot embed now, next try in {} ms: {}",
@@ -103,8 +105,22 @@ void EmbeddingWorker::Run(std::stop_token stop) {
     } catch (const std::exception& e) {
       spdlog::warn("embedding worker: round failed, next in {} ms: {}", pause.count(), e.what());
     }
-    SleepUnlessStopped(stop, pause);
+    SleepUnlessStopped(stop, pause);  // a Wake does not cut a wait the provider asked for
   }
+}
+
+void EmbeddingWorker::Wake() {
+  {
+    std::lock_guard lock(wake_mutex_);
+    woken_ = true;
+  }
+  wake_.notify_all();
+}
+
+void EmbeddingWorker::WaitForWork(std::stop_token stop, std::chrono::milliseconds pause) {
+  std::unique_lock lock(wake_mutex_);
+  wake_.wait_for(lock, stop, pause, [this] { return woken_; });
+  woken_ = false;
 }
 
 std::int64_t EmbeddingWorker::Backlog() { return store_.CountMissing(model_); }

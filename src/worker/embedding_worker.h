@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -69,8 +70,12 @@ class EmbeddingWorker {
   bool RunOnce();
 
   // Rounds until `stop` is requested: at once while there is work, every poll_interval when
-  // there is none, after retry_after when the provider is unavailable. Failures are logged.
+  // there is none or at once when woken, after retry_after when the provider is unavailable (a
+  // Wake does not shorten that). Failures are logged.
   void Run(std::stop_token stop);
+  // Tells Run that texts may be waiting (ingestion committed a pending version): an idle wait
+  // ends at once, and a Wake during a round makes the next wait end at once. Thread-safe.
+  void Wake();
 
   // Texts of approved versions still without a vector (the store's CountMissing).
   std::int64_t Backlog();
@@ -81,6 +86,8 @@ class EmbeddingWorker {
   void KeyChunks();
   void StoreUnsaved();
   void Settle();
+  // Until Wake, `stop` or `pause` has passed, whichever comes first.
+  void WaitForWork(std::stop_token stop, std::chrono::milliseconds pause);
 
   EmbeddingStore& store_;
   Embedder& embedder_;
@@ -92,6 +99,9 @@ class EmbeddingWorker {
   std::vector<EmbeddingResult> unsaved_;  // answered by the provider, not stored yet
   TimePoint next_purge_{};                // on clock_
   EmbeddingWorkerCounters counters_;
+  std::mutex wake_mutex_;
+  std::condition_variable_any wake_;
+  bool woken_ = false;  // guarded by wake_mutex_
 };
 
 }  // namespace docgate

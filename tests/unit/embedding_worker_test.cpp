@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/chunker.h"
@@ -158,6 +159,31 @@ TEST_F(EmbeddingWorkerTest, OrphansArePurgedOnlyAfterTheirGrace) {
   EXPECT_EQ(soon.counters().purged.load(), 2u) << "both old paragraphs";
   EXPECT_EQ(store_.VectorsAfter(worker_.model(), 0, 100).size(), 1u);
   EXPECT_EQ(StatusOf(runbook), IngestStatus::kDone);
+}
+
+// Issue 17: with a poll of an hour, only ingestion's wake-up can have the worker embed a version
+// approved while it waits.
+TEST_F(EmbeddingWorkerTest, IngestionWakesAnIdleWorkerSoAVersionIsEmbeddedWithoutWaitingForAPoll) {
+  EmbeddingWorkerConfig config;
+  config.poll_interval = std::chrono::hours(1);
+  EmbeddingWorker waiting(store_, embedder_, digest_, clock_, "worker-waiting", config);
+  ingestion_.OnVectorsWanted([&waiting] { waiting.Wake(); });
+  const auto done_soon = [this](DocumentId id) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (StatusOf(id) != IngestStatus::kDone) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(1ms);
+    }
+    return true;
+  };
+  const DocumentId handbook = Publish("评审手册", kHandbook);
+  std::jthread running([&waiting](std::stop_token stop) { waiting.Run(stop); });
+  ASSERT_TRUE(done_soon(handbook)) << "the first round";
+  const DocumentId runbook = Publish("运维手册", kRunbook);
+  EXPECT_TRUE(done_soon(runbook)) << "woken, not after the hour's poll";
+  running.request_stop();
+  running.join();
+  EXPECT_EQ(embedder_.total_embedded(), 4);
 }
 
 }  // namespace
