@@ -15,6 +15,18 @@ struct EmbeddingModel {
   int dimensions = 0;
 };
 
+// Which approved versions' chunks a claim looks at.
+enum class ClaimScope {
+  // Versions whose ingestion is pending, the oldest document first: what ingestion leaves for the
+  // worker. The cost of a claim grows with the pending versions looked through, not with the
+  // database.
+  kPending,
+  // Every approved version: texts of versions already done or failed that lack a vector of this
+  // model (a new model, chunks keyed after their ingestion). The cost grows with every approved
+  // chunk.
+  kAll,
+};
+
 // A text to embed, claimed for its key: one of the chunks' texts that have that key.
 struct TextToEmbed {
   std::string text_key;
@@ -97,13 +109,14 @@ class EmbeddingStore {
   // meanwhile by one written with its key, is skipped.
   virtual void SetKeys(const std::vector<ChunkKey>& keys) = 0;
 
-  // Claims, for `owner` until `until`, at most `limit` keys of approved versions' chunks that have
-  // no embedding of `model` (stored or refused) and no claim that is live at `now` (its expiry
-  // after `now`); an expired claim is taken over. Each claimed key comes with one of its texts.
-  // Under concurrent claims (several workers, several databases' clients), a key is claimed by
-  // one of them only, and never once its embedding is stored.
+  // Claims, for `owner` until `until`, at most `limit` keys of approved versions' chunks (in
+  // `scope`) that have no embedding of `model` (stored or refused) and no claim that is live at
+  // `now` (its expiry after `now`); an expired claim is taken over. Each claimed key comes with
+  // one of its texts. Under concurrent claims (several workers, several databases' clients), a
+  // key is claimed by one of them only, and never once its embedding is stored.
   virtual std::vector<TextToEmbed> Claim(const EmbeddingModel& model, const std::string& owner,
-                                         TimePoint now, TimePoint until, int limit) = 0;
+                                         TimePoint now, TimePoint until, int limit,
+                                         ClaimScope scope) = 0;
   // Stores the results of `model` (a key already stored keeps what it has: the first answer
   // wins), and drops `owner`'s claims of their keys, in one transaction. A vector whose key no
   // chunk has any more is stored as an orphan. Each vector has model.dimensions floats
@@ -127,6 +140,9 @@ class EmbeddingStore {
   // order.
   virtual std::vector<StoredVector> VectorsAfter(const EmbeddingModel& model, std::int64_t after,
                                                  int limit) = 0;
+  // The ids of every stored vector of `model` (refusals left out), ascending: what an index that
+  // follows VectorsAfter should still hold (the others were purged).
+  virtual std::vector<std::int64_t> VectorIds(const EmbeddingModel& model) = 0;
   // The chunks of approved versions whose key is one of `keys`, in (document, ordinal) order.
   virtual std::vector<KeyedChunk> ApprovedChunksWithKeys(const std::vector<std::string>& keys) = 0;
 };

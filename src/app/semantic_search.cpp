@@ -1,5 +1,6 @@
 #include "app/semantic_search.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -12,14 +13,22 @@ constexpr int kCandidatesPerHit = 3;
 
 }  // namespace
 
-SemanticSearch::SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, VectorIndex& index)
+SemanticSearch::SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, VectorIndex& index,
+                               Clock& clock, std::chrono::milliseconds resync_interval)
     : embedder_(query_embedder),
       store_(store),
       index_(index),
+      clock_(clock),
+      resync_interval_(resync_interval),
       model_{query_embedder.model(), query_embedder.dimensions()} {}
 
 void SemanticSearch::Follow() {
   std::lock_guard follow(follow_mutex_);
+  if (const TimePoint now = clock_.Now(); now >= next_resync_) {
+    // The first Follow has nothing to remove; it only starts the interval.
+    if (last_id_ > 0) Resync();
+    next_resync_ = now + resync_interval_;
+  }
   for (;;) {
     const std::vector<StoredVector> batch = store_.VectorsAfter(model_, last_id_, kFollowBatch);
     if (batch.empty()) return;
@@ -39,6 +48,24 @@ void SemanticSearch::Follow() {
     last_id_ = batch.back().id;
     if (std::ssize(batch) < kFollowBatch) return;
   }
+}
+
+void SemanticSearch::Resync() {
+  const std::vector<std::int64_t> stored = store_.VectorIds(model_);  // ascending
+  std::vector<std::int64_t> gone;
+  {
+    std::unique_lock keys(keys_mutex_);
+    for (auto it = keys_.begin(); it != keys_.end();) {
+      // Ids above last_id_ are not indexed yet; the others must still be stored.
+      if (it->first <= last_id_ && !std::ranges::binary_search(stored, it->first)) {
+        gone.push_back(it->first);
+        it = keys_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (!gone.empty()) index_.Remove(gone);
 }
 
 std::vector<SemanticHit> SemanticSearch::Search(const std::string& query, int limit) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "app/clock.h"
 #include "app/embedder.h"
 #include "app/embedding_store.h"
 #include "app/vector_index.h"
@@ -24,7 +26,9 @@ struct SemanticHit {
 // with the model the chunks were embedded with, and the nearest stored vectors are looked up in
 // this instance's VectorIndex, which follows the database's vectors by id (EmbeddingStore::
 // VectorsAfter, read before every search, so a vector stored by any instance is found by the next
-// search on every instance). A vector's chunks are those of approved versions with its text key:
+// search on every instance). Vectors deleted from the database (orphans purged by a worker) are
+// removed from the index at the first Follow after every resync interval (EmbeddingStore::
+// VectorIds). A vector's chunks are those of approved versions with its text key:
 // one vector may stand for several chunks (a shared paragraph), and a vector whose chunks are
 // gone (replaced, purged) finds nothing and is skipped.
 //
@@ -33,10 +37,12 @@ class SemanticSearch {
  public:
   // `query_embedder` embeds queries (one short attempt is best: a searcher waits for it); its
   // model and dimensions must be those of the stored vectors and of `index`.
-  SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, VectorIndex& index);
+  SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, VectorIndex& index, Clock& clock,
+                 std::chrono::milliseconds resync_interval = std::chrono::minutes(10));
 
-  // Adds the vectors stored since the last call to the index, in batches. Throws what the store
-  // throws (what was added stays).
+  // Adds the vectors stored since the last call to the index, in batches, and, once per resync
+  // interval, removes those no longer in the database. Throws what the store throws (what was
+  // added stays).
   void Follow();
   // The approved versions' chunks nearest `query` by meaning, most similar first (ties in
   // (document, ordinal) order), at most `limit`. Nothing when the provider refuses the query.
@@ -50,9 +56,14 @@ class SemanticSearch {
   Embedder& embedder_;
   EmbeddingStore& store_;
   VectorIndex& index_;
+  void Resync();
+
+  Clock& clock_;
+  const std::chrono::milliseconds resync_interval_;
   const EmbeddingModel model_;
   std::mutex follow_mutex_;
   std::int64_t last_id_ = 0;  // guarded by follow_mutex_
+  TimePoint next_resync_{};   // guarded by follow_mutex_; on clock_
   mutable std::shared_mutex keys_mutex_;
   std::unordered_map<std::int64_t, std::string> keys_;  // vector id -> text key
 };

@@ -71,8 +71,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   if (!config_.embeddings.url.empty()) {
     query_embedder_ = std::make_unique<OpenAiEmbedder>(QueryEmbeddingsConfig(config_.embeddings));
     vector_index_ = std::make_unique<FaissVectorIndex>(config_.embeddings.dimensions);
-    semantic_ =
-        std::make_unique<SemanticSearch>(*query_embedder_, *stores_.embeddings, *vector_index_);
+    semantic_ = std::make_unique<SemanticSearch>(*query_embedder_, *stores_.embeddings,
+                                                 *vector_index_, *clock_);
   }
   reader_ =
       std::make_unique<ReaderService>(*stores_.documents, pipeline_->previews(), *stores_.chunks,

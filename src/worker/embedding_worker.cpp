@@ -56,8 +56,14 @@ bool EmbeddingWorker::RunOnce() {
   KeyChunks();
   StoreUnsaved();
   const TimePoint now = clock_.Now();
-  const std::vector<TextToEmbed> claimed =
-      store_.Claim(model_, owner_, now, now + config_.claim_ttl, embedder_.max_batch());
+  const TimePoint until = now + config_.claim_ttl;
+  std::vector<TextToEmbed> claimed =
+      store_.Claim(model_, owner_, now, until, embedder_.max_batch(), ClaimScope::kPending);
+  if (claimed.empty() && now >= next_full_scan_) {
+    claimed = store_.Claim(model_, owner_, now, until, embedder_.max_batch(), ClaimScope::kAll);
+    // A scan that found texts is followed by another until one finds none.
+    if (claimed.empty()) next_full_scan_ = now + config_.full_scan_interval;
+  }
   if (!claimed.empty()) {
     std::vector<std::string> texts;
     texts.reserve(claimed.size());

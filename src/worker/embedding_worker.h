@@ -28,6 +28,10 @@ struct EmbeddingWorkerConfig {
   std::chrono::milliseconds orphan_grace{std::chrono::minutes(10)};
   // Orphans are looked for at most this often (a write transaction; not every idle poll).
   std::chrono::milliseconds purge_interval{std::chrono::minutes(1)};
+  // How often the worker also looks for texts of versions that are not pending (ClaimScope::kAll:
+  // a new model, chunks keyed after their ingestion): at its first round, then after this long
+  // without finding any. Pending versions are looked at every round.
+  std::chrono::milliseconds full_scan_interval{std::chrono::minutes(10)};
   int key_batch = 500;     // chunks keyed per round (those written before migration 0010)
   int settle_batch = 500;  // documents settled per statement
   int purge_batch = 500;   // orphans deleted per round
@@ -49,7 +53,8 @@ struct EmbeddingWorkerCounters {
 // instance; several on one database share the work through the store's claims.
 //
 // A round: keys the chunks that have none; stores what an earlier round could not; claims at most
-// the embedder's max_batch() texts that have no vector; embeds them in one call (outside any
+// the embedder's max_batch() texts that have no vector (of pending versions, and now and then of
+// any approved version: full_scan_interval); embeds them in one call (outside any
 // transaction); stores the vectors and refusals and drops the claims in one transaction; settles
 // the pending documents that now have every vector (done, or failed when one was refused); deletes
 // orphans past their grace (at most every purge_interval). When the provider cannot embed now, the
@@ -98,6 +103,7 @@ class EmbeddingWorker {
   const EmbeddingModel model_;
   std::vector<EmbeddingResult> unsaved_;  // answered by the provider, not stored yet
   TimePoint next_purge_{};                // on clock_
+  TimePoint next_full_scan_{};            // on clock_
   EmbeddingWorkerCounters counters_;
   std::mutex wake_mutex_;
   std::condition_variable_any wake_;

@@ -76,9 +76,10 @@ class EmbeddingStoreContract : public ConsumerContractFixture<Factory> {
   }
 
   // Claims keys of Model() for `owner` at ContractTime(at), for kLeaseMs.
-  std::vector<TextToEmbed> ClaimFor(const std::string& owner, std::int64_t at = 0,
-                                    int limit = 100) {
-    return embeddings().Claim(Model(), owner, ContractTime(at), ContractTime(at + kLeaseMs), limit);
+  std::vector<TextToEmbed> ClaimFor(const std::string& owner, std::int64_t at = 0, int limit = 100,
+                                    ClaimScope scope = ClaimScope::kAll) {
+    return embeddings().Claim(Model(), owner, ContractTime(at), ContractTime(at + kLeaseMs), limit,
+                              scope);
   }
   static std::set<std::string> ClaimedKeys(const std::vector<TextToEmbed>& claimed) {
     std::set<std::string> keys;
@@ -219,6 +220,28 @@ TYPED_TEST_P(EmbeddingStoreContract, ClaimSkipsAnsweredKeysAndChunksOutsideAppro
   EXPECT_EQ(claimed[0].text_key, this->Key(missing));
   EXPECT_EQ(claimed[0].text, missing);
   EXPECT_EQ(this->embeddings().CountMissing(this->Model()), 1) << "claimed is not answered";
+}
+
+TYPED_TEST_P(EmbeddingStoreContract, APendingScopeClaimTakesPendingVersionsOldestDocumentFirst) {
+  const std::string of_done = "已完成版本的段落";
+  const std::string of_failed = "失败版本的段落";
+  const std::string older = "较早文档的段落";
+  const std::string shared = "两篇文档共有的段落";
+  const std::string newer = "较新文档的段落";
+  this->AddIngested({of_done}, IngestStatus::kDone);
+  this->AddIngested({of_failed}, IngestStatus::kFailed);
+  this->AddIngested({older, shared});
+  this->AddIngested({shared, newer});
+  EXPECT_EQ(this->ClaimedKeys(this->ClaimFor("worker-1", 0, 2, ClaimScope::kPending)),
+            this->Keys({older, shared}))
+      << "the older document's texts first";
+  EXPECT_EQ(this->ClaimedKeys(this->ClaimFor("worker-2", 0, 100, ClaimScope::kPending)),
+            this->Keys({newer}))
+      << "the shared text is claimed already; done and failed versions are not looked at";
+  EXPECT_EQ(this->ClaimedKeys(this->ClaimFor("worker-3", 0, 100, ClaimScope::kAll)),
+            this->Keys({of_done, of_failed}))
+      << "a full scan finds the texts of versions that are not pending";
+  EXPECT_TRUE(this->ClaimFor("worker-4", 0, 100, ClaimScope::kAll).empty());
 }
 
 // Store and Release.
@@ -411,12 +434,12 @@ TYPED_TEST_P(EmbeddingStoreContract, AnotherModelNameOrSizeHasClaimsAndVectorsOf
   const TimePoint now = ContractTime(0);
   const TimePoint until = ContractTime(this->kLeaseMs);
   EXPECT_EQ(this->ClaimedKeys(this->ClaimFor("worker-1")), this->Keys({a, b}));
-  EXPECT_EQ(
-      this->ClaimedKeys(this->embeddings().Claim(this->OtherName(), "worker-2", now, until, 10)),
-      this->Keys({a, b}))
+  EXPECT_EQ(this->ClaimedKeys(this->embeddings().Claim(this->OtherName(), "worker-2", now, until,
+                                                       10, ClaimScope::kAll)),
+            this->Keys({a, b}))
       << "worker-1's claims are of another model";
-  EXPECT_EQ(this->ClaimedKeys(
-                this->embeddings().Claim(this->OtherDimensions(), "worker-2", now, until, 10)),
+  EXPECT_EQ(this->ClaimedKeys(this->embeddings().Claim(this->OtherDimensions(), "worker-2", now,
+                                                       until, 10, ClaimScope::kAll)),
             this->Keys({a, b}));
   this->embeddings().Store(this->Model(),
                            {this->Embedded(this->Key(a), this->VectorOf(1)),
@@ -535,6 +558,15 @@ TYPED_TEST_P(EmbeddingStoreContract, AnOrphanIsPurgedAfterItsMarkAndIsMissingOnl
   this->embeddings().Store(this->OtherName(), {this->Embedded(this->Key(gone), this->VectorOf(3))},
                            "worker-1");
   EXPECT_EQ(this->embeddings().PurgeOrphans(this->FarFuture(), 100), 0) << "no orphan yet";
+  std::vector<std::int64_t> ids;
+  std::int64_t kept_id = 0;
+  for (const StoredVector& stored : this->embeddings().VectorsAfter(this->Model(), 0, 10)) {
+    ids.push_back(stored.id);
+    if (stored.text_key == this->Key(kept)) kept_id = stored.id;
+  }
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(this->embeddings().VectorIds(this->Model()), ids)
+      << "the model's vectors, ascending; no refusal, no other model's";
   this->IngestKeyed(doc, 1, {kept});
   EXPECT_EQ(this->embeddings().PurgeOrphans(this->FarPast(), 100), 0)
       << "they became orphans now, not before 2000";
@@ -542,6 +574,8 @@ TYPED_TEST_P(EmbeddingStoreContract, AnOrphanIsPurgedAfterItsMarkAndIsMissingOnl
   EXPECT_EQ(this->embeddings().PurgeOrphans(this->FarFuture(), 100), 3)
       << "gone's vectors of both models and the refusal";
   EXPECT_EQ(this->StoredKeys(this->Model()), this->Keys({kept}));
+  EXPECT_EQ(this->embeddings().VectorIds(this->Model()), std::vector<std::int64_t>{kept_id})
+      << "a purged vector's id is gone";
   EXPECT_TRUE(this->StoredKeys(this->OtherName()).empty());
   EXPECT_EQ(this->embeddings().CountMissing(this->Model()), 0) << "no chunk has the purged keys";
   EXPECT_EQ(this->embeddings().PurgeOrphans(this->FarFuture(), 100), 0);
@@ -725,9 +759,11 @@ TYPED_TEST_P(EmbeddingStoreContract, ConcurrentWorkersClaimEveryKeyExactlyOnce) 
   for (int i = 0; i < kWorkers; ++i) {
     workers.emplace_back([&, i] {
       const std::string owner = "worker-" + std::to_string(i);
+      // Half of them look at pending versions only, as workers do between full scans.
+      const ClaimScope scope = i % 2 == 0 ? ClaimScope::kPending : ClaimScope::kAll;
       go.arrive_and_wait();
-      for (auto batch = this->ClaimFor(owner, 0, 7); !batch.empty();
-           batch = this->ClaimFor(owner, 0, 7)) {
+      for (auto batch = this->ClaimFor(owner, 0, 7, scope); !batch.empty();
+           batch = this->ClaimFor(owner, 0, 7, scope)) {
         std::vector<EmbeddingResult> results;
         {
           std::lock_guard<std::mutex> lock(mutex);
@@ -785,6 +821,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ClaimReturnsEachMissingKeyOnceWithOneOfItsTexts, TextsThatNormaliseAlikeShareOneKeyAndOneClaim,
     ALiveClaimIsNobodyElsesAndAnExpiredOneIsTakenOver, ClaimHonoursItsLimit,
     ClaimSkipsAnsweredKeysAndChunksOutsideApprovedVersions,
+    APendingScopeClaimTakesPendingVersionsOldestDocumentFirst,
     AStoredKeyIsNeverClaimedAgainAndKeepsItsFirstAnswer,
     AVectorOfTheWrongSizeIsAStorageErrorAndStoresNothingOfItsCall,
     ReleaseGivesTheOwnersKeysBackAtOnce, SettleMarksDocumentsDoneOnceEveryKeyHasAVectorAndOnlyOnce,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -24,13 +25,20 @@ void ForEachApprovedChunks(const FakeTables& tables, Fn&& fn) {
 }
 
 // Each key of approved versions' chunks with one of its texts, in key order.
-std::map<std::string, std::string> ApprovedTexts(const FakeTables& tables) {
-  std::map<std::string, std::string> texts;
-  ForEachApprovedChunks(tables, [&](const Document&, const FakeTables::Chunks& chunks) {
+// (key, one of its texts) of the approved chunks in `scope`: of pending versions in (document,
+// ordinal) order, of all of them in key order.
+std::vector<std::pair<std::string, std::string>> ApprovedTexts(const FakeTables& tables,
+                                                               ClaimScope scope) {
+  std::vector<std::pair<std::string, std::string>> texts;
+  std::set<std::string> seen;
+  ForEachApprovedChunks(tables, [&](const Document& doc, const FakeTables::Chunks& chunks) {
+    if (scope == ClaimScope::kPending && doc.ingest_status != IngestStatus::kPending) return;
     for (std::size_t i = 0; i < chunks.contents.size(); ++i) {
-      if (!chunks.text_keys[i].empty()) texts.emplace(chunks.text_keys[i], chunks.contents[i]);
+      const std::string& key = chunks.text_keys[i];
+      if (!key.empty() && seen.insert(key).second) texts.emplace_back(key, chunks.contents[i]);
     }
   });
+  if (scope == ClaimScope::kAll) std::ranges::sort(texts);
   return texts;
 }
 
@@ -70,10 +78,10 @@ void FakeEmbeddingStore::SetKeys(const std::vector<ChunkKey>& keys) {
 
 std::vector<TextToEmbed> FakeEmbeddingStore::Claim(const EmbeddingModel& model,
                                                    const std::string& owner, TimePoint now,
-                                                   TimePoint until, int limit) {
+                                                   TimePoint until, int limit, ClaimScope scope) {
   return database_->Write([&](FakeTables& tables) {
     std::vector<TextToEmbed> claimed;
-    for (const auto& [text_key, text] : ApprovedTexts(tables)) {
+    for (const auto& [text_key, text] : ApprovedTexts(tables, scope)) {
       if (std::ssize(claimed) >= limit) break;
       const auto key = KeyOf(model, text_key);
       if (tables.embeddings.contains(key)) continue;
@@ -153,7 +161,7 @@ std::vector<SettledDocument> FakeEmbeddingStore::SettleDocuments(const Embedding
 std::int64_t FakeEmbeddingStore::CountMissing(const EmbeddingModel& model) {
   return database_->Read([&](const FakeTables& tables) {
     std::int64_t missing = 0;
-    for (const auto& [text_key, text] : ApprovedTexts(tables)) {
+    for (const auto& [text_key, text] : ApprovedTexts(tables, ClaimScope::kAll)) {
       if (!tables.embeddings.contains(KeyOf(model, text_key))) ++missing;
     }
     return missing;
@@ -190,6 +198,14 @@ std::vector<StoredVector> FakeEmbeddingStore::VectorsAfter(const EmbeddingModel&
     if (std::ssize(vectors) > limit) vectors.resize(static_cast<std::size_t>(std::max(limit, 0)));
     return vectors;
   });
+}
+
+std::vector<std::int64_t> FakeEmbeddingStore::VectorIds(const EmbeddingModel& model) {
+  std::vector<std::int64_t> ids;
+  for (const StoredVector& stored : VectorsAfter(model, 0, std::numeric_limits<int>::max())) {
+    ids.push_back(stored.id);
+  }
+  return ids;
 }
 
 std::vector<KeyedChunk> FakeEmbeddingStore::ApprovedChunksWithKeys(

@@ -17,7 +17,8 @@ class FakeEmbeddingStore final : public EmbeddingStore {
   std::vector<UnkeyedChunk> ChunksWithoutKey(int limit) override;
   void SetKeys(const std::vector<ChunkKey>& keys) override;
   std::vector<TextToEmbed> Claim(const EmbeddingModel& model, const std::string& owner,
-                                 TimePoint now, TimePoint until, int limit) override;
+                                 TimePoint now, TimePoint until, int limit,
+                                 ClaimScope scope) override;
   void Store(const EmbeddingModel& model, const std::vector<EmbeddingResult>& results,
              const std::string& owner) override;
   void Release(const EmbeddingModel& model, const std::string& owner,
@@ -27,6 +28,7 @@ class FakeEmbeddingStore final : public EmbeddingStore {
   int PurgeOrphans(TimePoint before, int limit) override;
   std::vector<StoredVector> VectorsAfter(const EmbeddingModel& model, std::int64_t after,
                                          int limit) override;
+  std::vector<std::int64_t> VectorIds(const EmbeddingModel& model) override;
   std::vector<KeyedChunk> ApprovedChunksWithKeys(const std::vector<std::string>& keys) override;
 
  private:

@@ -161,6 +161,25 @@ TEST_F(EmbeddingWorkerTest, OrphansArePurgedOnlyAfterTheirGrace) {
   EXPECT_EQ(StatusOf(runbook), IngestStatus::kDone);
 }
 
+TEST_F(EmbeddingWorkerTest, TextsOfVersionsNotPendingAreFoundByAFullScanAtStartAndThenNowAndThen) {
+  Publish("评审手册", kHandbook);
+  Drain(worker_);
+  // A worker of another model (the setting changed): every version is done already.
+  FakeEmbedder switched_embedder{8, 2, "other-model"};
+  EmbeddingWorker switched(store_, switched_embedder, digest_, clock_, "worker-b");
+  Drain(switched);
+  EXPECT_EQ(switched_embedder.total_embedded(), 3)
+      << "a full scan at its first round, continued while it found texts";
+
+  Publish("运维手册", kRunbook);
+  Drain(worker_);  // done for the first model before the other worker looks
+  Drain(switched);
+  EXPECT_EQ(switched_embedder.total_embedded(), 3) << "not pending, and no full scan is due";
+  clock_.Advance(11min);
+  Drain(switched);
+  EXPECT_EQ(switched_embedder.total_embedded(), 4) << "the next full scan found its new text";
+}
+
 // Issue 17: with a poll of an hour, only ingestion's wake-up can have the worker embed a version
 // approved while it waits.
 TEST_F(EmbeddingWorkerTest, IngestionWakesAnIdleWorkerSoAVersionIsEmbeddedWithoutWaitingForAPoll) {

@@ -46,7 +46,7 @@ class SemanticSearchTest : public ::testing::Test, protected PublishingDesk {
   FakeEmbedder embedder_{16, 8};
   EmbeddingWorker worker_{*fakes_.stores.embeddings, embedder_, digest_, clock_, "worker"};
   FakeVectorIndex index_{16};
-  SemanticSearch semantic_{embedder_, *fakes_.stores.embeddings, index_};
+  SemanticSearch semantic_{embedder_, *fakes_.stores.embeddings, index_, clock_};
   ReaderService reader_{*fakes_.stores.documents, *fakes_.stores.previews, *fakes_.stores.chunks,
                         ReaderConfig{}, &semantic_};
 };
@@ -134,6 +134,26 @@ TEST_F(SemanticSearchTest, AReplacedChunksVectorFindsNothing) {
   const auto results = Search(kLocks, SearchMode::kSemantic);
   ASSERT_EQ(results->items.size(), 1u) << "only the new text's chunk";
   EXPECT_EQ(Items(*results)[0], std::make_pair(doc, kSearch));
+}
+
+TEST_F(SemanticSearchTest, PurgedVectorsLeaveTheIndexAtTheNextResync) {
+  const DocumentId doc = Publish("评审手册", kLocks);
+  Embed();
+  Edit(doc, std::nullopt, kSearch);
+  Approve(doc);
+  Embed();
+  ASSERT_EQ(Search(kSearch, SearchMode::kSemantic)->items.size(), 1u);
+  EXPECT_EQ(semantic_.indexed(), 2u) << "the replaced text's vector is an orphan, still stored";
+  const TimePoint year_2100{std::chrono::milliseconds{4'102'444'800'000}};
+  ASSERT_EQ(fakes_.stores.embeddings->PurgeOrphans(year_2100, 10), 1);
+
+  ASSERT_EQ(Search(kSearch, SearchMode::kSemantic)->items.size(), 1u);
+  EXPECT_EQ(semantic_.indexed(), 2u) << "within the resync interval";
+  clock_.Advance(std::chrono::minutes(11));
+  const auto results = Search(kSearch, SearchMode::kSemantic);
+  ASSERT_EQ(results->items.size(), 1u);
+  EXPECT_EQ(Items(*results)[0], std::make_pair(doc, kSearch));
+  EXPECT_EQ(semantic_.indexed(), 1u) << "the purged vector left the index";
 }
 
 }  // namespace

@@ -30,29 +30,42 @@ constexpr Statement kSetKey{"embeddings_set_key",
 constexpr Statement kAdoptOrphans{"embeddings_adopt_orphans",
                                   "UPDATE kh_embedding SET orphaned_at = NULL"
                                   " WHERE text_key = $1 AND orphaned_at IS NOT NULL"};
-// $3 now, $4 the limit, $5 the owner, $6 the expiry. Keys of approved versions' chunks with
-// neither an embedding nor a live claim; a concurrent claim of the same key waits for the other's
-// commit and then leaves it to its live claim.
-constexpr Statement kClaim{
-    "embeddings_claim",
-    "WITH wanted AS ("
-    "  SELECT DISTINCT ON (c.text_key) c.text_key, c.content FROM kh_document_chunk c"
-    "  JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
-    "  WHERE c.text_key IS NOT NULL"
+// $3 now, $4 the limit. The keys of pending approved versions' chunks with neither an embedding
+// nor a live claim, with one of their texts: the first $4 such chunks, oldest document first.
+constexpr Statement kWantedPending{
+    "embeddings_wanted_pending",
+    "SELECT DISTINCT ON (text_key) text_key, content FROM ("
+    "  SELECT c.text_key, c.content FROM kh_document d"
+    "  JOIN kh_document_chunk c ON c.document_id = d.id AND c.version = d.approved_version"
+    "  WHERE d.ingest_status = 'pending' AND d.approved_version IS NOT NULL"
+    "  AND c.text_key IS NOT NULL"
     "  AND NOT EXISTS (SELECT 1 FROM kh_embedding e"
     "    WHERE e.model = $1 AND e.dimensions = $2 AND e.text_key = c.text_key)"
     "  AND NOT EXISTS (SELECT 1 FROM kh_embedding_claim k WHERE k.model = $1"
     "    AND k.dimensions = $2 AND k.text_key = c.text_key AND k.expires_at > $3)"
-    "  ORDER BY c.text_key LIMIT $4),"
-    " claimed AS ("
-    "  INSERT INTO kh_embedding_claim (model, dimensions, text_key, owner, expires_at)"
-    "  SELECT $1, $2, text_key, $5, $6 FROM wanted"
-    "  ON CONFLICT (model, dimensions, text_key)"
-    "  DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
-    "  WHERE kh_embedding_claim.expires_at <= $3"
-    "  RETURNING text_key)"
-    " SELECT w.text_key, w.content FROM wanted w JOIN claimed USING (text_key)"
-    " ORDER BY w.text_key"};
+    "  ORDER BY d.id, c.ordinal LIMIT $4) AS first_chunks"
+    " ORDER BY text_key"};
+// The same of every approved version, in key order.
+constexpr Statement kWantedAll{
+    "embeddings_wanted_all",
+    "SELECT DISTINCT ON (c.text_key) c.text_key, c.content FROM kh_document_chunk c"
+    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    " WHERE c.text_key IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM kh_embedding e"
+    "   WHERE e.model = $1 AND e.dimensions = $2 AND e.text_key = c.text_key)"
+    " AND NOT EXISTS (SELECT 1 FROM kh_embedding_claim k WHERE k.model = $1"
+    "   AND k.dimensions = $2 AND k.text_key = c.text_key AND k.expires_at > $3)"
+    " ORDER BY c.text_key LIMIT $4"};
+// $3 the keys wanted, $4 the owner, $5 now, $6 the expiry: the keys claimed. A concurrent claim of
+// the same key waits for the other's commit and then leaves it to its live claim.
+constexpr Statement kClaim{
+    "embeddings_claim",
+    "INSERT INTO kh_embedding_claim (model, dimensions, text_key, owner, expires_at)"
+    " SELECT $1, $2, unnest($3::text[]), $4, $6"
+    " ON CONFLICT (model, dimensions, text_key)"
+    " DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
+    " WHERE kh_embedding_claim.expires_at <= $5"
+    " RETURNING text_key"};
 // $3 the owner, $4 the keys just claimed: those stored by another worker meanwhile go back.
 constexpr Statement kDropStoredClaims{
     "embeddings_drop_stored_claims",
@@ -111,6 +124,10 @@ constexpr Statement kVectorsAfter{
     "SELECT id, text_key, vector FROM kh_embedding"
     " WHERE model = $1 AND dimensions = $2 AND id > $3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT $4"};
+constexpr Statement kVectorIds{
+    "embeddings_vector_ids",
+    "SELECT id FROM kh_embedding WHERE model = $1 AND dimensions = $2 AND vector IS NOT NULL"
+    " ORDER BY id"};
 
 // $3 the keys: those with a vector.
 constexpr Statement kKeysWithVectors{
@@ -127,11 +144,23 @@ constexpr Statement kApprovedChunksWithKeys{
     " WHERE c.text_key = ANY($1::text[])"
     " ORDER BY c.document_id, c.ordinal"};
 
-constexpr std::array kEmbeddingStatements{
-    kApprovedChunksWithKeys, kKeysWithVectors, kChunksWithoutKey, kSetKey,
-    kAdoptOrphans,           kClaim,           kDropStoredClaims, kLock,
-    kInsertEmbedding,        kDropClaims,      kSettle,           kCountMissing,
-    kPurgeOrphans,           kVectorsAfter};
+constexpr std::array kEmbeddingStatements{kApprovedChunksWithKeys,
+                                          kKeysWithVectors,
+                                          kChunksWithoutKey,
+                                          kSetKey,
+                                          kAdoptOrphans,
+                                          kWantedPending,
+                                          kWantedAll,
+                                          kClaim,
+                                          kDropStoredClaims,
+                                          kLock,
+                                          kInsertEmbedding,
+                                          kDropClaims,
+                                          kSettle,
+                                          kCountMissing,
+                                          kPurgeOrphans,
+                                          kVectorsAfter,
+                                          kVectorIds};
 
 void RequireDimensions(const EmbeddingModel& model, const EmbeddingResult& result) {
   if (const std::string misfit = MisfitResult(model, result); !misfit.empty()) {
@@ -196,16 +225,25 @@ void PgEmbeddingStore::SetKeys(const std::vector<ChunkKey>& keys) {
 
 std::vector<TextToEmbed> PgEmbeddingStore::Claim(const EmbeddingModel& model,
                                                  const std::string& owner, TimePoint now,
-                                                 TimePoint until, int limit) {
+                                                 TimePoint until, int limit, ClaimScope scope) {
   return session_->Atomically("claim texts to embed", [&](pqxx::work& tx) {
-    std::vector<TextToEmbed> claimed =
-        All<TextToEmbed>(tx.exec_prepared(kClaim.name, model.name, model.dimensions, Millis(now),
-                                          limit, owner, Millis(until)),
-                         [](const pqxx::row& row) {
-                           return TextToEmbed{row[0].as<std::string>(), row[1].as<std::string>()};
-                         });
+    const Statement& wanted_now = scope == ClaimScope::kPending ? kWantedPending : kWantedAll;
+    std::vector<TextToEmbed> claimed = All<TextToEmbed>(
+        tx.exec_prepared(wanted_now.name, model.name, model.dimensions, Millis(now), limit),
+        [](const pqxx::row& row) {
+          return TextToEmbed{row[0].as<std::string>(), row[1].as<std::string>()};
+        });
     if (claimed.empty()) return claimed;
     std::vector<std::string> keys;
+    for (const TextToEmbed& text : claimed) keys.push_back(text.text_key);
+    std::set<std::string> taken;
+    for (const auto& row : tx.exec_prepared(kClaim.name, model.name, model.dimensions,
+                                            TextArray(keys), owner, Millis(now), Millis(until))) {
+      taken.insert(row[0].as<std::string>());
+    }
+    std::erase_if(claimed, [&](const TextToEmbed& text) { return !taken.contains(text.text_key); });
+    if (claimed.empty()) return claimed;
+    keys.clear();
     for (const TextToEmbed& text : claimed) keys.push_back(text.text_key);
     std::set<std::string> stored;
     for (const auto& row : tx.exec_prepared(kDropStoredClaims.name, model.name, model.dimensions,
@@ -291,6 +329,13 @@ std::vector<StoredVector> PgEmbeddingStore::VectorsAfter(const EmbeddingModel& m
       vectors.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), std::move(*vector)});
     }
     return vectors;
+  });
+}
+
+std::vector<std::int64_t> PgEmbeddingStore::VectorIds(const EmbeddingModel& model) {
+  return session_->Autocommit("read embedding ids", [&](pqxx::transaction_base& tx) {
+    return All<std::int64_t>(tx.exec_prepared(kVectorIds.name, model.name, model.dimensions),
+                             [](const pqxx::row& row) { return row[0].as<std::int64_t>(); });
   });
 }
 

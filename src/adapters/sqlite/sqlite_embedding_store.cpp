@@ -26,9 +26,21 @@ constexpr std::string_view kAdoptOrphans =
 constexpr std::string_view kHasVector =
     "SELECT 1 FROM kh_embedding"
     " WHERE model = ?1 AND dimensions = ?2 AND text_key = ?3 AND vector IS NOT NULL";
-// ?3 now, ?4 the limit. The keys of approved versions' chunks with neither an embedding nor a live
-// claim, with one of their texts.
-constexpr std::string_view kClaimable =
+// ?3 now, ?4 the limit. The keys of pending approved versions' chunks with neither an embedding
+// nor a live claim, with one of their texts: the first ?4 such chunks, oldest document first.
+constexpr std::string_view kClaimablePending =
+    "SELECT text_key, MIN(content) FROM (SELECT c.text_key, c.content FROM kh_document d"
+    " JOIN kh_document_chunk c ON c.document_id = d.id AND c.version = d.approved_version"
+    " WHERE d.ingest_status = 'pending' AND d.approved_version IS NOT NULL"
+    " AND c.text_key IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM kh_embedding e"
+    "   WHERE e.model = ?1 AND e.dimensions = ?2 AND e.text_key = c.text_key)"
+    " AND NOT EXISTS (SELECT 1 FROM kh_embedding_claim k WHERE k.model = ?1"
+    "   AND k.dimensions = ?2 AND k.text_key = c.text_key AND k.expires_at > ?3)"
+    " ORDER BY d.id, c.ordinal LIMIT ?4)"
+    " GROUP BY text_key ORDER BY text_key";
+// The same of every approved version, in key order.
+constexpr std::string_view kClaimableAll =
     "SELECT c.text_key, MIN(c.content) FROM kh_document_chunk c"
     " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
     " WHERE c.text_key IS NOT NULL"
@@ -80,8 +92,10 @@ constexpr std::string_view kVectorsAfter =
     "SELECT id, text_key, vector FROM kh_embedding"
     " WHERE model = ?1 AND dimensions = ?2 AND id > ?3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT ?4";
+constexpr std::string_view kVectorIds =
+    "SELECT id FROM kh_embedding WHERE model = ?1 AND dimensions = ?2 AND vector IS NOT NULL"
+    " ORDER BY id";
 
-// Binds the model as ?1 and ?2.
 // ?1 the keys as a JSON array of strings.
 constexpr std::string_view kApprovedChunksWithKeys =
     "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key"
@@ -164,9 +178,10 @@ void SqliteEmbeddingStore::SetKeys(const std::vector<ChunkKey>& keys) {
 
 std::vector<TextToEmbed> SqliteEmbeddingStore::Claim(const EmbeddingModel& model,
                                                      const std::string& owner, TimePoint now,
-                                                     TimePoint until, int limit) {
+                                                     TimePoint until, int limit, ClaimScope scope) {
   return session_->Atomically([&](SqliteConnection& connection) {
-    SqliteStatement claimable = connection.Prepare(kClaimable);
+    SqliteStatement claimable =
+        connection.Prepare(scope == ClaimScope::kPending ? kClaimablePending : kClaimableAll);
     BindModel(claimable, model);
     claimable.Bind(3, now).Bind(4, NonNegative(limit));
     std::vector<TextToEmbed> claimed;
@@ -264,6 +279,15 @@ std::vector<StoredVector> SqliteEmbeddingStore::VectorsAfter(const EmbeddingMode
     vectors.push_back({rows.Int64(0), rows.Text(1), std::move(*vector)});
   }
   return vectors;
+}
+
+std::vector<std::int64_t> SqliteEmbeddingStore::VectorIds(const EmbeddingModel& model) {
+  auto lease = session_->Read();
+  SqliteStatement rows = lease->Prepare(kVectorIds);
+  BindModel(rows, model);
+  std::vector<std::int64_t> ids;
+  while (rows.Step()) ids.push_back(rows.Int64(0));
+  return ids;
 }
 
 std::vector<KeyedChunk> SqliteEmbeddingStore::ApprovedChunksWithKeys(
