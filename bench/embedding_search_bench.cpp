@@ -6,8 +6,9 @@
 //      their chunks reach --chunks, and ingests them (the in-process relay, on this thread);
 //   2. embeds every chunk with the embedding worker (RunOnce until idle, on this thread):
 //      chunks/s and inputs sent, which must equal the distinct texts;
-//   3. what the worker's idle poll (RunOnce with nothing to do: key, claim, settle) and a
-//      /metrics scrape (Backlog, CountMissing) cost at this size, median of --probes;
+//   3. what the worker's idle poll (RunOnce with nothing to do: key, claim from pending versions,
+//      settle), its full scan (a claim from every approved version) and a /metrics scrape
+//      (Backlog, CountMissing) cost at this size, median of --probes;
 //   4. the instance's vector index: the first semantic search loads it (time, and the process's
 //      resident memory before and after: the index and its key map);
 //   5. search latency, one search at a time through ReaderService (limit 10, snippets included),
@@ -227,6 +228,15 @@ int main(int argc, char** argv) {
   // 3. The idle poll and the scrape.
   out["idle_poll_ms"] = MedianMs(probes, [&] { worker.RunOnce(); });
   out["scrape_backlog_ms"] = MedianMs(probes, [&] { worker.Backlog(); });
+  // The scan of every approved version a worker makes at start and every full_scan_interval.
+  out["full_scan_ms"] = MedianMs(probes, [&] {
+    const TimePoint now = app.internals().clock.Now();
+    if (!app.internals()
+             .stores.embeddings->Claim(worker.model(), "probe", now, now, 64, ClaimScope::kAll)
+             .empty()) {
+      throw std::runtime_error("a full scan found texts without vectors");
+    }
+  });
 
   // 4. The index, loaded by the first semantic search.
   malloc_trim(0);

@@ -22,8 +22,12 @@ SemanticSearch::SemanticSearch(Embedder& query_embedder, EmbeddingStore& store, 
       resync_interval_(resync_interval),
       model_{query_embedder.model(), query_embedder.dimensions()} {}
 
-void SemanticSearch::Follow() {
+void SemanticSearch::Follow(std::stop_token stop) {
   std::lock_guard follow(follow_mutex_);
+  FollowLocked(stop);
+}
+
+void SemanticSearch::FollowLocked(std::stop_token stop) {
   if (const TimePoint now = clock_.Now(); now >= next_resync_) {
     // The first Follow has nothing to remove; it only starts the interval.
     if (last_id_ > 0) Resync();
@@ -46,8 +50,10 @@ void SemanticSearch::Follow() {
     }
     index_.Add(ids, vectors);
     last_id_ = batch.back().id;
-    if (std::ssize(batch) < kFollowBatch) return;
+    if (std::ssize(batch) < kFollowBatch) break;
+    if (stop.stop_requested()) return;
   }
+  loaded_ = true;
 }
 
 void SemanticSearch::Resync() {
@@ -70,7 +76,15 @@ void SemanticSearch::Resync() {
 
 std::vector<SemanticHit> SemanticSearch::Search(const std::string& query, int limit) {
   if (limit <= 0) return {};
-  Follow();
+  if (loaded_) {
+    Follow();
+  } else {
+    std::unique_lock follow(follow_mutex_, std::try_to_lock);
+    if (!follow.owns_lock()) {
+      throw EmbeddingsUnavailable("the vector index is still loading", std::chrono::seconds(1));
+    }
+    FollowLocked({});
+  }
   EmbeddedBatch embedded = embedder_.Embed({query});
   if (embedded.vectors.empty() || embedded.vectors[0].empty()) return {};
   const std::vector<VectorHit> nearest =

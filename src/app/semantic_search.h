@@ -1,10 +1,12 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
+#include <stop_token>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,12 +43,15 @@ class SemanticSearch {
                  std::chrono::milliseconds resync_interval = std::chrono::minutes(10));
 
   // Adds the vectors stored since the last call to the index, in batches, and, once per resync
-  // interval, removes those no longer in the database. Throws what the store throws (what was
-  // added stays).
-  void Follow();
+  // interval, removes those no longer in the database. The first call loads every stored vector
+  // (an instance calls it as it starts: Application::Start); `stop` ends it between batches.
+  // Throws what the store throws (what was added stays).
+  void Follow(std::stop_token stop = {});
   // The approved versions' chunks nearest `query` by meaning, most similar first (ties in
   // (document, ordinal) order), at most `limit`. Nothing when the provider refuses the query.
-  // Throws EmbeddingsUnavailable when the query cannot be embedded now, and what the store throws.
+  // Throws EmbeddingsUnavailable when the query cannot be embedded now, or while another thread is
+  // making the first load of the index (the searcher gets the keyword ranking instead of waiting
+  // seconds for it), and what the store throws.
   std::vector<SemanticHit> Search(const std::string& query, int limit);
 
   // Vectors in the index.
@@ -56,6 +61,7 @@ class SemanticSearch {
   Embedder& embedder_;
   EmbeddingStore& store_;
   VectorIndex& index_;
+  void FollowLocked(std::stop_token stop);
   void Resync();
 
   Clock& clock_;
@@ -64,6 +70,7 @@ class SemanticSearch {
   std::mutex follow_mutex_;
   std::int64_t last_id_ = 0;  // guarded by follow_mutex_
   TimePoint next_resync_{};   // guarded by follow_mutex_; on clock_
+  std::atomic<bool> loaded_{false};  // a Follow has read every stored vector once
   mutable std::shared_mutex keys_mutex_;
   std::unordered_map<std::int64_t, std::string> keys_;  // vector id -> text key
 };

@@ -132,6 +132,17 @@ void Application::Start() {
   janitor_thread_ =
       std::jthread([janitor = janitor_.get()](std::stop_token stop) { janitor->Run(stop); });
   if (config_.consumers.in_serve) pipeline_->Start();
+  if (semantic_ != nullptr) {
+    // The stored vectors, loaded before the first search needs them (seconds at 100,000); until
+    // then semantic and hybrid searches answer by keywords.
+    index_loader_ = std::jthread([semantic = semantic_.get()](std::stop_token stop) {
+      try {
+        semantic->Follow(stop);
+      } catch (const std::exception& e) {
+        spdlog::warn("vector index: the first load failed, the next search retries: {}", e.what());
+      }
+    });
+  }
   started_ = true;
   server_->Start();
 }
@@ -146,9 +157,10 @@ void Application::Stop() {
     relay_thread_.request_stop();
     relay_thread_.join();
   }
-  if (janitor_thread_.joinable()) {
-    janitor_thread_.request_stop();
-    janitor_thread_.join();
+  for (std::jthread* thread : {&janitor_thread_, &index_loader_}) {
+    if (!thread->joinable()) continue;
+    thread->request_stop();
+    thread->join();
   }
   pipeline_->Stop();
   if (query_embedder_ != nullptr) query_embedder_->Shutdown();

@@ -132,6 +132,7 @@ class Application {
   std::unique_ptr<HttpServer> server_;
   std::jthread relay_thread_;
   std::jthread janitor_thread_;
+  std::jthread index_loader_;  // the vector index's first load (SemanticSearch::Follow)
   bool started_ = false;
 };
 

@@ -4,9 +4,11 @@
 // FAISS index is checked against).
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "app/vector_index.h"
@@ -22,7 +24,11 @@ class FakeVectorIndex final : public VectorIndex {
     std::lock_guard lock(mutex_);
     return vectors_.size();
   }
+  // Runs `hook` at the start of every Add (to hold a load in progress); empty: nothing.
+  void DuringAdd(std::function<void()> hook) { during_add_ = std::move(hook); }
+
   void Add(const std::vector<std::int64_t>& ids, const std::vector<float>& vectors) override {
+    if (during_add_) during_add_();
     const auto d = static_cast<std::size_t>(dimensions_);
     if (vectors.size() != ids.size() * d) throw std::invalid_argument("wrong size");
     std::lock_guard lock(mutex_);
@@ -57,6 +63,7 @@ class FakeVectorIndex final : public VectorIndex {
 
  private:
   const int dimensions_;
+  std::function<void()> during_add_;
   mutable std::mutex mutex_;
   std::map<std::int64_t, std::vector<float>> vectors_;
 };

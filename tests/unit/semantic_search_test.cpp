@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <thread>
+
 #include <map>
 #include <string>
 #include <utility>
@@ -154,6 +157,34 @@ TEST_F(SemanticSearchTest, PurgedVectorsLeaveTheIndexAtTheNextResync) {
   ASSERT_EQ(results->items.size(), 1u);
   EXPECT_EQ(Items(*results)[0], std::make_pair(doc, kSearch));
   EXPECT_EQ(semantic_.indexed(), 1u) << "the purged vector left the index";
+}
+
+TEST_F(SemanticSearchTest, WhileTheIndexLoadsSearchesAnswerByKeywordsWithoutWaiting) {
+  const DocumentId doc = Publish("评审手册", kLocks);
+  Embed();
+  std::promise<void> entered;
+  std::promise<void> release;
+  const std::shared_future<void> released = release.get_future().share();
+  index_.DuringAdd([&entered, released] {
+    entered.set_value();
+    released.wait();
+  });
+  std::jthread loader([this] { semantic_.Follow(); });  // as Application::Start does
+  entered.get_future().wait();
+
+  const auto during = Search(kLocks, std::nullopt);
+  ASSERT_TRUE(during.ok());
+  EXPECT_EQ(during->mode, SearchMode::kKeyword) << "said, not silent";
+  ASSERT_EQ(during->items.size(), 1u);
+  EXPECT_EQ(during->items[0].document_id, doc);
+  release.set_value();
+  loader.join();
+  index_.DuringAdd({});
+
+  const auto after = Search(kLocks, std::nullopt);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->mode, SearchMode::kHybrid);
+  EXPECT_EQ(semantic_.indexed(), 1u);
 }
 
 }  // namespace

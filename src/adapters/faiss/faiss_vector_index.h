@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <shared_mutex>
 #include <unordered_map>
@@ -18,9 +19,11 @@ namespace docgate {
 struct VectorIndexConfig {
   // Up to this many vectors the search is exact (faiss::IndexFlatIP, every vector compared);
   // beyond it the index becomes approximate (faiss::IndexHNSWFlat), whose search time grows
-  // with the logarithm of the size. bench/vector_index_bench measures both
-  // (docs/benchmarks.md).
-  std::size_t approximate_from = 100'000;
+  // with the logarithm of the size. Exact by default at every size: with Debian's FAISS 1.7.3
+  // (its generic build computes distances without SIMD) an HNSW graph of 100,000 vectors of 1,024
+  // dimensions takes over ten minutes to build on two cores, under the index's lock, while an
+  // exact search of them takes milliseconds (bench/vector_index_bench, docs/benchmarks.md).
+  std::size_t approximate_from = std::numeric_limits<std::size_t>::max();
   int hnsw_links = 32;            // HNSW's M: links per vector
   int hnsw_build_breadth = 80;    // efConstruction
   int hnsw_search_breadth = 256;  // efSearch, at least k + the removed vectors still held
