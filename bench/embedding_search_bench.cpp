@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
   config.embeddings.dimensions = dimensions;
   config.embeddings.batch = batch;
   Application app(config);
-  EmbeddingWorker& worker = *app.internals().pipeline.embedding_worker();
+  EmbeddingWorker& worker = *app.internals().pipeline.embedding_workers().front();
   nlohmann::json out{{"database", IsPostgresUrl(database_url) ? "postgresql" : "sqlite"},
                      {"dimensions", dimensions},
                      {"batch", batch}};

@@ -62,9 +62,9 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   pipeline_ = std::make_unique<ConsumerPipeline>(config_, stores_, *clock_, relay_.get());
   if (broker_ == nullptr) consumers_->Register(pipeline_->runner());
   ExposeConsumerMetrics(*metrics_, pipeline_->runner().counters(), pipeline_->reconciler());
-  if (pipeline_->embedding_worker() != nullptr) {
+  if (!pipeline_->embedding_workers().empty()) {
     ExposeEmbeddingMetrics(*metrics_, pipeline_->embedder()->counters(),
-                           *pipeline_->embedding_worker(), pipeline_->ingestion());
+                           pipeline_->embedding_workers(), pipeline_->ingestion());
   }
   service_ = std::make_unique<DocumentService>(*stores_.documents, *observed_gate_, *clock_, *random_,
                                                *relay_, ToServiceConfig(config_));

@@ -44,12 +44,17 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
     embedder_ = std::make_unique<OpenAiEmbedder>(config.embeddings);
     EmbeddingWorkerConfig worker_config;
     worker_config.claim_ttl = std::max(worker_config.claim_ttl, LongestCall(config.embeddings));
-    embedding_worker_ =
-        std::make_unique<EmbeddingWorker>(*stores.embeddings, *embedder_, digest_, clock,
-                                          "embedder-" + OpenSslRandom().Token128(), worker_config);
+    const std::string owner = "embedder-" + OpenSslRandom().Token128();
+    for (int i = 0; i < config.embeddings.concurrency; ++i) {
+      embedding_workers_.push_back(
+          std::make_unique<EmbeddingWorker>(*stores.embeddings, *embedder_, digest_, clock,
+                                            owner + "-" + std::to_string(i), worker_config));
+    }
     // A version ingested here is embedded at once; one ingested by another instance waits for
-    // this worker's next poll.
-    ingestion_->OnVectorsWanted([worker = embedding_worker_.get()] { worker->Wake(); });
+    // these workers' next poll.
+    ingestion_->OnVectorsWanted([this] {
+      for (const auto& worker : embedding_workers_) worker->Wake();
+    });
   }
 }
 
@@ -62,15 +67,17 @@ void ConsumerPipeline::Start() {
     worker_thread_ =
         std::jthread([worker = worker_.get()](std::stop_token stop) { worker->Run(stop); });
   }
-  if (embedding_worker_ != nullptr) {
-    embedding_thread_ = std::jthread(
-        [worker = embedding_worker_.get()](std::stop_token stop) { worker->Run(stop); });
+  for (const auto& embedding_worker : embedding_workers_) {
+    embedding_threads_.emplace_back(
+        [worker = embedding_worker.get()](std::stop_token stop) { worker->Run(stop); });
   }
 }
 
 void ConsumerPipeline::Stop() {
   if (embedder_ != nullptr) embedder_->Shutdown();  // ends a wait between attempts at once
-  for (std::jthread* thread : {&embedding_thread_, &worker_thread_, &reconciler_thread_}) {
+  for (std::jthread& thread : embedding_threads_) thread.request_stop();
+  embedding_threads_.clear();  // joins
+  for (std::jthread* thread : {&worker_thread_, &reconciler_thread_}) {
     if (!thread->joinable()) continue;
     thread->request_stop();
     thread->join();

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <thread>
+#include <vector>
 
 #include "adapters/amqp/amqp_event_source.h"
 #include "adapters/crypto/openssl_digest.h"
@@ -21,8 +23,9 @@ namespace docgate {
 // The consumers' side of a running docgate, wired from a Config: the preview store (MongoDB when
 // DOCGATE_MONGODB_URI is set, else the database), the built-in consumers (preview projection,
 // ingestion) behind a ConsumerRunner, the reconciler, with DOCGATE_AMQP_URL the worker that takes
-// events from the broker's consumers queue, and with DOCGATE_EMBEDDINGS_URL the embedding worker
-// (ingestion then leaves versions pending until their vectors are stored). `docgate serve` and
+// events from the broker's consumers queue, and with DOCGATE_EMBEDDINGS_URL the embedding workers,
+// DOCGATE_EMBEDDINGS_CONCURRENCY of them, each a thread with requests of its own (ingestion then
+// leaves versions pending until their vectors are stored, and wakes them). `docgate serve` and
 // `docgate worker` build this.
 //
 // Lifecycle: construct -> Start -> Stop (also run by the destructor). Not thread-safe.
@@ -50,8 +53,10 @@ class ConsumerPipeline {
    // Null without a broker (or without a queue).
    EventWorker *worker() { return worker_.get(); }
    EventSource *source() { return source_.get(); }
-   // Null without DOCGATE_EMBEDDINGS_URL.
-   EmbeddingWorker* embedding_worker() { return embedding_worker_.get(); }
+   // Empty without DOCGATE_EMBEDDINGS_URL.
+   std::span<const std::unique_ptr<EmbeddingWorker>> embedding_workers() const {
+     return embedding_workers_;
+   }
    OpenAiEmbedder* embedder() { return embedder_.get(); }
 
   private:
@@ -65,9 +70,9 @@ class ConsumerPipeline {
    std::unique_ptr<AmqpEventSource> source_;
    std::unique_ptr<EventWorker> worker_;
    std::unique_ptr<OpenAiEmbedder> embedder_;
-   std::unique_ptr<EmbeddingWorker> embedding_worker_;
+   std::vector<std::unique_ptr<EmbeddingWorker>> embedding_workers_;
    std::jthread worker_thread_;
-   std::jthread embedding_thread_;
+   std::vector<std::jthread> embedding_threads_;
    std::jthread reconciler_thread_;
 };
 

@@ -128,7 +128,8 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
 }
 
 void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
-                            EmbeddingWorker& worker, const Ingestion& ingestion) {
+                            std::span<const std::unique_ptr<EmbeddingWorker>> workers,
+                            const Ingestion& ingestion) {
   const auto add = [&registry](std::string name, std::string help,
                                const std::atomic<std::uint64_t>& counter) {
     AddAtomicCounter(registry, std::move(name), std::move(help), counter);
@@ -148,18 +149,29 @@ void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& c
       "docgate_embedding_cache_hits_total",
       "Chunks ingested whose text had a stored vector already, so none was computed for them.",
       [&ingestion] { return ingestion.reused_vectors(); });
-  const EmbeddingWorkerCounters& counters = worker.counters();
-  add("docgate_embedding_unavailable_total",
-      "Embedding rounds the provider could not serve (retried after Retry-After).",
-      counters.unavailable);
-  add("docgate_embedding_documents_done_total",
-      "Approved versions whose ingestion the embeddings completed.", counters.documents_done);
-  add("docgate_embedding_documents_failed_total",
-      "Approved versions whose ingestion failed on a refused text.", counters.documents_failed);
-  add("docgate_embedding_orphans_purged_total",
-      "Stored vectors deleted after no chunk had their text for the grace period.",
-      counters.purged);
+  using Counter = std::atomic<std::uint64_t> EmbeddingWorkerCounters::*;
+  const auto add_summed = [&registry, workers](std::string name, std::string help,
+                                               Counter counter) {
+    registry.AddCounterCallback(std::move(name), std::move(help), [workers, counter] {
+      std::uint64_t total = 0;
+      for (const auto& worker : workers) total += (worker->counters().*counter).load();
+      return total;
+    });
+  };
+  add_summed("docgate_embedding_unavailable_total",
+             "Embedding rounds the provider could not serve (retried after Retry-After).",
+             &EmbeddingWorkerCounters::unavailable);
+  add_summed("docgate_embedding_documents_done_total",
+             "Approved versions whose ingestion the embeddings completed.",
+             &EmbeddingWorkerCounters::documents_done);
+  add_summed("docgate_embedding_documents_failed_total",
+             "Approved versions whose ingestion failed on a refused text.",
+             &EmbeddingWorkerCounters::documents_failed);
+  add_summed("docgate_embedding_orphans_purged_total",
+             "Stored vectors deleted after no chunk had their text for the grace period.",
+             &EmbeddingWorkerCounters::purged);
   auto backlog = std::make_shared<std::optional<double>>();
+  EmbeddingWorker& worker = *workers.front();  // the count is the database's, the same for all
   registry.OnScrape([backlog, &worker] {
     backlog->reset();
     try {

@@ -6,6 +6,8 @@
 // counters); README.md lists them.
 
 #include <functional>
+#include <memory>
+#include <span>
 
 #include "adapters/http/http_server.h"
 #include "adapters/http/request_trace.h"
@@ -78,12 +80,14 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
                            const Reconciler& reconciler);
 
 // The embeddings (ADR 0010), from the client's counters (docgate_embedding_requests_total,
-// _failed_requests_total, _inputs_total, _refused_inputs_total, _tokens_total) and the worker's
+// _failed_requests_total, _inputs_total, _refused_inputs_total, _tokens_total) and the workers'
+// (summed)
 // (docgate_embedding_unavailable_total, _documents_done_total, _documents_failed_total,
 // _orphans_purged_total), ingestion's docgate_embedding_cache_hits_total, and
 // docgate_embedding_backlog_texts (texts of approved versions without a vector: one query per
 // scrape, left out while the database is down). All must outlive the registry's scrapes.
 void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
-                            EmbeddingWorker& worker, const Ingestion& ingestion);
+                            std::span<const std::unique_ptr<EmbeddingWorker>> workers,
+                            const Ingestion& ingestion);
 
 }  // namespace docgate

@@ -88,7 +88,11 @@ bool EmbeddingWorker::RunOnce() {
     }
     StoreUnsaved();
   }
-  Settle();
+  // Settling reads every pending version: once per round would make a large backlog quadratic.
+  if (claimed.empty() || now >= next_settle_) {
+    Settle();
+    next_settle_ = now + config_.settle_interval;
+  }
   if (now >= next_purge_) {
     const int purged = store_.PurgeOrphans(now - config_.orphan_grace, config_.purge_batch);
     counters_.purged += static_cast<std::uint64_t>(purged);

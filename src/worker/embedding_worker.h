@@ -32,6 +32,9 @@ struct EmbeddingWorkerConfig {
   // a new model, chunks keyed after their ingestion): at its first round, then after this long
   // without finding any. Pending versions are looked at every round.
   std::chrono::milliseconds full_scan_interval{std::chrono::minutes(10)};
+  // While texts are claimed round after round, pending versions are settled at most this often
+  // (a query over every pending version); a round that claims nothing always settles.
+  std::chrono::milliseconds settle_interval{250};
   int key_batch = 500;     // chunks keyed per round (those written before migration 0010)
   int settle_batch = 500;  // documents settled per statement
   int purge_batch = 500;   // orphans deleted per round
@@ -56,7 +59,8 @@ struct EmbeddingWorkerCounters {
 // the embedder's max_batch() texts that have no vector (of pending versions, and now and then of
 // any approved version: full_scan_interval); embeds them in one call (outside any
 // transaction); stores the vectors and refusals and drops the claims in one transaction; settles
-// the pending documents that now have every vector (done, or failed when one was refused); deletes
+// the pending documents that now have every vector (done, or failed when one was refused; at most
+// every settle_interval while texts keep coming); deletes
 // orphans past their grace (at most every purge_interval). When the provider cannot embed now, the
 // claims are released and the next round waits the provider's retry_after; the documents stay
 // pending and the backlog grows. When the database fails after the provider answered, the vectors
@@ -104,6 +108,7 @@ class EmbeddingWorker {
   std::vector<EmbeddingResult> unsaved_;  // answered by the provider, not stored yet
   TimePoint next_purge_{};                // on clock_
   TimePoint next_full_scan_{};            // on clock_
+  TimePoint next_settle_{};               // on clock_
   EmbeddingWorkerCounters counters_;
   std::mutex wake_mutex_;
   std::condition_variable_any wake_;

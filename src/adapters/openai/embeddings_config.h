@@ -19,7 +19,8 @@ struct EmbeddingsConfig {
   // other size is refused.
   int dimensions = 0;
   int batch = 32;       // DOCGATE_EMBEDDINGS_BATCH: inputs per request
-  int concurrency = 2;  // DOCGATE_EMBEDDINGS_CONCURRENCY: requests in flight at most
+  int concurrency = 2;  // DOCGATE_EMBEDDINGS_CONCURRENCY: requests in flight at most (as
+                        // many embedding workers, runtime/consumer_pipeline.h)
   // DOCGATE_EMBEDDINGS_CA_FILE: PEM certificates that https:// servers are verified against;
   // empty: the system's trust store. The certificate must name the URL's host.
   std::string ca_file;

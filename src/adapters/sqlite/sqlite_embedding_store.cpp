@@ -88,9 +88,11 @@ constexpr std::string_view kPurgeOrphans =
     " AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c WHERE c.text_key = e.text_key)"
     " ORDER BY e.orphaned_at LIMIT ?2)";
 // ?3 after, ?4 the limit.
+// The unary + keeps SQLite from choosing the (model, dimensions, text_key) index, which would read
+// and sort every vector of the model for each page: the rowid range is the way.
 constexpr std::string_view kVectorsAfter =
     "SELECT id, text_key, vector FROM kh_embedding"
-    " WHERE model = ?1 AND dimensions = ?2 AND id > ?3 AND vector IS NOT NULL"
+    " WHERE +model = ?1 AND +dimensions = ?2 AND id > ?3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT ?4";
 constexpr std::string_view kVectorIds =
     "SELECT id FROM kh_embedding WHERE model = ?1 AND dimensions = ?2 AND vector IS NOT NULL"
