@@ -20,9 +20,7 @@ dimensions=${BENCH_DIMENSIONS:-1024}
 queries=${BENCH_QUERIES:-300}
 samples=${BENCH_SAMPLES:-40}
 [[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "BENCH_SIZES must be positive integers, got '$sizes'"
-for n in dimensions queries samples; do
-  [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
-done
+bench_require_positive dimensions queries samples
 exe=$build/bench/embedding_search_bench
 [ -x "$exe" ] || die "$exe not built (cmake --build $build --target embedding_search_bench)"
 

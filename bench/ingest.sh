@@ -16,9 +16,7 @@ source "$root/bench/lib.sh"
 documents=${BENCH_DOCUMENTS:-2000}
 paragraphs=${BENCH_PARAGRAPHS:-20}
 queries=${BENCH_QUERIES:-2000}
-for n in documents paragraphs queries; do
-  [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
-done
+bench_require_positive documents paragraphs queries
 exe=$build/bench/ingest_bench
 [ -x "$exe" ] || die "$exe not built (cmake --build $build --target ingest_bench)"
 

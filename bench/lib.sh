@@ -9,6 +9,14 @@ die() {
   exit 1
 }
 
+# Dies unless each named variable holds a positive integer.
+bench_require_positive() {
+  local n
+  for n in "$@"; do
+    [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
+  done
+}
+
 bench_cleanup() {
   local status=$?
   trap - EXIT INT TERM

@@ -27,9 +27,7 @@ py=${BENCH_PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 source "$root/bench/lib.sh"
 
-for n in iterations warmup block; do
-  [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
-done
+bench_require_positive iterations warmup block
 command -v redis-server >/dev/null || die "redis-server not found (bash scripts/deps.sh)"
 command -v python3 >/dev/null || die "python3 not found"
 [ -x "$py" ] || die "$py not found (BENCH_PYTHON)"

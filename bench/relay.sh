@@ -38,9 +38,7 @@ modes=${BENCH_MODES:-throughput latency}
 # shellcheck source=bench/lib.sh
 source "$root/bench/lib.sh"
 
-for n in events rounds documents rate threads; do
-  [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
-done
+bench_require_positive events rounds documents rate threads
 [[ $batches =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "BENCH_BATCHES must be like 100,500, got '$batches'"
 exe=$build/bench/relay_bench
 [ -x "$exe" ] || die "$exe not built (cmake --build $build --target relay_bench)"

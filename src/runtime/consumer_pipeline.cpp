@@ -26,9 +26,10 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
     previews_ = mongo_previews_.get();
   }
   projection_ = std::make_unique<PreviewProjection>(*previews_, *stores.documents);
-  const bool embeddings = !config.embeddings.url.empty();
-  std::optional<EmbeddingModel> model;
-  if (embeddings) model = EmbeddingModel{config.embeddings.model, config.embeddings.dimensions};
+  std::optional<EmbeddingModel> model;  // set when DOCGATE_EMBEDDINGS_URL is
+  if (!config.embeddings.url.empty()) {
+    model = EmbeddingModel{config.embeddings.model, config.embeddings.dimensions};
+  }
   ingestion_ = std::make_unique<Ingestion>(*stores.inbox, config.consumers.chunker, digest_, model);
   runner_ = std::make_unique<ConsumerRunner>(*stores.inbox, clock, config.consumers.runner);
   runner_->Register(*projection_);
@@ -40,12 +41,13 @@ ConsumerPipeline::ConsumerPipeline(const Config& config, const Stores& stores, C
     source_ = std::make_unique<AmqpEventSource>(config.amqp);
     worker_ = std::make_unique<EventWorker>(*source_, *runner_, config.consumers.worker);
   }
-  if (embeddings) {
+  if (model) {
     embedder_ = std::make_unique<OpenAiEmbedder>(config.embeddings);
     EmbeddingWorkerConfig worker_config;
     worker_config.claim_ttl = std::max(worker_config.claim_ttl, LongestCall(config.embeddings));
     const std::string owner = "embedder-" + OpenSslRandom().Token128();
     for (int i = 0; i < config.embeddings.concurrency; ++i) {
+      worker_config.upkeep = i == 0;  // the database's upkeep once per instance, not per worker
       embedding_workers_.push_back(
           std::make_unique<EmbeddingWorker>(*stores.embeddings, *embedder_, digest_, clock,
                                             owner + "-" + std::to_string(i), worker_config));

@@ -53,13 +53,13 @@ void EmbeddingWorker::Settle() {
 }
 
 bool EmbeddingWorker::RunOnce() {
-  KeyChunks();
+  if (config_.upkeep) KeyChunks();
   StoreUnsaved();
   const TimePoint now = clock_.Now();
   const TimePoint until = now + config_.claim_ttl;
   std::vector<TextToEmbed> claimed =
       store_.Claim(model_, owner_, now, until, embedder_.max_batch(), ClaimScope::kPending);
-  if (claimed.empty() && now >= next_full_scan_) {
+  if (claimed.empty() && config_.upkeep && now >= next_full_scan_) {
     claimed = store_.Claim(model_, owner_, now, until, embedder_.max_batch(), ClaimScope::kAll);
     // A scan that found texts is followed by another until one finds none.
     if (claimed.empty()) next_full_scan_ = now + config_.full_scan_interval;
@@ -93,7 +93,7 @@ bool EmbeddingWorker::RunOnce() {
     Settle();
     next_settle_ = now + config_.settle_interval;
   }
-  if (now >= next_purge_) {
+  if (config_.upkeep && now >= next_purge_) {
     const int purged = store_.PurgeOrphans(now - config_.orphan_grace, config_.purge_batch);
     counters_.purged += static_cast<std::uint64_t>(purged);
     next_purge_ = now + config_.purge_interval;

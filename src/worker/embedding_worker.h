@@ -35,6 +35,9 @@ struct EmbeddingWorkerConfig {
   // While texts are claimed round after round, pending versions are settled at most this often
   // (a query over every pending version); a round that claims nothing always settles.
   std::chrono::milliseconds settle_interval{250};
+  // Keying chunks without a key, the full scans and the purge of orphans: the database's upkeep,
+  // which one worker of an instance does; the others only claim, embed, store and settle.
+  bool upkeep = true;
   int key_batch = 500;     // chunks keyed per round (those written before migration 0010)
   int settle_batch = 500;  // documents settled per statement
   int purge_batch = 500;   // orphans deleted per round
