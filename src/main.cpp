@@ -114,8 +114,19 @@ int Replay(const Config& config, const std::string& event_id) {
   return 0;
 }
 
+// Where the console of this configuration answers: DOCGATE_LISTEN as a URL. A wildcard address
+// is no address a browser can open; the same machine's loopback is.
+std::string ConsoleUrl(const HttpConfig& http) {
+  std::string host = http.address;
+  if (host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  return "http://" + host + ":" + std::to_string(http.port) + "/";
+}
+
 int PrintToken(const Config& config, const std::string& subject, const std::string& roles,
-               const std::string& name, long ttl_seconds) {
+               const std::string& name, long ttl_seconds, bool console_link,
+               std::string console_url) {
   if (auto problem = SubjectProblem(subject)) throw ConfigError("--sub: " + *problem);
   TokenClaims claims;
   claims.subject = subject;
@@ -132,7 +143,16 @@ int PrintToken(const Config& config, const std::string& subject, const std::stri
   const TimePoint now = clock.Now();
   claims.expires_at = now + std::chrono::seconds{ttl_seconds};
   OpenSslRandom random;
-  std::cout << SignHs256Token(ResolveJwtSecret(config, random), claims, now) << "\n";
+  const std::string token = SignHs256Token(ResolveJwtSecret(config, random), claims, now);
+  if (!console_link) {
+    std::cout << token << "\n";
+    return 0;
+  }
+  // The token rides in the fragment, which browsers never send to a server (nor in a Referer);
+  // the console moves it to sessionStorage and out of the address bar.
+  if (console_url.empty()) console_url = ConsoleUrl(config.http);
+  if (!console_url.ends_with('/')) console_url += '/';
+  std::cout << console_url << "#token=" << token << "\n";
   return 0;
 }
 
@@ -161,6 +181,18 @@ int main(int argc, char** argv) {
   token->add_option("--ttl-seconds", ttl_seconds, "lifetime in seconds (default 86400)")
       ->check(CLI::Range(1L, 10L * 365 * 86400));
   token->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
+  bool console_link = false;
+  std::string console_url;
+  token->add_flag("--console", console_link,
+                  "print a sign-in link to the console instead (the token in its fragment)");
+  token
+      ->add_option("--console-url", console_url,
+                   "the console's address for --console (default: http://DOCGATE_LISTEN/)")
+      ->check([](const std::string& url) {
+        return url.starts_with("http://") || url.starts_with("https://")
+                   ? std::string()
+                   : std::string("--console-url must start with http:// or https://");
+      });
 
   auto* migrate = cli.add_subcommand("migrate", "apply pending database migrations and exit");
   migrate->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
@@ -199,7 +231,9 @@ int main(int argc, char** argv) {
     ValidateConfig(config);
     spdlog::set_level(spdlog::level::from_str(config.log.level));
     if (serve->parsed()) return Serve(config);
-    if (token->parsed()) return PrintToken(config, subject, roles, name, ttl_seconds);
+    if (token->parsed()) {
+      return PrintToken(config, subject, roles, name, ttl_seconds, console_link, console_url);
+    }
     if (worker->parsed()) return Work(config);
     if (parked->parsed()) return PrintParked(config, parked_limit);
     if (replay->parsed()) return Replay(config, replay_event_id);

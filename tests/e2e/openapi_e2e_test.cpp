@@ -85,6 +85,13 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
   Record(http::verb::get, "/healthz", {});
   Record(http::verb::get, "/readyz", {});
   Record(http::verb::get, "/metrics", {});
+  const HttpReply console = Record(http::verb::get, "/", {});
+  Record(http::verb::get, "/console/app.js", {});
+  Record(http::verb::get, "/console/console.css", {});
+  Record(http::verb::get, "/console/icon.svg", {});
+  Record(http::verb::get, "/console/nothing.js", {});
+  Record(http::verb::get, "/",
+         {{"If-None-Match", std::string(console.message[http::field::etag])}});
 
   const auto doc_body = json{{"title", "Onboarding guide"}, {"content", "Welcome aboard."}}.dump();
   const HttpReply created = Record(http::verb::post, "/api/v1/documents", Alice(), doc_body);

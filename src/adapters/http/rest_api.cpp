@@ -6,6 +6,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
+#include "adapters/http/console.h"
 #include "adapters/http/dto.h"
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/idempotency_codec.h"
@@ -179,6 +180,11 @@ RestApi::RestApi(DocumentService& service, ReaderService& reader, IdempotencySer
   router_.Add(V::get, "/healthz", [this](const RouteContext& ctx) { return Healthz(ctx); });
   router_.Add(V::get, "/readyz", [this](const RouteContext& ctx) { return Readyz(ctx); });
   router_.Add(V::get, "/openapi.json", OpenApiResponse);
+  router_.Add(V::get, "/",
+              [](const RouteContext& ctx) { return ConsoleAsset("index.html", ctx.request); });
+  router_.Add(V::get, "/console/{file}", [](const RouteContext& ctx) {
+    return ConsoleAsset(ctx.params.Get("file"), ctx.request);
+  });
   router_.Add(V::post, "/api/v1/documents", Idempotent(&RestApi::CreateDocument));
   router_.Add(V::get, "/api/v1/documents", Authenticated(&RestApi::ListDocuments));
   router_.Add(V::get, "/api/v1/documents/{id}", Authenticated(&RestApi::GetDocument));

@@ -1,0 +1,109 @@
+// The console's client of /api/v1: the bearer token, the console's language for the server's
+// problem details, and the one place where a click becomes a request that is safe to repeat.
+
+export class ApiError extends Error {
+  // status: HTTP status (0: no answer); problem: the problem+json body, when there was one.
+  constructor(status, problem, retryAfter) {
+    super(problem?.detail ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = problem?.code ?? (status === 0 ? 'NETWORK' : 'HTTP_' + status);
+    this.problem = problem;
+    this.retryAfter = retryAfter;
+  }
+}
+
+// An Idempotency-Key: 128 random bits. crypto.getRandomValues works outside secure contexts too
+// (a console on plain http inside a company network), crypto.randomUUID does not.
+export function newIdempotencyKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return 'console-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const RETRY_CODES = new Set(['NETWORK', 'LOCK_BUSY', 'IDEMPOTENCY_IN_FLIGHT', 'UNAVAILABLE']);
+export const MAX_ATTEMPTS = 8;
+
+function retryAfterSeconds(response) {
+  const value = Number.parseInt(response.headers.get('Retry-After') ?? '', 10);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+export class Api {
+  // token(): the current bearer token; language(): 'zh-CN' or 'en'; onUnauthenticated(error):
+  // called on any 401 (expired or revoked token) before the error is thrown.
+  constructor({token, language, onUnauthenticated}) {
+    this.token = token;
+    this.language = language;
+    this.onUnauthenticated = onUnauthenticated;
+  }
+
+  // {status, body, etag}; throws ApiError for any answer that is not 2xx, and for no answer.
+  async request(method, path, {body, headers = {}} = {}) {
+    const init = {
+      method,
+      headers: {
+        Accept: 'application/json',
+        'Accept-Language': this.language(),
+        Authorization: 'Bearer ' + this.token(),
+        ...headers,
+      },
+      cache: 'no-store',
+    };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (e) {
+      throw new ApiError(0, null, undefined);
+    }
+    const text = await response.text();
+    let parsed = null;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch (e) {
+      parsed = null;
+    }
+    if (!response.ok) {
+      const error = new ApiError(response.status, parsed, retryAfterSeconds(response));
+      if (response.status === 401) this.onUnauthenticated(error);
+      throw error;
+    }
+    return {status: response.status, body: parsed, etag: response.headers.get('ETag')};
+  }
+
+  get(path) {
+    return this.request('GET', path).then((r) => r.body);
+  }
+
+  // A user's intent (approve this review, submit this document, ...) carried out exactly once:
+  // `intent` = {method, path, body, key}, its key made once when the intent was formed. Busy locks,
+  // a request still in flight, 503 and lost connections are retried with the same key after
+  // Retry-After (or 1, 2, 4 ... s), so a retry that reaches a server which already did the work
+  // gets the stored answer instead of doing it again. onWait({code, seconds, attempt}) is told
+  // before each wait. Other errors are thrown at once.
+  async perform(intent, {onWait = () => {}, sleep = defaultSleep} = {}) {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.request(intent.method, intent.path, {
+          body: intent.body,
+          headers: {'Idempotency-Key': intent.key},
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError) || !RETRY_CODES.has(error.code) ||
+            attempt >= MAX_ATTEMPTS) {
+          throw error;
+        }
+        const seconds = Math.max(1, error.retryAfter ?? Math.min(8, 2 ** (attempt - 1)));
+        onWait({code: error.code, seconds, attempt});
+        await sleep(seconds * 1000);
+      }
+    }
+  }
+}
+
+function defaultSleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

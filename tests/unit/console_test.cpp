@@ -1,0 +1,126 @@
+// The console's files as served by RestApi (issue 18): `/` and `/console/<file>`, their types,
+// caching and security headers, that every file the page loads is served, and that the
+// data-testid values of shared/API.md are in the console's source. What the page does with them is
+// for the browser tests (tests/browser).
+
+#include "adapters/http/console.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <string>
+
+#include "support/fake_backed_api.h"
+
+namespace docgate {
+namespace {
+
+namespace http = boost::beast::http;
+
+// shared/API.md, "Console".
+const std::set<std::string> kContractTestIds = {
+    "token-input", "sign-in",      "sign-out",     "nav-documents", "nav-queue",
+    "nav-search",  "new-document", "title-input",  "content-input", "save",
+    "submit",      "withdraw",     "document-row", "status-badge",  "queue-item",
+    "diff",        "approve",      "reject",       "comment-input", "reason-input",
+    "confirm",     "message",      "search-input", "search-result", "language-switch"};
+
+class ConsoleTest : public ::testing::Test {
+ protected:
+  HttpResponse Get(const std::string& target, const std::string& if_none_match = "") {
+    HttpRequest request{http::verb::get, target, 11};
+    if (!if_none_match.empty()) request.set(http::field::if_none_match, if_none_match);
+    return fakes_.api.Handle(request);
+  }
+
+  std::string Header(const HttpResponse& response, const std::string& name) {
+    const auto it = response.find(name);
+    return it == response.end() ? "" : std::string(it->value());
+  }
+
+  FakeBackedApi fakes_;
+};
+
+TEST_F(ConsoleTest, RootServesThePageWithoutAToken) {
+  const HttpResponse page = Get("/");
+  EXPECT_EQ(page.result(), http::status::ok);
+  EXPECT_EQ(Header(page, "Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page.body().find("<script type=\"module\" src=\"console/app.js\">"), std::string::npos);
+}
+
+TEST_F(ConsoleTest, EveryAnswerCarriesTheSecurityHeaders) {
+  for (const std::string target : {"/", "/console/app.js", "/console/missing.js"}) {
+    const HttpResponse response = Get(target);
+    const std::string policy = Header(response, "Content-Security-Policy");
+    EXPECT_NE(policy.find("script-src 'self'"), std::string::npos) << target;
+    EXPECT_NE(policy.find("frame-ancestors 'none'"), std::string::npos) << target;
+    EXPECT_EQ(policy.find("unsafe-inline"), std::string::npos) << target;
+    EXPECT_EQ(Header(response, "X-Content-Type-Options"), "nosniff") << target;
+    EXPECT_EQ(Header(response, "Referrer-Policy"), "no-referrer") << target;
+  }
+}
+
+TEST_F(ConsoleTest, AssetsHaveTheirTypes) {
+  EXPECT_EQ(Header(Get("/console/app.js"), "Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(Header(Get("/console/console.css"), "Content-Type"), "text/css; charset=utf-8");
+  EXPECT_EQ(Header(Get("/console/icon.svg"), "Content-Type"), "image/svg+xml");
+}
+
+TEST_F(ConsoleTest, AnUnchangedAssetIsNotSentAgain) {
+  const HttpResponse first = Get("/console/app.js");
+  const std::string etag = Header(first, "ETag");
+  ASSERT_FALSE(etag.empty());
+  EXPECT_EQ(Header(first, "Cache-Control"), "no-cache");
+
+  const HttpResponse again = Get("/console/app.js", etag);
+  EXPECT_EQ(again.result(), http::status::not_modified);
+  EXPECT_TRUE(again.body().empty());
+  EXPECT_EQ(Get("/console/app.js", "\"0000000000000000\"").result(), http::status::ok);
+  EXPECT_NE(Header(Get("/console/diff.js"), "ETag"), etag);
+}
+
+TEST_F(ConsoleTest, AnUnknownFileIsANotFoundProblem) {
+  for (const std::string target : {"/console/nope.js", "/console/..%2Fmain.cpp", "/console/"}) {
+    const HttpResponse response = Get(target);
+    EXPECT_EQ(response.result(), http::status::not_found) << target;
+    EXPECT_EQ(Header(response, "Content-Type"), "application/problem+json") << target;
+  }
+}
+
+TEST_F(ConsoleTest, EveryFileThePageLoadsIsServed) {
+  std::string loaded = Get("/").body();
+  std::set<std::string> seen;
+  const std::regex reference(R"((?:src|href)="console/([^"]+)\"|from '\./([^']+)')");
+  for (std::size_t round = 0; round < 4; ++round) {
+    std::string next;
+    for (std::sregex_iterator it(loaded.begin(), loaded.end(), reference), end; it != end; ++it) {
+      const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+      if (!seen.insert(name).second) continue;
+      const HttpResponse asset = Get("/console/" + name);
+      EXPECT_EQ(asset.result(), http::status::ok) << name;
+      next += asset.body();
+    }
+    loaded = next;
+  }
+  EXPECT_TRUE(seen.contains("app.js"));
+  EXPECT_TRUE(seen.contains("api.js"));
+  EXPECT_TRUE(seen.contains("diff.js"));
+  EXPECT_TRUE(seen.contains("i18n.js"));
+}
+
+TEST_F(ConsoleTest, TheContractsTestIdsAreInTheConsole) {
+  std::string source = Get("/").body();
+  for (const std::string name : {"app.js", "api.js", "diff.js", "i18n.js"}) {
+    source += Get("/console/" + name).body();
+  }
+  for (const std::string& id : kContractTestIds) {
+    const bool in_html = source.find("data-testid=\"" + id + "\"") != std::string::npos;
+    const bool in_script = source.find("testid: '" + id + "'") != std::string::npos ||
+                           source.find("'" + id + "'") != std::string::npos;
+    EXPECT_TRUE(in_html || in_script) << id;
+  }
+}
+
+}  // namespace
+}  // namespace docgate
