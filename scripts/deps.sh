@@ -16,7 +16,12 @@ packages=(
   libicu-dev libstemmer-dev
   libfaiss-dev libomp-14-dev
   clang-14 libclang-rt-14-dev clang-format-14
+  chromium fonts-noto-cjk
 )
+# The console's browser tests run on Node (18 or later) and npm; a machine with its own Node (and
+# the npm that comes with it) keeps it.
+if ! command -v node >/dev/null; then packages+=(nodejs); fi
+if ! command -v npm >/dev/null; then packages+=(npm); fi
 # rabbitmq-server's postinst may start a system node (5672, 25672, epmd on 4369) where services
 # are allowed to start. It is left alone: the test node (scripts/services.sh) has its own ports,
 # epmd, node name and data, and neither uses nor disturbs it.

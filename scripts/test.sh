@@ -39,6 +39,11 @@ eval "$exports"
 status=0
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@" || status=$?
 
+# ctest shows a skipped test's name, not its output: the reasons (tests print "SKIPPED: ...").
+if grep -h "^SKIPPED: " "$build_dir/Testing/Temporary/LastTest.log" 2>/dev/null; then
+  echo "test.sh: the tests above were skipped"
+fi
+
 # Every sanitizer report ends with a "SUMMARY: <Sanitizer>: ..." line; a log file without one holds
 # only statistics (e.g. which documented suppressions matched).
 if [ -n "$sanitize" ]; then

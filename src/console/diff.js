@@ -7,9 +7,10 @@
 // the page:
 //   - lines: at most LIMITS.lineEdits changed lines; beyond that the diff gives way to the full
 //     text (`complete: false`);
-//   - tokens: a changed block is compared token by token when each side has at most
-//     LIMITS.blockTokens tokens and they differ in at most LIMITS.tokenEdits tokens; otherwise
-//     the block is shown as whole lines removed and added.
+//   - tokens: a changed block is compared token by token when, between the block's common
+//     prefix and suffix, each side has at most LIMITS.blockTokens tokens and they differ in at
+//     most LIMITS.tokenEdits tokens; otherwise the block is shown as whole lines removed and
+//     added.
 // No DOM here, so Node's test runner can load the module as it is.
 
 export const LIMITS = Object.freeze({lineEdits: 2000, blockTokens: 20000, tokenEdits: 1000});
@@ -98,12 +99,15 @@ function commonSuffix(a, b, prefix) {
   return i;
 }
 
-// Myers over the part of a and b between their common prefix and suffix.
-function diffItems(a, b, maxEdits) {
+// Myers over the part of a and b between their common prefix and suffix; null when that part
+// of either is longer than maxItems or needs more than maxEdits edits.
+function diffItems(a, b, maxEdits, maxItems = Infinity) {
   const prefix = commonPrefix(a, b);
   const suffix = commonSuffix(a, b, prefix);
-  const middle =
-      myers(a.slice(prefix, a.length - suffix), b.slice(prefix, b.length - suffix), maxEdits);
+  const changedA = a.slice(prefix, a.length - suffix);
+  const changedB = b.slice(prefix, b.length - suffix);
+  if (changedA.length > maxItems || changedB.length > maxItems) return null;
+  const middle = myers(changedA, changedB, maxEdits);
   if (middle === null) return null;
   return [
     ...a.slice(0, prefix).map((item) => ['=', item]),
@@ -129,9 +133,7 @@ class Parts {
 function refineBlock(removed, added, parts) {
   const a = tokenize(removed);
   const b = tokenize(added);
-  const script = a.length <= LIMITS.blockTokens && b.length <= LIMITS.blockTokens ?
-      diffItems(a, b, LIMITS.tokenEdits) :
-      null;
+  const script = diffItems(a, b, LIMITS.tokenEdits, LIMITS.blockTokens);
   if (script === null) {
     parts.add('-', removed);
     parts.add('+', added);
