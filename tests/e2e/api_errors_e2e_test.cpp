@@ -268,8 +268,8 @@ TEST_P(ApiTest, UnknownThingsAre404) {
   ExpectProblem(Post("/api/v1/reviews/424242/approve", Bob()), 404, "NOT_FOUND");
   ExpectProblem(Post("/api/v1/reviews/424242/reject", Bob(), R"({"reason": "r"})"), 404,
                 "NOT_FOUND");
-  for (const char* path : {"/", "/nope", "/api/v1", "/api/v1/documents/", "/api/v1/documents/1/x",
-                           "/api/v2/documents"}) {
+  for (const char* path : {"/nope", "/console/", "/console/nope.js", "/api/v1",
+                           "/api/v1/documents/", "/api/v1/documents/1/x", "/api/v2/documents"}) {
     ExpectProblem(Get(path, Alice()), 404, "NOT_FOUND");
   }
 }

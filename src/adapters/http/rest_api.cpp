@@ -10,6 +10,7 @@
 #include "adapters/http/dto.h"
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/idempotency_codec.h"
+#include "adapters/http/localize.h"
 #include "adapters/http/openapi.h"
 #include "adapters/http/responses.h"
 #include "core/utf8.h"
@@ -213,6 +214,12 @@ HttpResponse RestApi::Handle(const HttpRequest& request) const {
 }
 
 HttpResponse RestApi::Handle(const HttpRequest& request, RequestTrace& trace) const {
+  HttpResponse response = Dispatch(request, trace);
+  LocalizeProblem(response, PreferredLanguage(View(request[http::field::accept_language])));
+  return response;
+}
+
+HttpResponse RestApi::Dispatch(const HttpRequest& request, RequestTrace& trace) const {
   try {
     const auto path = TargetPath(View(request.target()));
     if (auto checked = CheckPath(path); !checked) return ProblemResponse(checked.error());

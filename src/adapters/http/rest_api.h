@@ -51,7 +51,8 @@ class RestApi {
 
   // Never throws. A path that is not valid UTF-8 without U+0000 (CheckPath) is 400 before any
   // route is tried. Notes in `trace` the matched route's template ("unmatched" for a 404) and,
-  // once a token is verified, its subject as the caller.
+  // once a token is verified, its subject as the caller. Problems speak the request's
+  // Accept-Language (localize.h).
   HttpResponse Handle(const HttpRequest& request, RequestTrace& trace) const;
   HttpResponse Handle(const HttpRequest& request) const;
 
@@ -59,6 +60,8 @@ class RestApi {
   std::vector<std::pair<HttpVerb, std::string>> Routes() const { return router_.Routes(); }
 
  private:
+  // Handle before LocalizeProblem: the route's response, problems in English.
+  HttpResponse Dispatch(const HttpRequest& request, RequestTrace& trace) const;
   using Handler = Result<HttpResponse> (RestApi::*)(const RouteContext&, const Actor&) const;
   // A POST handler: it passes effect.Hook() to its use case and gives back its outcome, which
   // OutcomeResponse renders (see rest_api.cpp).

@@ -1,0 +1,327 @@
+#include "adapters/http/localize.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "adapters/http/dto.h"
+
+namespace docgate {
+namespace {
+
+namespace http = boost::beast::http;
+using json = nlohmann::json;
+
+// Every detail docgate writes, by where it is written. Order matters only where one pattern's
+// text is a case of another's: the first match wins.
+const std::vector<std::pair<std::string_view, std::string_view>> kCatalog = {
+    // core (lifecycle)
+    {"{} must be {}..{} characters, got {}", "{} 的长度必须为 {} 到 {} 个字符，实际为 {}"},
+    {"{} must not contain U+0000", "{} 不能包含 U+0000"},
+    {"review {} is already {}", "审核 {} 已经是 {} 状态，不能再做决定"},
+    {"document {} is {} and review {} is not its current review",
+     "文档 {} 的状态是 {}，审核 {} 不是它当前的审核"},
+    {"review {} was submitted for version {}, the document is at version {}",
+     "审核 {} 针对的是版本 {}，而文档当前是版本 {}"},
+    {"you wrote document {} and cannot decide its review",
+     "文档 {} 是你写的，你不能对它的审核做出决定（四眼原则）"},
+    {"you edited document {} up to version {} under review and cannot decide its review",
+     "你编辑过文档 {}（直到待审核的版本 {}），不能对它的审核做出决定（四眼原则）"},
+    {"q must contain a word, got only whitespace", "q 必须包含词语，收到的只有空白"},
+    {"this action needs the author role", "此操作需要作者（author）角色"},
+    {"this action needs the reviewer role", "此操作需要审核人（reviewer）角色"},
+    {"only the author of document {} may do this", "只有文档 {} 的作者可以执行此操作"},
+    {"document {} is {}; withdraw its review to edit it (only draft, rejected or approved "
+     "documents can be edited)",
+     "文档 {} 的状态是 {}；要编辑它，请先撤回审核（只有草稿、已驳回或已通过的文档可以编辑）"},
+    {"document {} is {}; only draft or rejected documents can be submitted",
+     "文档 {} 的状态是 {}；只有草稿或已驳回的文档可以提交审核"},
+    {"document {} is {}; only a pending review can be withdrawn",
+     "文档 {} 的状态是 {}；只有待审核的文档可以撤回"},
+    // app (document and reader services)
+    {"document {} not found", "文档 {} 不存在"},
+    {"review {} not found", "审核 {} 不存在"},
+    {"document {} has no approved version yet", "文档 {} 还没有通过审核的版本"},
+    {"document {} has no version {}; its newest is {}", "文档 {} 没有版本 {}；最新版本是 {}"},
+    {"version {} of document {} was a draft replaced before it was submitted and is not kept",
+     "版本 {}（文档 {}）是提交审核前就被替换的草稿，未予保留"},
+    {"limit must be 1..{}", "limit 必须在 1 到 {} 之间"},
+    {"mode semantic and hybrid need embeddings, and this docgate has none configured "
+     "(DOCGATE_EMBEDDINGS_URL): use mode=keyword or leave mode out",
+     "semantic 和 hybrid 模式需要向量嵌入，而此 docgate 未配置（DOCGATE_EMBEDDINGS_URL）：请使用 "
+     "mode=keyword 或不指定 mode"},
+    {"another request holds {}; retry in {} s", "另一个请求正持有 {}，请在 {} 秒后重试"},
+    {"nothing to change: give title and/or content",
+     "没有要修改的内容：请提供 title 和/或 content"},
+    {"If-Match names version {}, the document is at version {}",
+     "If-Match 指定的是版本 {}，而文档当前是版本 {}"},
+    // HTTP: router, body, headers, transport, load shedding
+    {"no route for {}", "没有这个路由：{}"},
+    {"malformed percent-encoding in the query string", "查询字符串中的百分号编码格式错误"},
+    {"unknown query parameter '{}'", "未知的查询参数“{}”"},
+    {"query parameter '{}' is not valid UTF-8 or holds U+0000",
+     "查询参数“{}”不是有效的 UTF-8 或含有 U+0000"},
+    {"query parameter '{}' given twice", "查询参数“{}”出现了两次"},
+    {"malformed percent-encoding in the path", "路径中的百分号编码格式错误"},
+    {"the path is not valid UTF-8 or holds U+0000", "路径不是有效的 UTF-8 或含有 U+0000"},
+    {"{} is not valid UTF-8", "{} 不是有效的 UTF-8"},
+    {"the console has no file '{}'", "控制台没有文件“{}”"},
+    {"request body is not valid JSON", "请求体不是有效的 JSON"},
+    {"request body nests arrays and objects deeper than {} levels",
+     "请求体中数组和对象的嵌套超过了 {} 层"},
+    {"request body must be a JSON object", "请求体必须是 JSON 对象"},
+    {"request body exceeds {} bytes", "请求体超过 {} 字节"},
+    {"request header exceeds {} bytes", "请求头超过 {} 字节"},
+    {"a chunk-size line, chunk extension or trailer exceeds {} bytes",
+     "分块大小行、分块扩展或尾部字段超过 {} 字节"},
+    {"malformed HTTP request: {}", "HTTP 请求格式错误：{}"},
+    {"the server is at its connection limit", "服务器已达到连接数上限"},
+    {"every worker is busy and the queue is full", "所有工作线程都在忙，等待队列已满"},
+    {"the request waited too long for a worker", "请求等待工作线程的时间过长"},
+    {"the database is unavailable", "数据库暂时不可用"},
+    {"this resource supports {}", "此资源支持的方法：{}"},
+    {"the server failed to handle the request; it has been logged",
+     "服务器处理请求时出错，已记录日志"},
+    // HTTP: parameters and fields
+    {"{} id must be a positive 64-bit decimal integer without leading zeros, got '{}'",
+     "{} id 必须是不带前导零的 64 位正十进制整数，收到的是“{}”"},
+    {"version must be a positive 32-bit decimal integer without leading zeros, got '{}'",
+     "version 必须是不带前导零的 32 位正十进制整数，收到的是“{}”"},
+    {"`{}` must be a string", "`{}` 必须是字符串"},
+    {"`{}` is required", "缺少必填字段 `{}`"},
+    {"limit must be an integer, got '{}'", "limit 必须是整数，收到的是“{}”"},
+    {"mode must be keyword, semantic or hybrid, got '{}'",
+     "mode 必须是 keyword、semantic 或 hybrid，收到的是“{}”"},
+    {"after must be a cursor from a previous page, got '{}'",
+     "after 必须是上一页返回的游标，收到的是“{}”"},
+    {"status must be draft, pending_review, approved or rejected, got '{}'",
+     "status 必须是 draft、pending_review、approved 或 rejected，收到的是“{}”"},
+    {"status must be pending, approved, rejected or withdrawn, got '{}'",
+     "status 必须是 pending、approved、rejected 或 withdrawn，收到的是“{}”"},
+    {"author_id must be 1..{} bytes, got {}", "author_id 必须为 1 到 {} 字节，实际为 {}"},
+    {"If-Match must be a version tag like \"3\", got '{}'",
+     "If-Match 必须是形如 \"3\" 的版本标签，收到的是“{}”"},
+    {"q is required: the words to search for", "缺少 q：要搜索的词"},
+    // HTTP: idempotency
+    {"give Idempotency-Key once", "Idempotency-Key 只能给出一次"},
+    {"Idempotency-Key must be 1..255 characters, got {}",
+     "Idempotency-Key 必须为 1 到 255 个字符，实际为 {}"},
+    {"Idempotency-Key must be printable ASCII (0x20..0x7E) only",
+     "Idempotency-Key 只能包含可打印的 ASCII 字符（0x20..0x7E）"},
+    {"Idempotency-Key '{}' was already used with a different request",
+     "幂等键“{}”已被另一个不同的请求使用过"},
+    {"a request with Idempotency-Key '{}' is still being processed; retry shortly",
+     "使用幂等键“{}”的请求仍在处理中，请稍后重试"},
+    // HTTP: bearer tokens
+    {"missing Authorization: Bearer token", "缺少 Authorization: Bearer 令牌"},
+    {"the Authorization scheme must be Bearer", "Authorization 的方案必须是 Bearer"},
+    {"empty bearer token", "Bearer 令牌为空"},
+    {"bearer token too long", "Bearer 令牌过长"},
+    {"malformed bearer token", "Bearer 令牌格式错误"},
+    {"malformed or badly signed bearer token", "Bearer 令牌格式错误或签名无效"},
+    {"bearer token must be signed with HS256", "Bearer 令牌必须使用 HS256 签名"},
+    {"bearer token has no claims", "Bearer 令牌没有声明"},
+    {"bearer token claims are not JSON", "Bearer 令牌的声明不是 JSON"},
+    {"token claims are not a JSON object", "令牌的声明不是 JSON 对象"},
+    {"token `exp` is not a number", "令牌的 `exp` 不是数字"},
+    {"token has expired", "令牌已过期，请重新登录"},
+    {"token `nbf` is not a number", "令牌的 `nbf` 不是数字"},
+    {"token is not valid yet", "令牌尚未生效"},
+    {"token `sub` must be a non-empty string", "令牌的 `sub` 必须是非空字符串"},
+    {"token `sub` must be at most {} bytes, got {}", "令牌的 `sub` 最多 {} 字节，实际为 {}"},
+    {"token `sub` must be UTF-8 without control characters",
+     "令牌的 `sub` 必须是不含控制字符的 UTF-8"},
+    {"token `name` must be a string without control characters",
+     "令牌的 `name` 必须是不含控制字符的字符串"},
+    {"token `roles` must be an array of strings", "令牌的 `roles` 必须是字符串数组"},
+};
+
+struct Title {
+  std::string_view code;
+  std::string_view chinese;
+};
+
+constexpr Title kTitles[] = {
+    {"VALIDATION", "请求无效"},
+    {"UNAUTHENTICATED", "需要身份验证"},
+    {"FORBIDDEN", "没有权限"},
+    {"SELF_REVIEW", "不能审核自己写过或编辑过的文档"},
+    {"NOT_FOUND", "未找到"},
+    {"LOCK_BUSY", "操作正在进行"},
+    {"INVALID_STATE", "当前状态不允许此操作"},
+    {"IDEMPOTENCY_IN_FLIGHT", "相同幂等键的请求正在处理"},
+    {"VERSION_MISMATCH", "版本不匹配"},
+    {"PAYLOAD_TOO_LARGE", "请求体过大"},
+    {"IDEMPOTENCY_KEY_REUSED", "幂等键被重复使用"},
+    {"UNAVAILABLE", "服务暂时不可用"},
+    {"METHOD_NOT_ALLOWED", "不支持此方法"},
+    {"INTERNAL", "服务器内部错误"},
+};
+
+constexpr std::string_view kPlaceholder = "{}";
+
+// The text each "{}" of `pattern` stands for in `text`, or nothing when `text` does not have the
+// pattern's shape. Each literal piece is found leftmost, the last one must end the text.
+std::optional<std::vector<std::string_view>> Match(std::string_view pattern,
+                                                   std::string_view text) {
+  std::vector<std::string_view> pieces;
+  for (std::size_t from = 0;;) {
+    const auto at = pattern.find(kPlaceholder, from);
+    pieces.push_back(pattern.substr(from, at == std::string_view::npos ? at : at - from));
+    if (at == std::string_view::npos) break;
+    from = at + kPlaceholder.size();
+  }
+  if (!text.starts_with(pieces.front())) return std::nullopt;
+  if (pieces.size() == 1) {
+    if (text.size() != pieces.front().size()) return std::nullopt;
+    return std::vector<std::string_view>{};
+  }
+  if (!text.ends_with(pieces.back()) ||
+      text.size() < pieces.front().size() + pieces.back().size()) {
+    return std::nullopt;
+  }
+  std::vector<std::string_view> captured;
+  std::size_t at = pieces.front().size();
+  const std::size_t end = text.size() - pieces.back().size();
+  for (std::size_t i = 1; i + 1 < pieces.size(); ++i) {
+    const auto found = text.substr(0, end).find(pieces[i], at);
+    if (found == std::string_view::npos) return std::nullopt;
+    captured.push_back(text.substr(at, found - at));
+    at = found + pieces[i].size();
+  }
+  if (at > end) return std::nullopt;
+  captured.push_back(text.substr(at, end - at));
+  return captured;
+}
+
+std::string Fill(std::string_view pattern, const std::vector<std::string_view>& values) {
+  std::string out;
+  std::size_t from = 0;
+  for (const auto value : values) {
+    const auto at = pattern.find(kPlaceholder, from);
+    out.append(pattern.substr(from, at - from)).append(value);
+    from = at + kPlaceholder.size();
+  }
+  out.append(pattern.substr(from));
+  return out;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+// zh, zh-CN, zh-SG, zh-Hans, zh-Hans-*: Simplified Chinese. zh-TW, zh-HK, zh-MO and zh-Hant-*
+// are Traditional: not spoken here.
+std::optional<Language> Spoken(std::string_view tag) {
+  const std::string lower = Lower(tag);
+  if (lower == "en" || lower.starts_with("en-")) return Language::kEnglish;
+  if (lower == "zh" || lower == "zh-cn" || lower == "zh-sg" || lower == "zh-hans" ||
+      lower.starts_with("zh-hans-")) {
+    return Language::kChinese;
+  }
+  return std::nullopt;
+}
+
+// "q=0.8" -> 800; nothing for a malformed weight.
+std::optional<int> Weight(std::string_view parameter) {
+  parameter = Trim(parameter);
+  if (parameter.size() < 3 || (parameter[0] != 'q' && parameter[0] != 'Q') || parameter[1] != '=') {
+    return std::nullopt;
+  }
+  const std::string_view value = parameter.substr(2);
+  if (value.empty() || value.size() > 5 || (value[0] != '0' && value[0] != '1')) {
+    return std::nullopt;
+  }
+  int thousandths = (value[0] - '0') * 1000;
+  if (value.size() > 1) {
+    if (value[1] != '.') return std::nullopt;
+    int scale = 100;
+    for (const char c : value.substr(2)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      thousandths += (c - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (thousandths > 1000) return std::nullopt;
+  return thousandths;
+}
+
+}  // namespace
+
+Language PreferredLanguage(std::string_view accept_language) {
+  Language best = Language::kEnglish;
+  int best_weight = 0;
+  while (!accept_language.empty()) {
+    const auto comma = accept_language.find(',');
+    std::string_view range = accept_language.substr(0, comma);
+    accept_language = comma == std::string_view::npos ? "" : accept_language.substr(comma + 1);
+    int weight = 1000;
+    if (const auto semicolon = range.find(';'); semicolon != std::string_view::npos) {
+      const auto parsed = Weight(range.substr(semicolon + 1));
+      if (!parsed) continue;  // a malformed element is ignored, not the whole header
+      weight = *parsed;
+      range = range.substr(0, semicolon);
+    }
+    const auto spoken = Spoken(Trim(range));
+    if (spoken && weight > best_weight) {  // ties: the earlier one
+      best = *spoken;
+      best_weight = weight;
+    }
+  }
+  return best;
+}
+
+const std::vector<std::pair<std::string_view, std::string_view>>& DetailCatalog() {
+  return kCatalog;
+}
+
+std::string ChineseDetail(std::string_view detail) {
+  for (const auto& [english, chinese] : kCatalog) {
+    if (auto values = Match(english, detail)) return Fill(chinese, *values);
+  }
+  return "（原文为英文）" + std::string(detail);
+}
+
+std::string ChineseTitle(std::string_view code) {
+  for (const auto& title : kTitles) {
+    if (title.code == code) return std::string(title.chinese);
+  }
+  return "请求失败";
+}
+
+void LocalizeProblem(HttpResponse& response, Language language) {
+  if (response[http::field::content_type] != "application/problem+json") return;
+  const auto vary = response[http::field::vary];
+  if (vary.empty()) {
+    response.set(http::field::vary, "Accept-Language");
+  } else if (vary.find("Accept-Language") == std::string_view::npos) {
+    response.set(http::field::vary, std::string(vary) + ", Accept-Language");
+  }
+  if (language == Language::kEnglish) {
+    response.set(http::field::content_language, "en");
+    return;
+  }
+  json body = json::parse(response.body(), nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) return;
+  if (const auto code = body.find("code"); code != body.end() && code->is_string()) {
+    body["title"] = ChineseTitle(code->get_ref<const std::string&>());
+  }
+  if (const auto detail = body.find("detail"); detail != body.end() && detail->is_string()) {
+    *detail = ChineseDetail(detail->get_ref<const std::string&>());
+  }
+  response.body() = Dump(body);
+  response.set(http::field::content_language, "zh-CN");
+  response.prepare_payload();
+}
+
+}  // namespace docgate
