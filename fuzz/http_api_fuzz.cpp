@@ -3,8 +3,10 @@
 // cases and Idempotency-Key, over the in-memory fakes) that is never 5xx - no input is a server
 // error - and is well formed: header values hold no CR, LF or NUL; a 4xx is application/problem+
 // json with type, title, status (the response's), detail and code, 401 with WWW-Authenticate, 405
-// with Allow; a 2xx has a JSON body. A POST sent again under the same Idempotency-Key gets the
-// same status and body, marked replayed exactly when the first answer was stored.
+// with Allow; a 2xx has a JSON body, except the console's page and assets (text, with an ETag and
+// a Content-Security-Policy; 304 without a body when If-None-Match names the ETag). A POST sent
+// again under the same Idempotency-Key gets the same status and body, marked replayed exactly when
+// the first answer was stored.
 //
 // Input: up to 8 requests separated by a "\n---\n" line, each
 //   METHOD TARGET\nName: value\n...\n\nbody
@@ -131,6 +133,12 @@ std::string ProblemType(std::string_view code) {
   return type;
 }
 
+// The console's page and assets (/ and /console/...) are the only answers that are not JSON.
+bool IsConsoleTarget(std::string_view target) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  return path == "/" || path.starts_with("/console/");
+}
+
 void CheckWellFormed(const HttpRequest& request, const HttpResponse& response) {
   const unsigned status = response.result_int();
   FUZZ_CHECK(status >= 200 && status < 500, response.body());
@@ -151,6 +159,15 @@ void CheckWellFormed(const HttpRequest& request, const HttpResponse& response) {
     FUZZ_CHECK(problem["type"] == ProblemType(problem["code"].get<std::string>()));
     if (status == 401) FUZZ_CHECK(!response[http::field::www_authenticate].empty());
     if (status == 405) FUZZ_CHECK(!response[http::field::allow].empty());
+    return;
+  }
+  if (IsConsoleTarget(View(request.target()))) {
+    FUZZ_CHECK(status == 200 || status == 304, std::string(request.target()));
+    FUZZ_CHECK(!response[http::field::etag].empty());
+    FUZZ_CHECK(!response["Content-Security-Policy"].empty());
+    FUZZ_CHECK(status == 304 ? response.body().empty() && content_type.empty()
+                             : content_type.starts_with("text/") || content_type == "image/svg+xml",
+               std::string(content_type));
     return;
   }
   FUZZ_CHECK(content_type == "application/json", std::string(request.target()));
