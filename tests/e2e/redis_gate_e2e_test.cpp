@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "e2e/e2e_server.h"
+#include "support/redis_sentinel_group.h"
 #include "support/tcp_proxy.h"
 
 namespace docgate {
@@ -33,6 +34,35 @@ class RedisGateTest : public e2e::ServerTest {
     config.redis.breaker_initial = 50ms;
     config.redis.breaker_max = 200ms;
     StartApp(config);
+  }
+
+  // One round of races: 8 clients submit one new document at once, then 8 reviewers approve or
+  // reject its review at once. Exactly one of each race wins (200), the others get 409, and
+  // nothing is a 5xx.
+  void RaceRound(const std::string& phase) {
+    constexpr int kClients = 8;
+    SCOPED_TRACE(phase);
+    const e2e::Headers alice = Alice();
+    const std::string id = Create(alice);
+    const auto submits = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int) {
+      return client.Request(http::verb::post, "/api/v1/documents/" + id + "/submit", "", alice);
+    });
+    auto submit_counts = e2e::CountByStatus(submits);
+    EXPECT_EQ(submit_counts[200], 1);
+    EXPECT_EQ(submit_counts[409], kClients - 1);
+    const std::string review = Get("/api/v1/documents/" + id, alice).json()["current_review_id"];
+    std::vector<e2e::Headers> reviewers;
+    for (int i = 0; i < kClients; ++i)
+      reviewers.push_back(As("r" + std::to_string(i), {"reviewer"}));
+    const auto decisions = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int i) {
+      const bool approve = i % 2 == 0;
+      return client.Request(
+          http::verb::post, "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
+          approve ? std::string("{}") : json{{"reason", "no"}}.dump(), reviewers[i]);
+    });
+    auto decision_counts = e2e::CountByStatus(decisions);
+    EXPECT_EQ(decision_counts[200], 1);
+    EXPECT_EQ(decision_counts[409], kClients - 1);
   }
 };
 
@@ -109,40 +139,13 @@ TEST_P(RedisGateTest, AnIdleInstanceReportsRedisGoneAndBackWithinSeconds) {
 // after a Redis outage: every round has exactly one winner per race, the losers are 409s, and no
 // response is a 5xx; /readyz says degraded during the outage and ok again after it.
 TEST_P(RedisGateTest, RacesUnderARedisOutageKeepExactlyOneWinnerAndNo5xx) {
-  constexpr int kClients = 8;
   TcpProxy proxy(PortOfUrl(RedisUrl()));
   StartBehind(proxy);
-  std::vector<e2e::Headers> reviewers;
-  for (int i = 0; i < kClients; ++i) reviewers.push_back(As("r" + std::to_string(i), {"reviewer"}));
-  const e2e::Headers alice = Alice();
-
-  auto round = [&](const std::string& phase) {
-    SCOPED_TRACE(phase);
-    const std::string id = Create(alice);
-    const auto submits = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int) {
-      return client.Request(http::verb::post, "/api/v1/documents/" + id + "/submit", "", alice);
-    });
-    auto submit_counts = e2e::CountByStatus(submits);
-    EXPECT_EQ(submit_counts[200], 1);
-    EXPECT_EQ(submit_counts[409], kClients - 1);
-    const std::string review = Get("/api/v1/documents/" + id, alice).json()["current_review_id"];
-    const auto decisions = e2e::Race(port_, kClients, [&](e2e::HttpClient& client, int i) {
-      const bool approve = i % 2 == 0;
-      return client.Request(http::verb::post,
-                            "/api/v1/reviews/" + review + (approve ? "/approve" : "/reject"),
-                            approve ? std::string("{}") : json{{"reason", "no"}}.dump(),
-                            reviewers[i]);
-    });
-    auto decision_counts = e2e::CountByStatus(decisions);
-    EXPECT_EQ(decision_counts[200], 1);
-    EXPECT_EQ(decision_counts[409], kClients - 1);
-  };
-
-  for (int i = 0; i < 3; ++i) round("before the outage");
+  for (int i = 0; i < 3; ++i) RaceRound("before the outage");
   EXPECT_EQ(Get("/readyz", {}).json()["checks"]["lock"], "ok");
 
   proxy.Stop();
-  for (int i = 0; i < 3; ++i) round("during the outage");
+  for (int i = 0; i < 3; ++i) RaceRound("during the outage");
   const auto degraded = Get("/readyz", {});
   EXPECT_EQ(degraded.status(), 200u);
   EXPECT_EQ(degraded.json()["checks"]["lock"], "degraded");
@@ -151,11 +154,50 @@ TEST_P(RedisGateTest, RacesUnderARedisOutageKeepExactlyOneWinnerAndNo5xx) {
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   std::string lock_state;
   while (std::chrono::steady_clock::now() < deadline) {
-    round("after the outage");
+    RaceRound("after the outage");
     lock_state = Get("/readyz", {}).json()["checks"]["lock"];
     if (lock_state == "ok") break;
   }
   EXPECT_EQ(lock_state, "ok") << "the gate must come back without a restart";
+}
+
+// The gate behind Redis Sentinel: the master is SIGKILLed while clients race; Sentinel promotes
+// the replica, the gate follows it by itself, and no round sees anything but one winner and 409s.
+TEST_P(RedisGateTest, ASentinelFailoverWhileClientsRaceKeepsOneWinnerAndNo5xx) {
+  RedisSentinelGroup group;
+  Config config = MakeConfig();
+  config.redis.url = group.Url();
+  config.redis.breaker_initial = 50ms;
+  config.redis.breaker_max = 200ms;
+  config.redis.probe_interval = 200ms;
+  StartApp(config);
+
+  for (int i = 0; i < 2; ++i) RaceRound("before the failover");
+  const int old_master = group.OriginalMasterPort();
+  group.Kill(old_master);
+  // Races go on while there is no master and while Sentinel fails over.
+  const auto failover_deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < failover_deadline) {
+    RaceRound("during the failover");
+    if (RedisSentinelGroup::Within(0ms, [&] { return group.MasterPort() != old_master; })) break;
+  }
+  const int new_master = group.MasterPort();
+  ASSERT_NE(new_master, old_master) << "Sentinel did not fail over within 30 s";
+
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  std::string lock_state;
+  while (std::chrono::steady_clock::now() < deadline && lock_state != "ok") {
+    RaceRound("after the failover");
+    lock_state = Get("/readyz", {}).json()["checks"]["lock"];
+  }
+  EXPECT_EQ(lock_state, "ok") << "the gate must follow the new master without a restart";
+  // The gate's locks are on the new master now: one held through the gate is there.
+  const std::string held_id = Create(Alice());
+  const auto held = app_->internals().gate.Acquire("doc:submit:" + held_id, 8s);
+  ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
+  EXPECT_FALSE(
+      RedisSentinelGroup::Ask(new_master, {"KEYS", "*doc:submit:" + held_id}).elements.empty());
+  ExpectProblem(Post("/api/v1/documents/" + held_id + "/submit", Alice()), 409, "LOCK_BUSY");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RedisGateTest, ::testing::Values(e2e::kPostgresWithRedis),

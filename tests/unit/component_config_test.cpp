@@ -59,11 +59,14 @@ TEST(RedisConfig, DefaultsPassAndEachRuleNamesItsVariable) {
   const auto bad_url = ValidateRedisConfig(
       With<RedisConfig>([](auto& c) { c.url = "redis://u:hunter2@cache:99999"; }));
   ASSERT_TRUE(bad_url);
-  EXPECT_EQ(bad_url->rfind("DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db] "
-                           "or rediss://...: ",
+  EXPECT_EQ(bad_url->rfind("DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db], "
+                           "rediss://..., or redis+sentinel://",
                            0),
             0u)
       << *bad_url;
+  EXPECT_EQ(ValidateRedisConfig(With<RedisConfig>(
+                [](auto& c) { c.url = "redis+sentinel://u:p@s1:26379,s2/mymaster/1"; })),
+            nullopt);
   EXPECT_EQ(bad_url->find("hunter2"), std::string::npos) << *bad_url;
   EXPECT_EQ(ValidateRedisConfig(With<RedisConfig>([](auto& c) { c.connect_timeout = 0ms; })),
             "DOCGATE_REDIS_CONNECT_TIMEOUT_MS must be a positive number of milliseconds, got 0");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "adapters/redis/redis_url.h"
 #include "core/circuit_breaker.h"
 
@@ -41,6 +43,46 @@ TEST(RedisUrl, MalformedIsRefusedWithoutEchoingThePassword) {
     ParseRedisUrl("redis://u:hunter2@cache:99999");
     FAIL();
   } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).find("hunter2"), std::string::npos);
+  }
+}
+
+TEST(RedisUrl, SentinelsAndTheMastersName) {
+  const auto sentinels =
+      ParseRedisUrl("redis+sentinel://app:p%40ss@s1:26380,s2,[::1]:26381/mymaster/3");
+  EXPECT_TRUE(sentinels.UsesSentinels());
+  EXPECT_FALSE(sentinels.tls);
+  EXPECT_EQ(sentinels.sentinels,
+            (std::vector<RedisAddress>{{"s1", "26380"}, {"s2", "26379"}, {"::1", "26381"}}));
+  EXPECT_EQ(sentinels.master_name, "mymaster");
+  EXPECT_EQ(sentinels.db, 3);
+  EXPECT_EQ(sentinels.user, "app");
+  EXPECT_EQ(sentinels.password, "p@ss");
+  EXPECT_TRUE(sentinels.host.empty()) << "the Sentinels name the master's host";
+  EXPECT_EQ(RedisUrlForLogs(sentinels), "redis+sentinel://s1:26380,s2:26379,[::1]:26381/mymaster");
+
+  const auto tls = ParseRedisUrl("rediss+sentinel://one/primary");
+  EXPECT_TRUE(tls.tls);
+  EXPECT_EQ(tls.sentinels, (std::vector<RedisAddress>{{"one", "26379"}}));
+  EXPECT_EQ(tls.master_name, "primary");
+  EXPECT_EQ(tls.db, 0);
+
+  EXPECT_FALSE(ParseRedisUrl("redis://cache").UsesSentinels());
+  EXPECT_EQ(RedisUrlForLogs(ParseRedisUrl("redis://u:hunter2@cache")), "redis://cache:6379");
+}
+
+TEST(RedisUrl, SentinelUrlsWithoutAMasterOrWithAnEmptyHostAreRefused) {
+  for (const char* url :
+       {"redis+sentinel://s1:26379", "redis+sentinel://s1:26379/", "redis+sentinel://s1,,s2/m",
+        "redis+sentinel:///m", "redis+sentinel://s1:0/m", "redis+sentinel://s1/m/x",
+        "redis+sentinel://s1/m/-1", "sentinel://s1/m"}) {
+    EXPECT_THROW(ParseRedisUrl(url), std::invalid_argument) << url;
+  }
+  try {
+    ParseRedisUrl("redis+sentinel://u:hunter2@s1/");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("/mymaster"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("hunter2"), std::string::npos);
   }
 }

@@ -13,8 +13,9 @@ std::optional<std::string> ValidateRedisConfig(const RedisConfig& config) {
       ParseRedisUrl(config.url);
     } catch (const std::invalid_argument& e) {
       return std::string(
-                 "DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db] "
-                 "or rediss://...: ") +
+                 "DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db], "
+                 "rediss://..., or "
+                 "redis+sentinel://[user:password@]host[:port],.../master[/db]: ") +
              e.what();
     }
   }

@@ -8,8 +8,9 @@ namespace docgate {
 
 // How docgate reaches Redis for the lock gate.
 struct RedisConfig {
-  // DOCGATE_REDIS_URL: redis://[user:password@]host[:port][/db] or rediss://... (TLS); empty: the
-  // in-process gate.
+  // DOCGATE_REDIS_URL: redis://[user:password@]host[:port][/db] or rediss://... (TLS), or
+  // redis+sentinel://[user:password@]host[:port],.../master-name[/db] (rediss+sentinel:// with TLS)
+  // to follow the master a set of Sentinels names; empty: the in-process gate.
   std::string url;
   // DOCGATE_REDIS_CA_FILE: PEM certificates that rediss:// servers are verified against; empty:
   // the system's trust store. The server's certificate must name the URL's host.

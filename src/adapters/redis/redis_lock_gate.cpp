@@ -76,11 +76,6 @@ std::unique_ptr<boost::asio::ssl::context> MakeTlsContext(const RedisConfig& con
   return context;
 }
 
-// The host and port only: the URL may carry a password.
-std::string Where(const RedisEndpoint& endpoint) {
-  return std::string(endpoint.tls ? "rediss://" : "redis://") + endpoint.host + ":" + endpoint.port;
-}
-
 }  // namespace
 
 RedisLockGate::RedisLockGate(RedisConfig config, RandomSource& random, std::string key_prefix)
@@ -89,25 +84,28 @@ RedisLockGate::RedisLockGate(RedisConfig config, RandomSource& random, std::stri
       random_(random),
       prefix_(std::move(key_prefix)),
       tls_(endpoint_.tls ? MakeTlsContext(config_) : nullptr),
+      sentinels_(endpoint_.UsesSentinels()
+                     ? std::make_unique<SentinelResolver>(
+                           endpoint_, tls_.get(), config_.connect_timeout, config_.command_timeout)
+                     : nullptr),
       acquire_{kAcquireScript, Sha1Hex(kAcquireScript)},
       release_{kReleaseScript, Sha1Hex(kReleaseScript)},
       breaker_(config_.breaker_initial, config_.breaker_max),
       renew_{kRenewScript, Sha1Hex(kRenewScript)} {
   try {
-    auto connection = std::make_unique<RedisConnection>(endpoint_, tls_.get(),
-                                                        config_.connect_timeout,
-                                                        config_.connect_timeout);
+    auto connection = Connect(config_.connect_timeout);
     const RedisReply pong = connection->Command({"PING"});
     if (pong.IsError()) throw RedisError("PING: " + pong.text);
     idle_.push_back(std::move(connection));
     last_answer_ = SteadyClock::now().time_since_epoch().count();
-    spdlog::info("lock gate: Redis at {}", Where(endpoint_));
+    spdlog::info("lock gate: Redis at {}", RedisUrlForLogs(endpoint_));
   } catch (const std::exception& e) {  // RedisError, or anything the connection's setup threw
     ++failures_;
     breaker_.Failed(CircuitBreaker::Clock::now());
-    spdlog::warn("lock gate: Redis at {} is unreachable ({}); starting degraded, requests go "
-                 "through under the database locks until it answers",
-                 Where(endpoint_), e.what());
+    spdlog::warn(
+        "lock gate: Redis at {} is unreachable ({}); starting degraded, requests go "
+        "through under the database locks until it answers",
+        RedisUrlForLogs(endpoint_), e.what());
   }
   renewer_ = std::jthread([this] { RenewLoop(); });
 }
@@ -213,11 +211,7 @@ RedisReply RedisLockGate::Execute(const std::vector<std::string_view>& args) {
   }
   RedisReply reply;
   try {
-    if (!connection) {
-      connection = std::make_unique<RedisConnection>(endpoint_, tls_.get(),
-                                                     config_.connect_timeout,
-                                                     config_.command_timeout);
-    }
+    if (!connection) connection = Connect(config_.command_timeout);
     reply = connection->Command(args);
   } catch (const RedisError&) {
     throw;
@@ -231,6 +225,82 @@ RedisReply RedisLockGate::Execute(const std::vector<std::string_view>& args) {
   return reply;
 }
 
+std::unique_ptr<RedisConnection> RedisLockGate::Connect(std::chrono::milliseconds command_timeout) {
+  if (!sentinels_) {
+    return std::make_unique<RedisConnection>(endpoint_, tls_.get(), config_.connect_timeout,
+                                             command_timeout);
+  }
+  RedisEndpoint master = endpoint_;
+  const RedisAddress address = KnownMaster();
+  master.host = address.host;
+  master.port = address.port;
+  auto connection = std::make_unique<RedisConnection>(master, tls_.get(), config_.connect_timeout,
+                                                      command_timeout);
+  // A user whose ACL forbids ROLE gets an error reply: then READONLY answers are the only sign of
+  // a replica, which a failure handles the same way.
+  const RedisReply role = connection->Command({"ROLE"});
+  if (!role.IsError() && !IsMasterRole(role)) {
+    throw RedisError(address.host + ":" + address.port + " is not the master (ROLE: " +
+                     (role.elements.empty() ? std::string("?") : role.elements[0].text) + ")");
+  }
+  return connection;
+}
+
+RedisAddress RedisLockGate::KnownMaster() {
+  {
+    std::lock_guard lock(master_mutex_);
+    if (master_) return *master_;
+  }
+  RedisAddress address = sentinels_->Master();  // outside the lock: it talks to the Sentinels
+  std::lock_guard lock(master_mutex_);
+  if (!master_) {
+    if (address != last_named_) {
+      spdlog::info("lock gate: the Sentinels name {}:{} the master of {}", address.host,
+                   address.port, endpoint_.master_name);
+    }
+    master_ = last_named_ = address;
+  }
+  return *master_;
+}
+
+std::optional<RedisAddress> RedisLockGate::master() const {
+  std::lock_guard lock(master_mutex_);
+  return master_;
+}
+
+void RedisLockGate::ForgetMaster() {
+  std::lock_guard lock(master_mutex_);
+  master_.reset();
+}
+
+void RedisLockGate::FollowMaster() {
+  const auto now = SteadyClock::now();
+  if (now < next_master_check_) return;
+  next_master_check_ = now + config_.probe_interval;
+  RedisAddress named;
+  try {
+    named = sentinels_->Master();
+  } catch (const RedisError& e) {
+    if (!sentinels_failing_) {
+      spdlog::warn("lock gate: asking the Sentinels failed ({}); staying with the known master",
+                   e.what());
+    }
+    sentinels_failing_ = true;
+    return;
+  }
+  if (sentinels_failing_) spdlog::info("lock gate: the Sentinels answer again");
+  sentinels_failing_ = false;
+  {
+    std::lock_guard lock(master_mutex_);
+    if (!master_ || *master_ == named) return;
+    spdlog::warn("lock gate: the Sentinels moved the master of {} from {}:{} to {}:{}",
+                 endpoint_.master_name, master_->host, master_->port, named.host, named.port);
+    master_ = last_named_ = named;
+  }
+  std::lock_guard lock(pool_mutex_);
+  idle_.clear();  // connections to the old master
+}
+
 void RedisLockGate::RecordFailure(std::string_view what, std::string_view why) {
   ++failures_;
   {
@@ -238,6 +308,8 @@ void RedisLockGate::RecordFailure(std::string_view what, std::string_view why) {
     std::lock_guard lock(pool_mutex_);
     idle_.clear();
   }
+  // With Sentinels the failure may be a failover: ask them again on the next connection.
+  if (sentinels_) ForgetMaster();
   if (breaker_.Failed(CircuitBreaker::Clock::now())) {
     spdlog::warn("lock gate: Redis {} failed ({}); degraded: requests go through under the "
                  "database locks until Redis answers again",
@@ -298,6 +370,7 @@ void RedisLockGate::RenewLoop() {
       leases_changed_.wait_until(lock, next);
       renewer_wakes_at_ = SteadyClock::time_point::min();
       lock.unlock();
+      if (sentinels_) FollowMaster();
       ProbeIfIdle();
       lock.lock();
       continue;

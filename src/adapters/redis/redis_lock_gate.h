@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "adapters/redis/redis_config.h"
+#include "adapters/redis/redis_sentinel.h"
 #include "adapters/redis/redis_url.h"
 #include "app/lock_gate.h"
 #include "app/random_source.h"
@@ -30,15 +32,15 @@ struct RedisReply;
 
 // The LockGate on Redis (shared/API.md "The lock"). Acquire is one round trip: a Lua script doing
 // `SET key token NX PX ttl` that, when the key is held, returns its PTTL (-> kBusy with
-// remaining_ttl). Release is an owner-checked compare-and-delete in Lua. Both go by EVALSHA and fall
-// back to EVAL when the server answers NOSCRIPT (restart, SCRIPT FLUSH). Tokens are 128-bit from
-// `random`; keys get `key_prefix`.
+// remaining_ttl). Release is an owner-checked compare-and-delete in Lua. Both go by EVALSHA and
+// fall back to EVAL when the server answers NOSCRIPT (restart, SCRIPT FLUSH). Tokens are 128-bit
+// from `random`; keys get `key_prefix`.
 //
 // Failures never throw: a refused/timed-out/broken connection or an error reply is kBackendFailed,
-// counted, and opens a circuit breaker (config.breaker_initial doubling to breaker_max) during which
-// calls return kBackendFailed at once, without touching the network; then one call probes and a
-// success closes it. Connections are pooled (config.pool_size idle ones kept); after a failure the
-// idle ones are dropped too, so a restarted Redis is reached on fresh connections.
+// counted, and opens a circuit breaker (config.breaker_initial doubling to breaker_max) during
+// which calls return kBackendFailed at once, without touching the network; then one call probes and
+// a success closes it. Connections are pooled (config.pool_size idle ones kept); after a failure
+// the idle ones are dropped too, so a restarted Redis is reached on fresh connections.
 //
 // Leases are renewed: every key acquired here is registered with a renewer (one background
 // thread) that, every ttl/3, runs an owner-checked PEXPIRE back to the TTL, so a holder whose
@@ -46,6 +48,14 @@ struct RedisReply;
 // first), when the key turns out to be no longer ours (counted in lost_leases() once, logged), and
 // at config.lease_max_hold after acquisition (the last renewal lets the key expire exactly then).
 // A failed renewal is logged and retried at the next tick; it never reaches a caller.
+//
+// With redis+sentinel:// the Sentinels name the master: it is asked for on the first connection,
+// again after any failure (a refused connection, a timeout, a READONLY answer from a demoted
+// master), and every config.probe_interval by the renewer's thread, which moves the pool to a new
+// master as soon as the Sentinels name one (their +switch-master). Every new connection asks ROLE
+// and is dropped unless the server says it is the master, so nothing is written to a replica. A
+// lock held on a master that fails over can be lost (replication is asynchronous): the database's
+// row locks decide regardless (docs/runbook.md "Redis Sentinel").
 //
 // Construction PINGs once, bounded by config.connect_timeout; when that fails it logs a warning and
 // starts degraded (breaker open) instead of failing. Throws std::invalid_argument only for a
@@ -70,6 +80,9 @@ class RedisLockGate final : public LockGate {
   std::uint64_t failures() const { return failures_.load(); }
   std::uint64_t script_reloads() const { return script_reloads_.load(); }
   std::uint64_t lost_leases() const { return lost_leases_.load(); }
+  // With Sentinels: the master as they last named it (nullopt before the first answer and after
+  // a failure, until they are asked again). Always nullopt for a plain URL.
+  std::optional<RedisAddress> master() const;
 
  private:
   struct Script {
@@ -81,6 +94,14 @@ class RedisLockGate final : public LockGate {
                        const std::vector<std::string_view>& args);
   // One command on a pooled (or new) connection. Throws RedisError.
   RedisReply Execute(const std::vector<std::string_view>& args);
+  // A new connection to the server, or with Sentinels to the master they name (ROLE-checked).
+  // Throws RedisError.
+  std::unique_ptr<RedisConnection> Connect(std::chrono::milliseconds command_timeout);
+  // Sentinels only: the master as last named (asking them when unknown), forgetting it (after a
+  // failure), and asking again on the renewer's thread every probe_interval.
+  RedisAddress KnownMaster();
+  void ForgetMaster();
+  void FollowMaster();
   void RecordFailure(std::string_view what, std::string_view why);
   void RecordSuccess();
   // PINGs Redis when nothing was heard from it for probe_interval, or when the open breaker
@@ -109,6 +130,13 @@ class RedisLockGate final : public LockGate {
   RandomSource& random_;
   const std::string prefix_;
   std::unique_ptr<boost::asio::ssl::context> tls_;
+  std::unique_ptr<SentinelResolver> sentinels_;  // null for a plain redis:// URL
+  mutable std::mutex master_mutex_;
+  std::optional<RedisAddress> master_;  // guarded by master_mutex_
+  RedisAddress last_named_;             // guarded by master_mutex_; logged when it changes
+  // The renewer's thread only: when FollowMaster asks next, and whether the last ask failed.
+  std::chrono::steady_clock::time_point next_master_check_{};
+  bool sentinels_failing_ = false;
   const Script acquire_;
   const Script release_;
   CircuitBreaker breaker_;

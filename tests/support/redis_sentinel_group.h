@@ -1,0 +1,207 @@
+#pragma once
+
+// A Redis master, one replica and three Sentinels (quorum 2) as child processes of the test, on
+// free ports in a temporary directory, for the tests that kill the master and watch Sentinel fail
+// over. Debian's redis-server runs both roles (redis-server <conf> --sentinel). Everything is
+// SIGKILLed when the group is destroyed.
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adapters/redis/redis_connection.h"
+#include "support/tcp_proxy.h"
+#include "support/temp_dir.h"
+
+extern char** environ;
+
+namespace docgate {
+
+class RedisSentinelGroup {
+ public:
+  static constexpr const char* kMasterName = "docgate-test";
+
+  // Starts the servers and waits until the replica follows the master and every Sentinel knows
+  // the replica and the two other Sentinels (what a failover needs), within `limit`. Throws
+  // std::runtime_error when that does not happen.
+  explicit RedisSentinelGroup(std::chrono::milliseconds limit = std::chrono::seconds(30)) {
+    const int master = Start("master", {});
+    const int replica = Start("replica", {"--replicaof", "127.0.0.1", std::to_string(master)});
+    servers_ = {master, replica};
+    Await(limit, "the replica to follow the master", [&] {
+      return Ask(replica, {"INFO", "replication"}).text.find("master_link_status:up") !=
+             std::string::npos;
+    });
+    for (int i = 0; i < 3; ++i) sentinels_.push_back(StartSentinel(i, master));
+    Await(limit, "the Sentinels to know each other and the replica", [&] {
+      for (const int sentinel : sentinels_) {
+        if (Ask(sentinel, {"SENTINEL", "sentinels", kMasterName}).elements.size() != 2 ||
+            Ask(sentinel, {"SENTINEL", "replicas", kMasterName}).elements.size() != 1) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+  ~RedisSentinelGroup() {
+    for (const auto& [port, pid] : pids_) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+  RedisSentinelGroup(const RedisSentinelGroup&) = delete;
+  RedisSentinelGroup& operator=(const RedisSentinelGroup&) = delete;
+
+  // redis+sentinel://127.0.0.1:<s1>,...,127.0.0.1:<s3>/docgate-test, after `extra` Sentinels
+  // (e.g. one that is down).
+  std::string Url(const std::vector<std::string>& extra = {}) const {
+    std::string hosts;
+    for (const auto& host : extra) hosts += host + ",";
+    for (std::size_t i = 0; i < sentinels_.size(); ++i) {
+      hosts += (i == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(sentinels_[i]);
+    }
+    return "redis+sentinel://" + hosts + "/" + kMasterName;
+  }
+
+  // The master's port as the first Sentinel that answers says.
+  int MasterPort() {
+    for (const int sentinel : sentinels_) {
+      try {
+        const RedisReply reply =
+            Ask(sentinel, {"SENTINEL", "get-master-addr-by-name", kMasterName});
+        if (reply.elements.size() == 2) return std::stoi(reply.elements[1].text);
+      } catch (const RedisError&) {
+        // that Sentinel is down; ask the next
+      }
+    }
+    throw std::runtime_error("no Sentinel names the master");
+  }
+  int OriginalMasterPort() const { return servers_[0]; }
+
+  // SENTINEL FAILOVER: a Sentinel promotes the replica and turns the master into its replica,
+  // both alive. Throws std::runtime_error when the Sentinel refuses.
+  void ManualFailover() {
+    const RedisReply answer = Ask(sentinels_.front(), {"SENTINEL", "FAILOVER", kMasterName});
+    if (answer.IsError()) throw std::runtime_error("SENTINEL FAILOVER: " + answer.text);
+  }
+
+  // SIGKILLs the server on `port` (a master or the replica).
+  void Kill(int port) {
+    const auto it = pids_.find(port);
+    if (it == pids_.end()) return;
+    ::kill(it->second, SIGKILL);
+    ::waitpid(it->second, nullptr, 0);
+    pids_.erase(it);
+  }
+
+  // One command to the server or Sentinel on `port`, on a fresh connection. Throws RedisError.
+  static RedisReply Ask(int port, const std::vector<std::string_view>& args) {
+    using namespace std::chrono_literals;
+    RedisEndpoint endpoint;
+    endpoint.host = "127.0.0.1";
+    endpoint.port = std::to_string(port);
+    return RedisConnection(endpoint, nullptr, 2s, 2s).Command(args);
+  }
+
+  // Polls `done` (a RedisError counts as not yet) every 50 ms until it holds, for at most `limit`.
+  static bool Within(std::chrono::milliseconds limit, const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      try {
+        if (done()) return true;
+      } catch (const RedisError&) {
+        // not up yet, or just killed
+      }
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  // A port nothing listens on right now.
+  static int FreePort() {
+    const int fd = ListeningSocket(0, 1);
+    const int port = PortOf(fd);
+    ::close(fd);
+    return port;
+  }
+
+ private:
+  static void Await(std::chrono::milliseconds limit, const std::string& what,
+                    const std::function<bool()>& done) {
+    if (!Within(limit, done)) throw std::runtime_error("timed out waiting for " + what);
+  }
+
+  // redis-server with `args` on a free port, in a directory of its own; returns the port once it
+  // answers PING.
+  int Start(const std::string& name, std::vector<std::string> args) {
+    const int port = FreePort();
+    const std::string dir = (dir_.path() / name).string();
+    std::filesystem::create_directories(dir);
+    std::vector<std::string> argv = {"redis-server",
+                                     "--port",
+                                     std::to_string(port),
+                                     "--bind",
+                                     "127.0.0.1",
+                                     "--save",
+                                     "",
+                                     "--appendonly",
+                                     "no",
+                                     "--dir",
+                                     dir,
+                                     "--logfile",
+                                     dir + "/redis.log"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Spawn(port, argv);
+    Await(std::chrono::seconds(10), name + " to answer",
+          [&] { return Ask(port, {"PING"}).text == "PONG"; });
+    return port;
+  }
+
+  // A Sentinel watching the master on `master`: down after 500 ms without an answer, a failover
+  // allowed every 3 s. Sentinel rewrites its configuration file, so each has its own.
+  int StartSentinel(int index, int master) {
+    const int port = FreePort();
+    const auto dir = dir_.path() / ("sentinel" + std::to_string(index));
+    std::filesystem::create_directories(dir);
+    const std::string conf = (dir / "sentinel.conf").string();
+    std::ofstream(conf) << "port " << port << "\nbind 127.0.0.1\ndir " << dir.string()
+                        << "\nlogfile " << (dir / "sentinel.log").string() << "\nsentinel monitor "
+                        << kMasterName << " 127.0.0.1 " << master
+                        << " 2\nsentinel down-after-milliseconds " << kMasterName
+                        << " 500\nsentinel failover-timeout " << kMasterName << " 3000\n";
+    Spawn(port, {"redis-server", conf, "--sentinel"});
+    Await(std::chrono::seconds(10), "a Sentinel to answer",
+          [&] { return Ask(port, {"PING"}).text == "PONG"; });
+    return port;
+  }
+
+  void Spawn(int port, std::vector<std::string> argv) {
+    std::vector<char*> args;
+    for (auto& arg : argv) args.push_back(arg.data());
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    if (::posix_spawnp(&pid, "redis-server", nullptr, nullptr, args.data(), environ) != 0) {
+      throw std::runtime_error("cannot start redis-server (is Debian's redis-server installed?)");
+    }
+    pids_[port] = pid;
+  }
+
+  TempDir dir_;
+  std::map<int, pid_t> pids_;  // by port
+  std::vector<int> servers_;   // master, replica (as started)
+  std::vector<int> sentinels_;
+};
+
+}  // namespace docgate
