@@ -9,7 +9,7 @@ packages=(
   libboost-dev libsqlite3-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libjwt-dev
   libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libpqxx-dev libpq-dev postgresql python3 jq
-  redis-server libhiredis-dev openssl python3-redis
+  redis-server libhiredis-dev openssl python3-redis haproxy
   rabbitmq-server librabbitmq-dev
   libmongoc-dev libbson-dev
   python3-jsonschema
