@@ -205,7 +205,9 @@ class Storm {
       Record([](StormTally& t) { ++t.retries; });
       const auto again = connection.Send(intent);
       Count(intent, again);
-      if (again && Stored(*reply) &&
+      // A 503 (the instance cannot reach its database) is no answer to the intent: only an
+      // answer must be the stored one again.
+      if (again && again->status() != 503 && Stored(*reply) &&
           (again->status() != reply->status() || again->body() != reply->body())) {
         Record([&](StormTally& t) {
           t.violations.push_back(intent.target + " under key " + key + ": answered " +

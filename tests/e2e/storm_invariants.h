@@ -32,6 +32,9 @@ struct StormReport {
   std::int64_t events_lost = 0;       // of those, never received from the broker
   std::int64_t duplicate_copies = 0;  // deliveries of an event already received (allowed)
   std::int64_t approvals = 0;         // reviews approved
+  // Second effects: a review decided twice (in the database, or acknowledged twice), a document
+  // with two pending reviews, two documents of one create intent.
+  std::int64_t duplicate_effects = 0;
 };
 
 namespace storm_detail {
@@ -85,6 +88,7 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
                                "'pending' AND " +
                                    mine + " GROUP BY r.document_id HAVING count(*) > 1")) {
     violations.push_back("document " + row[0].as<std::string>() + " has two pending reviews");
+    ++report.duplicate_effects;
   }
 
   // Each review's status against its events.
@@ -107,7 +111,10 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
     const auto rejected = row[4].as<std::int64_t>();
     const auto withdrawn = row[5].as<std::int64_t>();
     const std::string where = "review " + std::to_string(review) + " (" + status + ")";
-    if (approved + rejected + withdrawn > 1) violations.push_back(where + " was decided twice");
+    if (approved + rejected + withdrawn > 1) {
+      violations.push_back(where + " was decided twice");
+      ++report.duplicate_effects;
+    }
     if (submitted != 1) {
       violations.push_back(where + " has " + std::to_string(submitted) + " submitted events");
     }
@@ -138,6 +145,7 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
                                         " GROUP BY d.title HAVING count(*) > 1")) {
     violations.push_back("one create intent made " + row[1].as<std::string>() +
                          " documents: " + row[0].as<std::string>());
+    ++report.duplicate_effects;
   }
   for (const auto& [review, document] : tally.submitted) {
     if (!status_of.contains(review)) {
@@ -188,7 +196,10 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
   if (!StormDrained(url, prefix)) {
     violations.push_back("an approved version is not ingested, or the outbox is not delivered");
   }
-  for (const auto& line : tally.violations) violations.push_back("client: " + line);
+  for (const auto& line : tally.violations) {
+    violations.push_back("client: " + line);
+    if (line.find(" acknowledged as ") != std::string::npos) ++report.duplicate_effects;
+  }
   return report;
 }
 
