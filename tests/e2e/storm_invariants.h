@@ -39,37 +39,48 @@ struct StormReport {
 
 namespace storm_detail {
 
-inline pqxx::result Query(const std::string& url, const std::string& sql) {
-  pqxx::connection connection(url);
-  pqxx::nontransaction tx(connection);
-  return tx.exec(sql);
-}
+// One connection for a whole check, and the clause that picks the storm's documents (those of its
+// authors).
+class StormRows {
+ public:
+  StormRows(const std::string& url, const std::string& prefix)
+      : connection_(url), mine_("d.author_id LIKE " + connection_.quote(prefix + "%")) {}
 
-// The storm's documents: those of its authors.
-inline std::string Mine(const std::string& url, const std::string& prefix) {
-  pqxx::connection connection(url);
-  return "d.author_id LIKE " + connection.quote(prefix + "%");
-}
+  const std::string& mine() const { return mine_; }
+
+  pqxx::result Query(const std::string& sql) {
+    pqxx::nontransaction tx(connection_);
+    return tx.exec(sql);
+  }
+
+  // True when the storm's outbox is delivered and every approved version is ingested.
+  bool Drained() {
+    const auto undelivered =
+        Query(
+            "SELECT count(*) FROM kh_outbox o JOIN kh_document d ON d.id = o.document_id WHERE "
+            "o.delivered_at IS NULL AND " +
+            mine_)[0][0]
+            .as<std::int64_t>();
+    const auto not_ingested =
+        Query(
+            "SELECT count(*) FROM kh_document d LEFT JOIN kh_document_preview p ON p.document_id = "
+            "d.id WHERE d.approved_version IS NOT NULL AND (d.ingest_status <> 'done' OR p.version "
+            "IS DISTINCT FROM d.approved_version) AND " +
+            mine_)[0][0]
+            .as<std::int64_t>();
+    return undelivered == 0 && not_ingested == 0;
+  }
+
+ private:
+  pqxx::connection connection_;
+  const std::string mine_;
+};
 
 }  // namespace storm_detail
 
 // True when the storm's outbox is delivered and every approved version is ingested.
 inline bool StormDrained(const std::string& url, const std::string& prefix) {
-  using storm_detail::Query;
-  const std::string mine = storm_detail::Mine(url, prefix);
-  const auto undelivered = Query(url,
-                                 "SELECT count(*) FROM kh_outbox o JOIN kh_document d ON "
-                                 "d.id = o.document_id WHERE o.delivered_at IS NULL AND " +
-                                     mine)[0][0]
-                               .as<std::int64_t>();
-  const auto not_ingested =
-      Query(url,
-            "SELECT count(*) FROM kh_document d LEFT JOIN kh_document_preview p ON "
-            "p.document_id = d.id WHERE d.approved_version IS NOT NULL AND (d.ingest_status <> "
-            "'done' OR p.version IS DISTINCT FROM d.approved_version) AND " +
-                mine)[0][0]
-          .as<std::int64_t>();
-  return undelivered == 0 && not_ingested == 0;
+  return storm_detail::StormRows(url, prefix).Drained();
 }
 
 // `received`: every event the broker delivered to a queue bound to all of docgate's events
@@ -77,16 +88,15 @@ inline bool StormDrained(const std::string& url, const std::string& prefix) {
 inline StormReport CheckStormInvariants(const std::string& url, const std::string& prefix,
                                         const StormTally& tally,
                                         const std::vector<OutboxEvent>& received) {
-  using storm_detail::Query;
   StormReport report;
   auto& violations = report.violations;
-  const std::string mine = storm_detail::Mine(url, prefix);
+  storm_detail::StormRows rows(url, prefix);
+  const std::string& mine = rows.mine();
 
-  for (const auto& row : Query(url,
-                               "SELECT r.document_id FROM kh_document_review r JOIN "
-                               "kh_document d ON d.id = r.document_id WHERE r.status = "
-                               "'pending' AND " +
-                                   mine + " GROUP BY r.document_id HAVING count(*) > 1")) {
+  for (const auto& row : rows.Query("SELECT r.document_id FROM kh_document_review r JOIN "
+                                    "kh_document d ON d.id = r.document_id WHERE r.status = "
+                                    "'pending' AND " +
+                                    mine + " GROUP BY r.document_id HAVING count(*) > 1")) {
     violations.push_back("document " + row[0].as<std::string>() + " has two pending reviews");
     ++report.duplicate_effects;
   }
@@ -94,15 +104,14 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
   // Each review's status against its events.
   std::map<std::int64_t, std::string> status_of;
   for (const auto& row :
-       Query(url,
-             "SELECT r.id, r.status, "
-             "count(o.id) FILTER (WHERE o.event_type = 'document.submitted'), "
-             "count(o.id) FILTER (WHERE o.event_type = 'document.approved'), "
-             "count(o.id) FILTER (WHERE o.event_type = 'document.rejected'), "
-             "count(o.id) FILTER (WHERE o.event_type = 'document.withdrawn') "
-             "FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id "
-             "LEFT JOIN kh_outbox o ON o.review_id = r.id WHERE " +
-                 mine + " GROUP BY r.id, r.status")) {
+       rows.Query("SELECT r.id, r.status, "
+                  "count(o.id) FILTER (WHERE o.event_type = 'document.submitted'), "
+                  "count(o.id) FILTER (WHERE o.event_type = 'document.approved'), "
+                  "count(o.id) FILTER (WHERE o.event_type = 'document.rejected'), "
+                  "count(o.id) FILTER (WHERE o.event_type = 'document.withdrawn') "
+                  "FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id "
+                  "LEFT JOIN kh_outbox o ON o.review_id = r.id WHERE " +
+                  mine + " GROUP BY r.id, r.status")) {
     const auto review = row[0].as<std::int64_t>();
     const auto status = row[1].as<std::string>();
     status_of[review] = status;
@@ -132,7 +141,7 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
 
   // Acknowledged effects.
   std::map<std::int64_t, std::string> titles;
-  for (const auto& row : Query(url, "SELECT d.id, d.title FROM kh_document d WHERE " + mine)) {
+  for (const auto& row : rows.Query("SELECT d.id, d.title FROM kh_document d WHERE " + mine)) {
     titles[row[0].as<std::int64_t>()] = row[1].as<std::string>();
   }
   for (const auto& [id, title] : tally.created) {
@@ -141,8 +150,8 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
       violations.push_back("created document " + std::to_string(id) + " (201) is missing");
     }
   }
-  for (const auto& row : Query(url, "SELECT d.title, count(*) FROM kh_document d WHERE " + mine +
-                                        " GROUP BY d.title HAVING count(*) > 1")) {
+  for (const auto& row : rows.Query("SELECT d.title, count(*) FROM kh_document d WHERE " + mine +
+                                    " GROUP BY d.title HAVING count(*) > 1")) {
     violations.push_back("one create intent made " + row[1].as<std::string>() +
                          " documents: " + row[0].as<std::string>());
     ++report.duplicate_effects;
@@ -162,10 +171,9 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
 
   // Events: each received at least once, each document's first in the outbox's order.
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> outbox;  // event -> (id, document)
-  for (const auto& row : Query(url,
-                               "SELECT o.event_id, o.id, o.document_id FROM kh_outbox o "
-                               "JOIN kh_document d ON d.id = o.document_id WHERE " +
-                                   mine)) {
+  for (const auto& row : rows.Query("SELECT o.event_id, o.id, o.document_id FROM kh_outbox o "
+                                    "JOIN kh_document d ON d.id = o.document_id WHERE " +
+                                    mine)) {
     outbox[row[0].as<std::string>()] = {row[1].as<std::int64_t>(), row[2].as<std::int64_t>()};
   }
   report.events = static_cast<std::int64_t>(outbox.size());
@@ -193,7 +201,7 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
                            std::to_string(where.second) + " never arrived");
     }
   }
-  if (!StormDrained(url, prefix)) {
+  if (!rows.Drained()) {
     violations.push_back("an approved version is not ingested, or the outbox is not delivered");
   }
   for (const auto& line : tally.violations) {

@@ -51,7 +51,7 @@ class RedisSentinelTest : public ::testing::Test {
 
 TEST_F(RedisSentinelTest, LocksLiveOnTheMasterTheSentinelsName) {
   // The first Sentinel listed is down: the gate asks the next ones.
-  const auto gate = MakeGate(group_.Url({"127.0.0.1:" + std::to_string(Group::FreePort())}));
+  const auto gate = MakeGate(group_.Url({"127.0.0.1:" + std::to_string(ClosedPort())}));
   const Acquisition held = gate->Acquire("doc:1", 10s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
   EXPECT_TRUE(NamesMaster(*gate, group_.OriginalMasterPort()));

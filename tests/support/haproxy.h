@@ -6,20 +6,14 @@
 // answering (safe for docgate because every mutation a client retries carries an
 // Idempotency-Key). Killed (SIGKILL) when destroyed.
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "support/child_process.h"
 #include "support/temp_dir.h"
-
-extern char** environ;
 
 namespace docgate {
 
@@ -53,18 +47,9 @@ class HaproxyProcess {
       out << "  server i" << i << " 127.0.0.1:" << backends[i] << " check\n";
     }
     out.close();
-    std::vector<std::string> argv = {"haproxy", "-f", config, "-db"};
-    std::vector<char*> args;
-    for (auto& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    if (::posix_spawnp(&pid_, "haproxy", nullptr, nullptr, args.data(), environ) != 0) {
-      throw std::runtime_error("cannot start haproxy (is Debian's haproxy installed?)");
-    }
+    pid_ = SpawnFromPath({"haproxy", "-f", config, "-db"});
   }
-  ~HaproxyProcess() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
+  ~HaproxyProcess() { KillAndReap(pid_); }
   HaproxyProcess(const HaproxyProcess&) = delete;
   HaproxyProcess& operator=(const HaproxyProcess&) = delete;
 

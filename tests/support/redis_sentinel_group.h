@@ -5,11 +5,6 @@
 // over. Debian's redis-server runs both roles (redis-server <conf> --sentinel). Everything is
 // SIGKILLed when the group is destroyed.
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -22,10 +17,9 @@
 #include <vector>
 
 #include "adapters/redis/redis_connection.h"
+#include "support/child_process.h"
 #include "support/tcp_proxy.h"
 #include "support/temp_dir.h"
-
-extern char** environ;
 
 namespace docgate {
 
@@ -56,10 +50,7 @@ class RedisSentinelGroup {
     });
   }
   ~RedisSentinelGroup() {
-    for (const auto& [port, pid] : pids_) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    for (const auto& [port, pid] : pids_) KillAndReap(pid);
   }
   RedisSentinelGroup(const RedisSentinelGroup&) = delete;
   RedisSentinelGroup& operator=(const RedisSentinelGroup&) = delete;
@@ -101,8 +92,7 @@ class RedisSentinelGroup {
   void Kill(int port) {
     const auto it = pids_.find(port);
     if (it == pids_.end()) return;
-    ::kill(it->second, SIGKILL);
-    ::waitpid(it->second, nullptr, 0);
+    KillAndReap(it->second);
     pids_.erase(it);
   }
 
@@ -129,14 +119,6 @@ class RedisSentinelGroup {
     }
   }
 
-  // A port nothing listens on right now.
-  static int FreePort() {
-    const int fd = ListeningSocket(0, 1);
-    const int port = PortOf(fd);
-    ::close(fd);
-    return port;
-  }
-
  private:
   static void Await(std::chrono::milliseconds limit, const std::string& what,
                     const std::function<bool()>& done) {
@@ -146,7 +128,7 @@ class RedisSentinelGroup {
   // redis-server with `args` on a free port, in a directory of its own; returns the port once it
   // answers PING.
   int Start(const std::string& name, std::vector<std::string> args) {
-    const int port = FreePort();
+    const int port = ClosedPort();
     const std::string dir = (dir_.path() / name).string();
     std::filesystem::create_directories(dir);
     std::vector<std::string> argv = {"redis-server",
@@ -163,7 +145,7 @@ class RedisSentinelGroup {
                                      "--logfile",
                                      dir + "/redis.log"};
     argv.insert(argv.end(), args.begin(), args.end());
-    Spawn(port, argv);
+    pids_[port] = SpawnFromPath(argv);
     Await(std::chrono::seconds(10), name + " to answer",
           [&] { return Ask(port, {"PING"}).text == "PONG"; });
     return port;
@@ -172,7 +154,7 @@ class RedisSentinelGroup {
   // A Sentinel watching the master on `master`: down after 500 ms without an answer, a failover
   // allowed every 3 s. Sentinel rewrites its configuration file, so each has its own.
   int StartSentinel(int index, int master) {
-    const int port = FreePort();
+    const int port = ClosedPort();
     const auto dir = dir_.path() / ("sentinel" + std::to_string(index));
     std::filesystem::create_directories(dir);
     const std::string conf = (dir / "sentinel.conf").string();
@@ -181,21 +163,10 @@ class RedisSentinelGroup {
                         << kMasterName << " 127.0.0.1 " << master
                         << " 2\nsentinel down-after-milliseconds " << kMasterName
                         << " 500\nsentinel failover-timeout " << kMasterName << " 3000\n";
-    Spawn(port, {"redis-server", conf, "--sentinel"});
+    pids_[port] = SpawnFromPath({"redis-server", conf, "--sentinel"});
     Await(std::chrono::seconds(10), "a Sentinel to answer",
           [&] { return Ask(port, {"PING"}).text == "PONG"; });
     return port;
-  }
-
-  void Spawn(int port, std::vector<std::string> argv) {
-    std::vector<char*> args;
-    for (auto& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    if (::posix_spawnp(&pid, "redis-server", nullptr, nullptr, args.data(), environ) != 0) {
-      throw std::runtime_error("cannot start redis-server (is Debian's redis-server installed?)");
-    }
-    pids_[port] = pid;
   }
 
   TempDir dir_;
