@@ -40,7 +40,17 @@ bool EventWorker::RunOnce() {
     ++counters_.parked;
     return true;
   }
-  const ConsumeResult result = runner_.Run(*message->event);
+  ConsumeResult result;
+  try {
+    result = runner_.Run(*message->event);
+  } catch (const std::exception&) {
+    // The database failed under the consumers. A message left unsettled comes back only when the
+    // broker connection goes, and a healthy one never does: it goes back through the retry queue
+    // for whichever instance reaches the database first, and the loop backs off.
+    source_.Retry(*message, config_.retry_delay);
+    ++counters_.retried;
+    throw;
+  }
   if (result.outcome == ConsumeOutcome::kFailed) {
     const auto delay = RetryDelay(result.attempts);
     spdlog::warn("worker: event {} failed (attempt {}), retrying in {} ms: {}",

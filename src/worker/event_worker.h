@@ -47,7 +47,9 @@ class EventWorker {
   EventWorker(EventSource& source, ConsumerRunner& runner, EventWorkerConfig config = {});
 
   // Takes one message, waiting up to receive_timeout, and settles it; false when none came.
-  // Throws what the source or the store throws; the message is then left unsettled (redelivered).
+  // Throws what the source or the store throws. A message the store failed on (the database is
+  // unreachable) is first handed back through the retry queue after retry_delay; one the source
+  // failed on is left unsettled, and the broker delivers it again once the connection is gone.
   bool RunOnce();
   // Loops RunOnce until `stop` is requested, backing off after a failure. Failures are logged and
   // counted, never propagated.
