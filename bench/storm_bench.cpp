@@ -78,6 +78,10 @@ class Run {
       : binary_(std::move(binary)), fault_(std::move(fault)) {}
 
   Row Go() {
+    // The bench's queue exists before docgate publishes anything, and is consumed only once the
+    // storm is over: a consumer without acknowledgements that reads nothing meanwhile would have
+    // the broker push every event into its socket, lost there when the broker restarts.
+    ObserverQueue();
     const int instances = EnvInt("BENCH_INSTANCES", 2);
     const auto duration = std::chrono::seconds(EnvInt("BENCH_SECONDS", 30));
     std::vector<std::uint16_t> ports;
@@ -133,6 +137,22 @@ class Run {
            db_.Execute("SELECT consumer, state, count(*) FROM kh_consumer_inbox GROUP BY 1, 2")) {
         std::cerr << "  " << fault_ << ": inbox " << r[0].c_str() << " " << r[1].c_str() << ": "
                   << r[2].c_str() << "\n";
+      }
+      // The first few documents not ingested, each with its events and their inbox rows.
+      for (const auto& r : db_.Execute(
+               "SELECT d.id, d.status, d.version, d.approved_version, d.ingest_status, p.version,"
+               " (SELECT string_agg(o.event_type || ' v' || o.version || ' ' || o.event_id || "
+               "  CASE WHEN o.delivered_at IS NULL THEN ' undelivered' ELSE '' END || ' [' || "
+               "  coalesce((SELECT string_agg(i.consumer || ':' || i.state, ',') FROM "
+               "  kh_consumer_inbox i WHERE i.event_id = o.event_id), 'no inbox row') || ']', "
+               "  '; ' ORDER BY o.id) FROM kh_outbox o WHERE o.document_id = d.id)"
+               " FROM kh_document d LEFT JOIN kh_document_preview p ON p.document_id = d.id"
+               " WHERE d.approved_version IS NOT NULL AND (d.ingest_status <> 'done' OR p.version"
+               " IS DISTINCT FROM d.approved_version) ORDER BY d.id LIMIT 5")) {
+        std::cerr << "  " << fault_ << ": document " << r[0].c_str() << " " << r[1].c_str() << " v"
+                  << r[2].c_str() << " approved v" << r[3].c_str() << " ingest " << r[4].c_str()
+                  << " preview v" << (r[5].is_null() ? "-" : r[5].c_str())
+                  << "; events: " << (r[6].is_null() ? "none" : r[6].c_str()) << "\n";
       }
     }
     Receive(1s);
@@ -193,9 +213,28 @@ class Run {
     }
   }
 
+  std::unique_ptr<AmqpTestQueue> ObserverQueue() const {
+    return std::make_unique<AmqpTestQueue>(amqp_url_, "", exchange_, "#",
+                                           AmqpTestQueue::Durable{exchange_ + ".observed"});
+  }
+
+  // What the bench's queue holds, for up to `wait`. The queue is durable, so a broker restart
+  // loses nothing docgate published; a broken connection is opened again on the next call.
+  // Messages are taken one at a time, so a connection breaking mid-call loses none already taken.
   void Receive(std::chrono::milliseconds wait) {
-    for (const auto& message : queue_.ReceiveFor(wait)) {
-      if (const auto event = DecodeEventBody(message.body)) received_.push_back(*event);
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    try {
+      if (!queue_) queue_ = ObserverQueue();
+      while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        const auto messages = queue_->Receive(1, std::max(left, 0ms));
+        if (messages.empty()) return;
+        if (const auto event = DecodeEventBody(messages[0].body)) received_.push_back(*event);
+      }
+    } catch (const AmqpError& e) {
+      std::cerr << "  " << fault_ << ": the bench's queue: " << e.what() << "\n";
+      queue_.reset();
     }
   }
 
@@ -207,7 +246,7 @@ class Run {
   const std::string prefix_ = e2e::UniquePrefix();
   const std::string amqp_url_ = RequiredEnv("DOCGATE_TEST_AMQP_URL");
   const std::string exchange_ = "docgate.bench.storm." + prefix_;
-  AmqpTestQueue queue_{amqp_url_, "", exchange_, "#"};
+  std::unique_ptr<AmqpTestQueue> queue_;
   RedisSentinelGroup sentinels_;
   TcpProxy pg_proxy_{PortOfUrl(db_.url())};
   TcpProxy amqp_proxy_{PortOfUrl(amqp_url_)};

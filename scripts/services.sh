@@ -13,28 +13,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${DOCGATE_SERVICES_DIR:-$root/build/services}
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 
-free_port() {
-  python3 - <<'PY'
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()
-PY
-}
-
+free_port() { python3 "$root/scripts/free_ports.py" 1; }
 # N distinct free ports in one go (all bound at once, so never the same port twice).
-free_ports() {
-  python3 - "$1" <<'PY'
-import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-for s in socks:
-    s.close()
-PY
-}
+free_ports() { python3 "$root/scripts/free_ports.py" "$1"; }
 
 # PostgreSQL refuses to run as root: run it as the `postgres` system user the package creates.
 as_pg_user() {

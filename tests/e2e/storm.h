@@ -32,8 +32,8 @@ namespace docgate::e2e {
 struct StormTally {
   std::int64_t requests = 0;
   std::map<unsigned, std::int64_t> by_status;  // 0: no answer (the connection broke)
-  // 5xx answers other than 503 with Retry-After, and a retry under one Idempotency-Key answered
-  // differently from the answer it replays: each described in a line.
+  // 5xx answers other than 503 UNAVAILABLE (problem+json, Retry-After), and a retry under one
+  // Idempotency-Key answered differently from the answer it replays: each described in a line.
   std::vector<std::string> violations;
   // Acknowledged effects: documents created (201: id -> title), reviews opened by a submission
   // (200: review id -> document id), and reviews decided (200: review id -> "approved",
@@ -270,12 +270,21 @@ class Storm {
     return pending_[pending_.size() - 1 - random() % window];
   }
 
+  // The only 5xx shared/API.md allows: 503 UNAVAILABLE in problem+json with Retry-After, from an
+  // instance or from the balancer answering for them (deploy/haproxy.cfg).
+  static bool IsContractUnavailable(const HttpReply& reply) {
+    if (reply.status() != 503 || reply.header("Retry-After").empty()) return false;
+    if (reply.header("Content-Type") != "application/problem+json") return false;
+    const auto problem = nlohmann::json::parse(reply.body(), nullptr, false);
+    return problem.is_object() && problem.value("code", "") == "UNAVAILABLE";
+  }
+
   void Count(const Intent& intent, const std::optional<HttpReply>& reply) {
     const unsigned status = reply ? reply->status() : 0u;
     Record([&](StormTally& t) {
       ++t.requests;
       ++t.by_status[status];
-      if (status >= 500 && !(status == 503 && !reply->header("Retry-After").empty())) {
+      if (status >= 500 && !IsContractUnavailable(*reply)) {
         t.violations.push_back(intent.target + ": " + std::to_string(status) + " " +
                                reply->body().substr(0, 200));
       }

@@ -41,6 +41,23 @@ class AmqpTestQueue {
     connection_.Consume(queue_, SetupDeadline());
   }
 
+  struct Durable {
+    std::string queue;
+  };
+  // Declares `durable.queue` as a durable queue bound to `exchange` with `binding_key` (agreeing
+  // with an earlier declaration of it) and consumes it: what docgate publishes persistent while
+  // nobody consumes, even across a broker restart, waits there for the next AmqpTestQueue on it.
+  // The queue outlives this object.
+  AmqpTestQueue(const std::string& url, const std::string& ca_file, const std::string& exchange,
+                const std::string& binding_key, const Durable& durable)
+      : connection_(ParseAmqpUrl(url, 0), ca_file, SetupDeadline()) {
+    connection_.DeclareExchange(exchange, SetupDeadline());
+    queue_ = connection_.DeclareQueue(durable.queue, /*durable=*/true, /*exclusive=*/false,
+                                      /*auto_delete=*/false, {}, SetupDeadline());
+    connection_.BindQueue(queue_, exchange, binding_key, SetupDeadline());
+    connection_.Consume(queue_, SetupDeadline());
+  }
+
   struct Existing {
     std::string queue;
   };

@@ -1,13 +1,14 @@
 #pragma once
 
-// HAProxy (Debian's haproxy) in front of docgate instances, as a child process of the test, with
-// the configuration docs/runbook.md "Several instances" recommends: round robin, a health check
-// on /readyz every 200 ms, and layer-7 retries on another instance when one fails before
-// answering (safe for docgate because every mutation a client retries carries an
-// Idempotency-Key). Killed (SIGKILL) when destroyed.
+// HAProxy (Debian's haproxy) in front of docgate instances, as a child process of the test, running
+// the project's own configuration, deploy/haproxy.cfg (docs/runbook.md "Several instances"): round
+// robin, a health check on /readyz every 200 ms, layer-7 retries on another instance when one fails
+// before answering, and the balancer's own 503 in problem+json with Retry-After. Killed (SIGKILL)
+// when destroyed. Where deploy/haproxy.cfg is: the DOCGATE_HAPROXY_CONFIG the build defines.
 
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,28 +22,18 @@ class HaproxyProcess {
  public:
   // Listens on 127.0.0.1:`port` and balances over the instances on `backends` (127.0.0.1 ports).
   HaproxyProcess(std::uint16_t port, const std::vector<std::uint16_t>& backends) {
+    std::ifstream in(DOCGATE_HAPROXY_CONFIG);
+    if (!in) throw std::runtime_error("cannot read " + std::string(DOCGATE_HAPROXY_CONFIG));
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string config_text = text.str();
+    const std::string bind = "${DOCGATE_LB_BIND}";
+    const auto at = config_text.find(bind);
+    if (at == std::string::npos) throw std::runtime_error("no " + bind + " in the configuration");
+    config_text.replace(at, bind.size(), "127.0.0.1:" + std::to_string(port));
     const std::string config = (dir_.path() / "haproxy.cfg").string();
     std::ofstream out(config);
-    out << "global\n"
-           "  maxconn 512\n"
-           "defaults\n"
-           "  mode http\n"
-           "  timeout connect 1s\n"
-           "  timeout client 30s\n"
-           "  timeout server 30s\n"
-           "  retries 3\n"
-           "  option redispatch 1\n"
-           "  retry-on conn-failure empty-response response-timeout\n"
-           "frontend docgate\n"
-           "  bind 127.0.0.1:"
-        << port
-        << "\n"
-           "  default_backend instances\n"
-           "backend instances\n"
-           "  balance roundrobin\n"
-           "  option httpchk GET /readyz\n"
-           "  http-check expect status 200\n"
-           "  default-server inter 200ms fall 2 rise 2\n";
+    out << config_text;
     for (std::size_t i = 0; i < backends.size(); ++i) {
       out << "  server i" << i << " 127.0.0.1:" << backends[i] << " check\n";
     }
