@@ -7,7 +7,10 @@
 //   approval_load approve --port P --reviewer-token T --reviews FILE --clients C
 //       approves every review of FILE once (each request a distinct review) with C concurrent
 //       clients, each on its own keep-alive connection, and prints one JSON line: throughput,
-//       latency percentiles, and this process's CPU time.
+//       latency percentiles, and this process's CPU time. With --rate R the approvals are paced:
+//       the i-th is sent at i / R seconds from the start (an open loop; a client that falls behind
+//       sends at once, and the answer's latency counts from the planned time), else as fast as
+//       the clients go.
 //
 // Connections are opened before the clock starts (pgbench's tps also leaves connection set-up
 // out), and the clock stops when the last response has arrived. Any failure - a refused
@@ -49,6 +52,7 @@ struct Options {
   int clients = 32;
   std::string out;
   std::string reviews;
+  int rate = 0;  // approvals a second; 0: as fast as the clients go
 };
 
 [[noreturn]] void Usage(const std::string& why) {
@@ -56,7 +60,7 @@ struct Options {
       why +
       "\nusage: approval_load prepare --port P --author-token T --documents N [--clients C] "
       "--out FILE\n       approval_load approve --port P --reviewer-token T --reviews FILE "
-      "[--clients C]");
+      "[--clients C] [--rate R]");
 }
 
 int Positive(std::string_view flag, const std::string& value) {
@@ -87,6 +91,8 @@ Options Parse(int argc, char** argv) {
     else if (flag == "--clients") o.clients = Positive(flag, value);
     else if (flag == "--out") o.out = value;
     else if (flag == "--reviews") o.reviews = value;
+    else if (flag == "--rate")
+      o.rate = Positive(flag, value);
     else Usage("unknown flag " + std::string(flag));
   }
   if (o.port == 0) Usage("--port is required");
@@ -116,9 +122,11 @@ class Failures {
   int count_ = 0;
 };
 
-// Runs `work(client, i)` for every i in [0, n) on `clients` threads, each with its own keep-alive
-// connection, handing out i in order from a shared counter. All connections are open before the
-// first request; returns the seconds from the first request until the last response.
+// Runs `work(client, i, planned)` for every i in [0, n) on `clients` threads, each with its own
+// keep-alive connection, handing out i in order from a shared counter; `planned` is when request i
+// is due (with o.rate: i / rate seconds from the start, waited for; else now). All connections are
+// open before the first request; returns the seconds from the first request until the last
+// response.
 template <typename Work>
 double Parallel(const Options& o, int n, Failures& failures, Work&& work) {
   std::atomic<int> next{0};
@@ -136,8 +144,14 @@ double Parallel(const Options& o, int n, Failures& failures, Work&& work) {
       ready.arrive_and_wait();
       if (!client) return;
       for (int i = next++; i < n; i = next++) {
+        auto planned = Clock::now();
+        if (o.rate > 0) {
+          planned = *start + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(static_cast<double>(i) / o.rate));
+          std::this_thread::sleep_until(planned);  // pacing the load, not waiting for a result
+        }
         try {
-          work(*client, i);
+          work(*client, i, planned);
         } catch (const std::exception& e) {
           failures.Add("request " + std::to_string(i) + ": " + e.what());
           return;  // the connection is in an unknown state; the other clients carry on
@@ -174,7 +188,7 @@ int Prepare(const Options& o) {
   const Headers author{{"Authorization", "Bearer " + o.author_token}};
   std::vector<std::string> reviews(static_cast<std::size_t>(o.documents));
   Failures failures;
-  const double seconds = Parallel(o, o.documents, failures, [&](HttpClient& client, int i) {
+  const double seconds = Parallel(o, o.documents, failures, [&](HttpClient& client, int i, auto) {
     const auto created = client.Request(
         http::verb::post, "/api/v1/documents",
         json{{"title", "bench " + std::to_string(i)}, {"content", "paragraph\n\nparagraph"}}.dump(),
@@ -218,13 +232,12 @@ int Approve(const Options& o) {
   std::vector<double> latencies_ms(reviews.size(), -1);
   Failures failures;
   const double cpu_before = CpuSeconds();
-  const double seconds = Parallel(o, n, failures, [&](HttpClient& client, int i) {
+  const double seconds = Parallel(o, n, failures, [&](HttpClient& client, int i, auto planned) {
     const auto& review = reviews[static_cast<std::size_t>(i)];
-    const auto t0 = Clock::now();
     const auto reply =
         client.Request(http::verb::post, "/api/v1/reviews/" + review + "/approve", "{}", reviewer);
     latencies_ms[static_cast<std::size_t>(i)] =
-        std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        std::chrono::duration<double, std::milli>(Clock::now() - planned).count();
     if (auto problem = Expect(reply, 200, "approve " + review); !problem.empty()) {
       failures.Add(problem);
     }
@@ -235,6 +248,7 @@ int Approve(const Options& o) {
   const int errors = failures.count();
   std::cout << json{{"approvals", n - errors},
                     {"clients", o.clients},
+                    {"rate", o.rate},
                     {"errors", errors},
                     {"seconds", seconds},
                     {"approvals_per_second", (n - errors) / seconds},

@@ -13,7 +13,15 @@
 # CPU time each process spent per approval. Exits non-zero if any step fails or any approval is
 # missing; the docgate server and the PostgreSQL cluster are stopped on every exit.
 #
+# BENCH_PATH=full (issue 19) runs docgate in the default production configuration instead: the
+# Redis gate, the relay to RabbitMQ with publisher confirms and the consumers on in `serve`. An
+# approval then counts once its document is ingested: the sustained rate is the approvals divided
+# by the time from the first approval until the last ingestion (both as the database recorded
+# them), and CPU is counted until then, Redis's and RabbitMQ's too. It also prints the lag from
+# approval to ingestion (p50/p99/max).
+#
 #   bench/run.sh [build_dir]
+#   BENCH_PATH         db (default: PostgreSQL alone, issue 3) or full (issue 19)
 #   BENCH_DOCUMENTS    approvals per side (default 8000; a multiple of BENCH_CLIENTS)
 #   BENCH_CLIENTS      concurrent clients of pgbench and of approval_load (default 32)
 #   BENCH_PGBENCH_THREADS  pgbench -j (default: nproc)
@@ -32,6 +40,7 @@ pool_size=${BENCH_POOL_SIZE:-8}
 http_workers=${BENCH_HTTP_WORKERS:-$pool_size}
 io_threads=${BENCH_IO_THREADS:-2}
 log_level=${BENCH_LOG_LEVEL:-warn}
+path=${BENCH_PATH:-db}
 
 die() {
   echo "bench: $*" >&2
@@ -41,6 +50,7 @@ die() {
 for n in documents clients pgbench_threads pool_size http_workers io_threads; do
   [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
 done
+[[ $path =~ ^(db|full)$ ]] || die "BENCH_PATH must be db or full, got '$path'"
 ((documents % clients == 0)) || die "BENCH_DOCUMENTS ($documents) must be a multiple of BENCH_CLIENTS ($clients)"
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -n "$pg_bin" ] && [ -x "$pg_bin/pgbench" ] || die "pgbench not found under /usr/lib/postgresql/*/bin"
@@ -137,9 +147,11 @@ INSERT INTO kh_document (title, status, version, author_id, current_review_id, i
                          created_at, updated_at)
   SELECT 'bench ' || i, 'pending_review', 1, 'alice', i, 'none', 1, 1
   FROM generate_series(1, $documents) i;
-INSERT INTO kh_document_content (document_id, version, content, edited_by, created_at)
-  SELECT i, 1, 'paragraph' || chr(10) || chr(10) || 'paragraph', 'alice', 1
+INSERT INTO kh_document_content (document_id, version, title, content, edited_by, created_at)
+  SELECT i, 1, 'bench ' || i, 'paragraph' || chr(10) || chr(10) || 'paragraph', 'alice', 1
   FROM generate_series(1, $documents) i;
+INSERT INTO kh_document_editor (document_id, editor, last_version)
+  SELECT i, 'alice', 1 FROM generate_series(1, $documents) i;
 INSERT INTO kh_document_review (document_id, document_version, status, submitted_by, submitted_at)
   SELECT i, 1, 'pending', 'alice', 1 FROM generate_series(1, $documents) i;
 INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,
@@ -189,10 +201,15 @@ read -r tps latency pg_side_pg_ticks pg_side_client_ticks <<<"$pgbench_tps $pgbe
 foreign_pgbench=$(foreign "$pgbench_foreign_ticks" "$(python3 -c "print($documents / $tps)")")
 
 # ---- 2. docgate: the real service over HTTP, on the same server --------------------------------
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-DOCGATE_LOG_LEVEL=$log_level DOCGATE_LISTEN=127.0.0.1:$port \
-  DOCGATE_DATABASE_URL=$base_url/bench_docgate DOCGATE_DB_POOL_SIZE=$pool_size \
-  DOCGATE_HTTP_WORKERS=$http_workers DOCGATE_HTTP_IO_THREADS=$io_threads \
+port=$(python3 "$root/scripts/free_ports.py")
+full_env=()
+if [ "$path" = full ]; then
+  full_env=(DOCGATE_REDIS_URL="$DOCGATE_TEST_REDIS_URL" DOCGATE_AMQP_URL="$DOCGATE_TEST_AMQP_URL"
+            DOCGATE_AMQP_EXCHANGE=docgate.bench DOCGATE_AMQP_QUEUE=docgate.bench.consumers)
+fi
+env "${full_env[@]}" DOCGATE_LOG_LEVEL="$log_level" DOCGATE_LISTEN="127.0.0.1:$port" \
+  DOCGATE_DATABASE_URL="$base_url/bench_docgate" DOCGATE_DB_POOL_SIZE="$pool_size" \
+  DOCGATE_HTTP_WORKERS="$http_workers" DOCGATE_HTTP_IO_THREADS="$io_threads" \
   "$build/docgate" serve >"$work/docgate.log" 2>&1 &
 server_pid=$!
 for ((i = 0; ; i++)); do
@@ -210,23 +227,43 @@ reviewer=$("$build/docgate" token --sub bob --roles reviewer --database-url "$ba
 
 "$build/bench/approval_load" prepare --port "$port" --author-token "$author" \
   --documents "$documents" --clients "$clients" --out "$work/reviews.txt"
-# The dispatcher delivers the submissions' events; let it finish before the timed phase.
-for ((i = 0; ; i++)); do
-  pending=$(value "$base_url/bench_docgate" -c "SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL")
-  [ "$pending" = 0 ] && break
-  ((i < 300)) || die "docgate's outbox still holds $pending undelivered events after 30 s"
-  sleep 0.1
-done
+# The submissions' events are delivered (and, on the full path, consumed by both consumers) before
+# the timed phase.
+# Polls `$1` (SQL giving one number) on docgate's database until it is $2, for at most $3 seconds.
+wait_count() {
+  local i got
+  for ((i = 0; ; i++)); do
+    got=$(value "$base_url/bench_docgate" -c "$1")
+    [ "$got" = "$2" ] && return 0
+    ((i < $3 * 10)) || die "after $3 s: $1 gives $got, not $2"
+    sleep 0.1
+  done
+}
+wait_count "SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL" 0 30
+if [ "$path" = full ]; then
+  wait_count "SELECT count(*) FROM kh_consumer_inbox WHERE state = 'done'" $((2 * documents)) 120
+fi
 settle "$base_url/bench_docgate"
 
+# The other servers of the full path, whose CPU is counted too.
+rabbit_pid=$(cat "$DOCGATE_SERVICES_DIR/rabbitmq/rabbitmq.pid")
+redis_pid=$(cat "$DOCGATE_SERVICES_DIR/redis/plain/redis.pid")
 pg_before=$(pg_ticks)
 server_before=$(ticks "$server_pid")
+rabbit_before=$(ticks "$rabbit_pid")
+redis_before=$(ticks "$redis_pid")
 busy_before=$(busy_ticks)
 docgate_out=$("$build/bench/approval_load" approve --port "$port" --reviewer-token "$reviewer" \
   --reviews "$work/reviews.txt" --clients "$clients") || die "approval_load failed: $docgate_out"
+if [ "$path" = full ]; then
+  # Done when every approved document is ingested (the consumers commit ingest_status = done).
+  wait_count "SELECT count(*) FROM kh_document WHERE ingest_status = 'done'" "$documents" 300
+fi
 docgate_busy_ticks=$(($(busy_ticks) - busy_before))
 docgate_server_ticks=$(($(ticks "$server_pid") - server_before))
 docgate_pg_ticks=$(($(pg_ticks) - pg_before))
+rabbit_ticks=$(($(ticks "$rabbit_pid") - rabbit_before))
+redis_ticks=$(($(ticks "$redis_pid") - redis_before))
 echo "$docgate_out" >"$work/approval_load.out"
 approved=$(approvals "$base_url/bench_docgate")
 [ "$approved" = $((3 * documents)) ] || die "docgate did not approve every review exactly once"
@@ -267,6 +304,25 @@ ratio docgate/pgbench = $(ratio "$docgate_rate" "$tps") (target >= 0.5)
 CPU ms per approval:  pgbench side: postgres $(per_approval "$pg_side_pg_ticks"), pgbench $(per_approval "$pg_side_client_ticks")
                       docgate side: postgres $(per_approval "$docgate_pg_ticks"), docgate $(per_approval "$docgate_server_ticks"), approval_load $(per_approval "$driver_ticks")
 EOF
+if [ "$path" = full ]; then
+  # From the database's own times (ms): each approval (kh_document.approved_at) and its ingestion
+  # (the ingestion consumer's inbox row for the approval event, written when that transaction
+  # began; it commits with the chunks).
+  read -r sustained lag_p50 lag_p99 lag_max <<<"$(value "$base_url/bench_docgate" -F' ' -c "
+    SELECT round($documents * 1000.0 / (max(i.updated_at) - min(d.approved_at)), 1),
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at),
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at),
+           max(i.updated_at - d.approved_at)
+    FROM kh_document d JOIN kh_outbox o ON o.document_id = d.id
+      AND o.event_type = 'document.approved' AND o.version = d.approved_version
+    JOIN kh_consumer_inbox i ON i.event_id = o.event_id AND i.consumer = 'ingestion'")"
+  cat <<EOF
+full path (Redis gate, relay to RabbitMQ with confirms, consumers in serve):
+  sustained approvals/s (first approval to last ingestion) = $sustained, ratio to pgbench = $(ratio "$sustained" "$tps") (target >= 0.2)
+  approval to ingestion: p50 = $lag_p50 ms, p99 = $lag_p99 ms, max = $lag_max ms
+  CPU ms per approval until the last ingestion: postgres $(per_approval "$docgate_pg_ticks") ($(ratio "$docgate_pg_ticks" "$pg_side_pg_ticks")x pgbench's, target <= 3x), docgate $(per_approval "$docgate_server_ticks"), rabbitmq $(per_approval "$rabbit_ticks"), redis $(per_approval "$redis_ticks")
+EOF
+fi
 if [ -n "$pool_tps" ]; then
   cat <<EOF
 reference: pgbench, $pool_size clients (docgate's pool size): tps = $(printf '%.1f' "$pool_tps"), latency avg = $pool_latency ms  (others: $foreign_pool);
