@@ -64,8 +64,8 @@ load=$("$build/bench/approval_load" approve --port "$port" --reviewer-token "$re
 wait_count "SELECT count(*) FROM kh_document WHERE ingest_status = 'done'" "$documents" 300
 
 read -r lag_p50 lag_p99 lag_max <<<"$(value "
-  SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at),
-         percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at),
+  SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
+         round(percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
          max(i.updated_at - d.approved_at)
   FROM kh_document d JOIN kh_outbox o ON o.document_id = d.id
     AND o.event_type = 'document.approved' AND o.version = d.approved_version

@@ -245,6 +245,20 @@ if [ "$path" = full ]; then
 fi
 settle "$base_url/bench_docgate"
 
+# PostgreSQL's own count of what it was made to do: transactions, and rows inserted, updated (of
+# which HOT) and deleted per table. Backends report them at most 10 s after they go idle (PostgreSQL
+# 15), so the reading after the timed phase waits that long; the relay's idle polls add about one
+# transaction a second meanwhile.
+pg_work() {
+  value "$base_url/bench_docgate" -F' ' -c "
+    SELECT 'transactions', xact_commit + xact_rollback, 0, 0, 0 FROM pg_stat_database
+      WHERE datname = current_database()
+    UNION ALL
+    SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables"
+}
+sleep 11  # the preparation's statistics, as below
+pg_work >"$work/pg_work.before"
+
 # The other servers of the full path, whose CPU is counted too.
 rabbit_pid=$(cat "$DOCGATE_SERVICES_DIR/rabbitmq/rabbitmq.pid")
 redis_pid=$(cat "$DOCGATE_SERVICES_DIR/redis/plain/redis.pid")
@@ -265,6 +279,8 @@ docgate_pg_ticks=$(($(pg_ticks) - pg_before))
 rabbit_ticks=$(($(ticks "$rabbit_pid") - rabbit_before))
 redis_ticks=$(($(ticks "$redis_pid") - redis_before))
 echo "$docgate_out" >"$work/approval_load.out"
+sleep 11  # PostgreSQL's statistics of the idle backends (pg_work above)
+pg_work >"$work/pg_work.after"
 approved=$(approvals "$base_url/bench_docgate")
 [ "$approved" = $((3 * documents)) ] || die "docgate did not approve every review exactly once"
 
@@ -310,8 +326,8 @@ if [ "$path" = full ]; then
   # began; it commits with the chunks).
   read -r sustained lag_p50 lag_p99 lag_max <<<"$(value "$base_url/bench_docgate" -F' ' -c "
     SELECT round($documents * 1000.0 / (max(i.updated_at) - min(d.approved_at)), 1),
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at),
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at),
+           round(percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
+           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
            max(i.updated_at - d.approved_at)
     FROM kh_document d JOIN kh_outbox o ON o.document_id = d.id
       AND o.event_type = 'document.approved' AND o.version = d.approved_version
@@ -323,6 +339,20 @@ full path (Redis gate, relay to RabbitMQ with confirms, consumers in serve):
   CPU ms per approval until the last ingestion: postgres $(per_approval "$docgate_pg_ticks") ($(ratio "$docgate_pg_ticks" "$pg_side_pg_ticks")x pgbench's, target <= 3x), docgate $(per_approval "$docgate_server_ticks"), rabbitmq $(per_approval "$rabbit_ticks"), redis $(per_approval "$redis_ticks")
 EOF
 fi
+echo "PostgreSQL's work per approval (docgate side, until the end of the timed phase):"
+python3 - "$work/pg_work.before" "$work/pg_work.after" "$documents" <<'PY'
+import sys
+def read(path):
+    return {f[0]: [int(x) for x in f[1:]] for f in (l.split() for l in open(path)) if f}
+before, after, n = read(sys.argv[1]), read(sys.argv[2]), int(sys.argv[3])
+for name in sorted(after):
+    d = [a - b for a, b in zip(after[name], before.get(name, [0, 0, 0, 0]))]
+    if name == "transactions":
+        print("  transactions: %.2f" % (d[0] / n))
+    elif any(d):
+        print("  %s: %.2f inserted, %.2f updated (%.2f HOT), %.2f deleted"
+              % (name, d[0] / n, d[1] / n, d[2] / n, d[3] / n))
+PY
 if [ -n "$pool_tps" ]; then
   cat <<EOF
 reference: pgbench, $pool_size clients (docgate's pool size): tps = $(printf '%.1f' "$pool_tps"), latency avg = $pool_latency ms  (others: $foreign_pool);
