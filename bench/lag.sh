@@ -38,17 +38,7 @@ set -a
 source "$CLUSTER_DIR/env"
 set +a
 port=${DOCGATE_URL##*:}
-value() { psql -X -q -v ON_ERROR_STOP=1 -At "$DOCGATE_DATABASE_URL" -c "$1"; }
-# Polls `$1` (SQL giving one number) until it is $2, for at most $3 seconds.
-wait_count() {
-  local i got
-  for ((i = 0; ; i++)); do
-    got=$(value "$1")
-    [ "$got" = "$2" ] && return 0
-    ((i < $3 * 10)) || die "after $3 s: $1 gives $got, not $2"
-    sleep 0.1
-  done
-}
+wait_count() { bench_wait_count "$DOCGATE_DATABASE_URL" "$@"; }
 
 author=$("$build/docgate" token --sub alice --roles author)
 reviewer=$("$build/docgate" token --sub bob --roles reviewer)
@@ -63,14 +53,7 @@ load=$("$build/bench/approval_load" approve --port "$port" --reviewer-token "$re
   die "approval_load failed: $load"
 wait_count "SELECT count(*) FROM kh_document WHERE ingest_status = 'done'" "$documents" 300
 
-read -r lag_p50 lag_p99 lag_max <<<"$(value "
-  SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
-         round(percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
-         max(i.updated_at - d.approved_at)
-  FROM kh_document d JOIN kh_outbox o ON o.document_id = d.id
-    AND o.event_type = 'document.approved' AND o.version = d.approved_version
-  JOIN kh_consumer_inbox i ON i.event_id = o.event_id AND i.consumer = 'ingestion'" |
-  tr '|' ' ')"
+read -r _ lag_p50 lag_p99 lag_max <<<"$(bench_ingestion_lag "$DOCGATE_DATABASE_URL")"
 read -r achieved p50 p99 < <(python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])

@@ -36,3 +36,31 @@ bench_services_start() {
   eval "$services_env"
   [ -n "${DOCGATE_TEST_PG_URL:-}" ] || die "scripts/services.sh printed no DOCGATE_TEST_PG_URL"
 }
+
+# Polls the SQL `$2` (giving one number) on the database at URL `$1` until it gives `$3`, for at
+# most `$4` seconds; dies otherwise.
+bench_wait_count() {
+  local i got
+  for ((i = 0; ; i++)); do
+    got=$(psql -X -q -v ON_ERROR_STOP=1 -At "$1" -c "$2")
+    [ "$got" = "$3" ] && return 0
+    ((i < $4 * 10)) || die "after $4 s: $2 gives $got, not $3"
+    sleep 0.1
+  done
+}
+
+# Ingestion after approval, from the database at URL `$1`'s own times (ms): each approval
+# (kh_document.approved_at) and its ingestion (the ingestion consumer's inbox row for the approval
+# event, written as that transaction began; it commits with the chunks). Prints, space-separated:
+# the approvals per second from the first approval to the last ingestion, and the lag's p50, p99
+# and max in ms.
+bench_ingestion_lag() {
+  psql -X -q -v ON_ERROR_STOP=1 -At -F' ' "$1" -c "
+    SELECT round(count(*) * 1000.0 / greatest(max(i.updated_at) - min(d.approved_at), 1), 1),
+           round(percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
+           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
+           max(i.updated_at - d.approved_at)
+    FROM kh_document d JOIN kh_outbox o ON o.document_id = d.id
+      AND o.event_type = 'document.approved' AND o.version = d.approved_version
+    JOIN kh_consumer_inbox i ON i.event_id = o.event_id AND i.consumer = 'ingestion'"
+}

@@ -42,10 +42,8 @@ io_threads=${BENCH_IO_THREADS:-2}
 log_level=${BENCH_LOG_LEVEL:-warn}
 path=${BENCH_PATH:-db}
 
-die() {
-  echo "bench: $*" >&2
-  exit 1
-}
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"  # die, bench_wait_count, bench_ingestion_lag
 
 for n in documents clients pgbench_threads pool_size http_workers io_threads; do
   [[ ${!n} =~ ^[1-9][0-9]*$ ]] || die "$n must be a positive integer, got '${!n}'"
@@ -229,16 +227,7 @@ reviewer=$("$build/docgate" token --sub bob --roles reviewer --database-url "$ba
   --documents "$documents" --clients "$clients" --out "$work/reviews.txt"
 # The submissions' events are delivered (and, on the full path, consumed by both consumers) before
 # the timed phase.
-# Polls `$1` (SQL giving one number) on docgate's database until it is $2, for at most $3 seconds.
-wait_count() {
-  local i got
-  for ((i = 0; ; i++)); do
-    got=$(value "$base_url/bench_docgate" -c "$1")
-    [ "$got" = "$2" ] && return 0
-    ((i < $3 * 10)) || die "after $3 s: $1 gives $got, not $2"
-    sleep 0.1
-  done
-}
+wait_count() { bench_wait_count "$base_url/bench_docgate" "$@"; }
 wait_count "SELECT count(*) FROM kh_outbox WHERE delivered_at IS NULL" 0 30
 if [ "$path" = full ]; then
   wait_count "SELECT count(*) FROM kh_consumer_inbox WHERE state = 'done'" $((2 * documents)) 120
@@ -321,17 +310,7 @@ CPU ms per approval:  pgbench side: postgres $(per_approval "$pg_side_pg_ticks")
                       docgate side: postgres $(per_approval "$docgate_pg_ticks"), docgate $(per_approval "$docgate_server_ticks"), approval_load $(per_approval "$driver_ticks")
 EOF
 if [ "$path" = full ]; then
-  # From the database's own times (ms): each approval (kh_document.approved_at) and its ingestion
-  # (the ingestion consumer's inbox row for the approval event, written when that transaction
-  # began; it commits with the chunks).
-  read -r sustained lag_p50 lag_p99 lag_max <<<"$(value "$base_url/bench_docgate" -F' ' -c "
-    SELECT round($documents * 1000.0 / (max(i.updated_at) - min(d.approved_at)), 1),
-           round(percentile_cont(0.5) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY i.updated_at - d.approved_at)),
-           max(i.updated_at - d.approved_at)
-    FROM kh_document d JOIN kh_outbox o ON o.document_id = d.id
-      AND o.event_type = 'document.approved' AND o.version = d.approved_version
-    JOIN kh_consumer_inbox i ON i.event_id = o.event_id AND i.consumer = 'ingestion'")"
+  read -r sustained lag_p50 lag_p99 lag_max <<<"$(bench_ingestion_lag "$base_url/bench_docgate")"
   cat <<EOF
 full path (Redis gate, relay to RabbitMQ with confirms, consumers in serve):
   sustained approvals/s (first approval to last ingestion) = $sustained, ratio to pgbench = $(ratio "$sustained" "$tps") (target >= 0.2)

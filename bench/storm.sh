@@ -8,7 +8,7 @@
 #   bench/storm.sh [build_dir] [docgate_binary]
 #   BENCH_FAULTS     the faults to run (default: none kill-instance redis-failover pg-restart
 #                    rabbitmq-restart cut-db cut-redis cut-broker)
-#   BENCH_SECONDS, BENCH_CLIENTS, BENCH_INSTANCES: see storm_bench.cpp
+#   BENCH_SECONDS, BENCH_CLIENTS, BENCH_INSTANCES, BENCH_DRAIN_SECONDS: see storm_bench.cpp
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -24,6 +24,7 @@
 //   BENCH_SECONDS    the storm's length (default 30)
 //   BENCH_CLIENTS    clients (default 8)
 //   BENCH_INSTANCES  docgate instances (default 2)
+//   BENCH_DRAIN_SECONDS  how long to wait for the drain after the storm (default 180)
 
 #include <chrono>
 #include <cstdio>
@@ -60,6 +61,9 @@ int EnvInt(const char* name, int fallback) {
   const char* value = std::getenv(name);
   return value == nullptr || *value == '\0' ? fallback : std::atoi(value);
 }
+
+// How long a run waits for the storm to drain (BENCH_DRAIN_SECONDS).
+int DrainBound() { return EnvInt("BENCH_DRAIN_SECONDS", 180); }
 
 void Shell(const std::string& command) {
   if (std::system(command.c_str()) != 0) std::cerr << "storm_bench: `" << command << "` failed\n";
@@ -111,49 +115,15 @@ class Run {
     row.tally = storm.Run([&] { Fault(duration, ports[0]); });
 
     const auto storm_end = std::chrono::steady_clock::now();
-    const bool drained = e2e::Within(std::chrono::seconds(EnvInt("BENCH_DRAIN_SECONDS", 180)), [&] {
+    const bool drained = e2e::Within(std::chrono::seconds(DrainBound()), [&] {
       Receive(100ms);
       return e2e::StormDrained(db_.url(), prefix_);
     });
     if (drained) {
       row.drain_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - storm_end).count();
-    }
-    if (!drained) {
-      // What is left: undelivered outbox rows by type and claim, documents by ingest status.
-      for (const auto& r :
-           db_.Execute("SELECT event_type, claimed_by IS NOT NULL, count(*) FROM kh_outbox WHERE "
-                       "delivered_at IS NULL GROUP BY 1, 2")) {
-        std::cerr << "  " << fault_ << ": undelivered " << r[0].c_str()
-                  << " claimed=" << r[1].c_str() << ": " << r[2].c_str() << "\n";
-      }
-      for (const auto& r : db_.Execute(
-               "SELECT status, ingest_status, count(*) FROM kh_document WHERE approved_version IS "
-               "NOT NULL GROUP BY 1, 2")) {
-        std::cerr << "  " << fault_ << ": approved once, now " << r[0].c_str() << " / ingest "
-                  << r[1].c_str() << ": " << r[2].c_str() << "\n";
-      }
-      for (const auto& r :
-           db_.Execute("SELECT consumer, state, count(*) FROM kh_consumer_inbox GROUP BY 1, 2")) {
-        std::cerr << "  " << fault_ << ": inbox " << r[0].c_str() << " " << r[1].c_str() << ": "
-                  << r[2].c_str() << "\n";
-      }
-      // The first few documents not ingested, each with its events and their inbox rows.
-      for (const auto& r : db_.Execute(
-               "SELECT d.id, d.status, d.version, d.approved_version, d.ingest_status, p.version,"
-               " (SELECT string_agg(o.event_type || ' v' || o.version || ' ' || o.event_id || "
-               "  CASE WHEN o.delivered_at IS NULL THEN ' undelivered' ELSE '' END || ' [' || "
-               "  coalesce((SELECT string_agg(i.consumer || ':' || i.state, ',') FROM "
-               "  kh_consumer_inbox i WHERE i.event_id = o.event_id), 'no inbox row') || ']', "
-               "  '; ' ORDER BY o.id) FROM kh_outbox o WHERE o.document_id = d.id)"
-               " FROM kh_document d LEFT JOIN kh_document_preview p ON p.document_id = d.id"
-               " WHERE d.approved_version IS NOT NULL AND (d.ingest_status <> 'done' OR p.version"
-               " IS DISTINCT FROM d.approved_version) ORDER BY d.id LIMIT 5")) {
-        std::cerr << "  " << fault_ << ": document " << r[0].c_str() << " " << r[1].c_str() << " v"
-                  << r[2].c_str() << " approved v" << r[3].c_str() << " ingest " << r[4].c_str()
-                  << " preview v" << (r[5].is_null() ? "-" : r[5].c_str())
-                  << "; events: " << (r[6].is_null() ? "none" : r[6].c_str()) << "\n";
-      }
+    } else {
+      PrintWhatIsLeft();
     }
     Receive(1s);
     row.report = e2e::CheckStormInvariants(db_.url(), prefix_, row.tally, received_);
@@ -211,6 +181,37 @@ class Run {
     } else if (fault_ != "none") {
       throw std::invalid_argument("unknown fault " + fault_);
     }
+  }
+
+  // Why the storm did not drain: undelivered outbox rows by type and claim, approved documents by
+  // status and ingest status, inbox rows by consumer and state, and the first few documents not
+  // ingested, each with its events and their inbox rows. One line per row, its columns spaced.
+  void PrintWhatIsLeft() {
+    const auto print = [&](const std::string& what, const std::string& sql) {
+      for (const auto& r : db_.Execute(sql)) {
+        std::cerr << "  " << fault_ << ": " << what;
+        for (const auto& field : r) std::cerr << " " << (field.is_null() ? "-" : field.c_str());
+        std::cerr << "\n";
+      }
+    };
+    print("undelivered (type, claimed, count):",
+          "SELECT event_type, claimed_by IS NOT NULL, count(*) FROM kh_outbox WHERE delivered_at "
+          "IS NULL GROUP BY 1, 2");
+    print("approved once (status, ingest status, count):",
+          "SELECT status, ingest_status, count(*) FROM kh_document WHERE approved_version IS NOT "
+          "NULL GROUP BY 1, 2");
+    print("inbox (consumer, state, count):",
+          "SELECT consumer, state, count(*) FROM kh_consumer_inbox GROUP BY 1, 2");
+    print("not ingested (document, status, version, approved, ingest, preview, events):",
+          "SELECT d.id, d.status, d.version, d.approved_version, d.ingest_status, p.version,"
+          " (SELECT string_agg(o.event_type || ' v' || o.version || ' ' || o.event_id || "
+          "  CASE WHEN o.delivered_at IS NULL THEN ' undelivered' ELSE '' END || ' [' || "
+          "  coalesce((SELECT string_agg(i.consumer || ':' || i.state, ',') FROM "
+          "  kh_consumer_inbox i WHERE i.event_id = o.event_id), 'no inbox row') || ']', "
+          "  '; ' ORDER BY o.id) FROM kh_outbox o WHERE o.document_id = d.id)"
+          " FROM kh_document d LEFT JOIN kh_document_preview p ON p.document_id = d.id"
+          " WHERE d.approved_version IS NOT NULL AND (d.ingest_status <> 'done' OR p.version"
+          " IS DISTINCT FROM d.approved_version) ORDER BY d.id LIMIT 5");
   }
 
   std::unique_ptr<AmqpTestQueue> ObserverQueue() const {
@@ -291,7 +292,7 @@ int main(int argc, char** argv) {
           row.report.violations.size(), static_cast<long long>(row.report.events),
           static_cast<long long>(row.report.events_lost),
           static_cast<long long>(row.report.duplicate_effects),
-          row.drain_seconds < 0 ? "not within 180"
+          row.drain_seconds < 0 ? ("not within " + std::to_string(docgate::DrainBound())).c_str()
                                 : std::to_string(row.drain_seconds).substr(0, 4).c_str());
       std::fflush(stdout);
       if (!row.report.violations.empty() || row.drain_seconds < 0) ++failures;

@@ -42,6 +42,7 @@ struct StormTally {
   std::map<std::int64_t, std::int64_t> submitted;
   std::map<std::int64_t, std::string> decided;
   std::int64_t retries = 0;        // requests sent again under the same key
+  std::int64_t decided_twice = 0;  // reviews acknowledged with two outcomes (also a violation)
   std::int64_t double_clicks = 0;  // two requests for one intent at once, under two keys
 };
 
@@ -256,6 +257,7 @@ class Storm {
     Record([&](StormTally& t) {
       const auto [it, inserted] = t.decided.emplace(review, outcome);
       if (!inserted) {
+        ++t.decided_twice;
         t.violations.push_back("review " + std::to_string(review) + " acknowledged as " +
                                it->second + " and as " + outcome);
       }

@@ -34,11 +34,7 @@ class AmqpTestQueue {
   AmqpTestQueue(const std::string& url, const std::string& ca_file, const std::string& exchange,
                 const std::string& binding_key)
       : connection_(ParseAmqpUrl(url, 0), ca_file, SetupDeadline()) {
-    connection_.DeclareExchange(exchange, SetupDeadline());
-    queue_ = connection_.DeclareQueue("", /*durable=*/false, /*exclusive=*/true,
-                                      /*auto_delete=*/true, {}, SetupDeadline());
-    connection_.BindQueue(queue_, exchange, binding_key, SetupDeadline());
-    connection_.Consume(queue_, SetupDeadline());
+    BindAndConsume(exchange, binding_key, "", /*durable=*/false);
   }
 
   struct Durable {
@@ -51,11 +47,7 @@ class AmqpTestQueue {
   AmqpTestQueue(const std::string& url, const std::string& ca_file, const std::string& exchange,
                 const std::string& binding_key, const Durable& durable)
       : connection_(ParseAmqpUrl(url, 0), ca_file, SetupDeadline()) {
-    connection_.DeclareExchange(exchange, SetupDeadline());
-    queue_ = connection_.DeclareQueue(durable.queue, /*durable=*/true, /*exclusive=*/false,
-                                      /*auto_delete=*/false, {}, SetupDeadline());
-    connection_.BindQueue(queue_, exchange, binding_key, SetupDeadline());
-    connection_.Consume(queue_, SetupDeadline());
+    BindAndConsume(exchange, binding_key, durable.queue, /*durable=*/true);
   }
 
   struct Existing {
@@ -91,6 +83,17 @@ class AmqpTestQueue {
   }
 
  private:
+  // Declares the exchange and the queue `name` (server-named when empty): durable, or exclusive
+  // and auto-deleted; binds it and consumes it.
+  void BindAndConsume(const std::string& exchange, const std::string& binding_key,
+                      const std::string& name, bool durable) {
+    connection_.DeclareExchange(exchange, SetupDeadline());
+    queue_ = connection_.DeclareQueue(name, durable, /*exclusive=*/!durable,
+                                      /*auto_delete=*/!durable, {}, SetupDeadline());
+    connection_.BindQueue(queue_, exchange, binding_key, SetupDeadline());
+    connection_.Consume(queue_, SetupDeadline());
+  }
+
   static AmqpConnection::Clock::time_point SetupDeadline() {
     return AmqpConnection::Clock::now() + std::chrono::seconds(5);
   }
