@@ -4,6 +4,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/config_check.h"
 #include "core/error.h"
@@ -31,50 +32,95 @@ ConsumerRunner::ConsumerRunner(InboxStore& store, Clock& clock, ConsumerRunnerCo
 void ConsumerRunner::Register(InboxConsumer& consumer) { consumers_.push_back(&consumer); }
 
 ConsumeResult ConsumerRunner::Run(const OutboxEvent& event) {
-  ConsumeResult result;
+  return RunBatch(std::span(&event, 1)).front();
+}
+
+std::vector<ConsumeResult> ConsumerRunner::RunBatch(std::span<const OutboxEvent> events) {
+  std::vector<ConsumeResult> results(events.size());
   for (InboxConsumer* consumer : consumers_) {
-    std::string error;
-    int max_attempts = config_.max_attempts;
-    try {
-      consumer->Prepare(event);
-      auto tx = store_.BeginConsumer();
-      if (tx->Claim(consumer->Name(), event.event_id, clock_.Now()) != InboxState::kNew) {
-        ++counters_.skipped;
+    if (events.size() > 1 && RunTogether(*consumer, events)) continue;
+    for (std::size_t i = 0; i < events.size(); ++i) RunAlone(*consumer, events[i], results[i]);
+  }
+  return results;
+}
+
+bool ConsumerRunner::RunTogether(InboxConsumer& consumer, std::span<const OutboxEvent> events) {
+  std::vector<const OutboxEvent*> by_id;
+  by_id.reserve(events.size());
+  for (const OutboxEvent& event : events) by_id.push_back(&event);
+  std::ranges::sort(by_id, {}, &OutboxEvent::event_id);
+  std::uint64_t processed = 0;
+  std::uint64_t skipped = 0;
+  try {
+    for (const OutboxEvent* event : by_id) consumer.Prepare(*event);
+    std::vector<std::string> ids;
+    ids.reserve(by_id.size());
+    for (const OutboxEvent* event : by_id) ids.push_back(event->event_id);
+    auto tx = store_.BeginConsumer();
+    // An event twice in one batch (published twice) is claimed once.
+    const std::vector<InboxState> claims = tx->ClaimAll(consumer.Name(), ids, clock_.Now());
+    for (std::size_t i = 0; i < by_id.size(); ++i) {
+      if (claims[i] != InboxState::kNew) {
+        ++skipped;
         continue;
       }
-      consumer->Handle(event, *tx);
-      tx->Commit();
-      tx->RunAfterCommit();
-      ++counters_.processed;
-      continue;
-    } catch (const StorageUnavailable&) {
-      // Not the consumer's fault and not worth an attempt: the caller retries the delivery.
-      throw;
-    } catch (const PermanentConsumerError& e) {
-      error = e.what();
-      max_attempts = 1;
-    } catch (const std::exception& e) {
-      error = e.what();
+      consumer.Handle(*by_id[i], *tx);
+      ++processed;
     }
-    // A consumer's failure is counted against it alone; the other consumers still run.
-    const ConsumerFailure failure =
-        store_.RecordFailure(consumer->Name(), event, error, max_attempts, clock_.Now());
-    ++counters_.failed;
-    result.error = std::string(consumer->Name()) + ": " + error;
-    if (failure.parked) {
-      ++counters_.parked;
-      result.parked = true;
-      try {
-        consumer->OnParked(event);
-      } catch (const std::exception& e) {
-        result.error += "; recording the parking failed: " + std::string(e.what());
-      }
-      continue;
-    }
-    result.outcome = ConsumeOutcome::kFailed;
-    result.attempts = std::max(result.attempts, failure.attempts);
+    tx->Commit();
+    tx->RunAfterCommit();
+  } catch (const StorageUnavailable&) {
+    throw;
+  } catch (const std::exception&) {
+    return false;  // rolled back: the caller runs the events one at a time, counting the failure
   }
-  return result;
+  counters_.processed += processed;
+  counters_.skipped += skipped;
+  return true;
+}
+
+void ConsumerRunner::RunAlone(InboxConsumer& consumer, const OutboxEvent& event,
+                              ConsumeResult& result) {
+  std::string error;
+  int max_attempts = config_.max_attempts;
+  try {
+    consumer.Prepare(event);
+    auto tx = store_.BeginConsumer();
+    if (tx->Claim(consumer.Name(), event.event_id, clock_.Now()) != InboxState::kNew) {
+      ++counters_.skipped;
+      return;
+    }
+    consumer.Handle(event, *tx);
+    tx->Commit();
+    tx->RunAfterCommit();
+    ++counters_.processed;
+    return;
+  } catch (const StorageUnavailable&) {
+    // Not the consumer's fault and not worth an attempt: the caller retries the delivery.
+    throw;
+  } catch (const PermanentConsumerError& e) {
+    error = e.what();
+    max_attempts = 1;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  // A consumer's failure is counted against it alone; the other consumers still run.
+  const ConsumerFailure failure =
+      store_.RecordFailure(consumer.Name(), event, error, max_attempts, clock_.Now());
+  ++counters_.failed;
+  result.error = std::string(consumer.Name()) + ": " + error;
+  if (failure.parked) {
+    ++counters_.parked;
+    result.parked = true;
+    try {
+      consumer.OnParked(event);
+    } catch (const std::exception& e) {
+      result.error += "; recording the parking failed: " + std::string(e.what());
+    }
+    return;
+  }
+  result.outcome = ConsumeOutcome::kFailed;
+  result.attempts = std::max(result.attempts, failure.attempts);
 }
 
 void ConsumerRunner::Handle(const OutboxEvent& event) {

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -94,6 +95,14 @@ class ConsumerRunner final : public EventConsumer {
   // StorageUnavailable, from the inbox or a consumer's backend, is not the event's fault: it
   // propagates uncounted and the caller delivers the event again later.
   ConsumeResult Run(const OutboxEvent& event);
+  // Run on a batch of events (those a worker took from its queue together), with one result per
+  // event, in order. Each consumer claims and handles the whole batch in one transaction, in
+  // event_id order (two batches holding the same event claim alike instead of deadlocking), so a
+  // batch costs each consumer one commit instead of one per event. When a consumer throws on any
+  // event of it, that consumer's transaction rolls back and it runs on the events one at a time,
+  // exactly as Run: the failing event's Handle then runs twice for this delivery and its attempt
+  // is counted once. Throws StorageUnavailable like Run: deliver the whole batch again.
+  std::vector<ConsumeResult> RunBatch(std::span<const OutboxEvent> events);
 
   std::string_view Name() const override { return "consumers"; }
   void Handle(const OutboxEvent& event) override;
@@ -101,6 +110,12 @@ class ConsumerRunner final : public EventConsumer {
   const ConsumerCounters& counters() const { return counters_; }
 
  private:
+  // `consumer` on every event of `events` in one transaction; false (nothing committed, nothing
+  // counted) when it threw anything but StorageUnavailable.
+  bool RunTogether(InboxConsumer& consumer, std::span<const OutboxEvent> events);
+  // `consumer` on `event` in its own transaction, its failure counted, into `result`.
+  void RunAlone(InboxConsumer& consumer, const OutboxEvent& event, ConsumeResult& result);
+
   InboxStore& store_;
   Clock& clock_;
   ConsumerRunnerConfig config_;

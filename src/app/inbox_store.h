@@ -53,6 +53,12 @@ class ConsumerTransaction {
   // nothing else and destroys the transaction. Of concurrent claims of one pair, at most one
   // commits with kNew; the other waits for it and then sees kDone.
   virtual InboxState Claim(std::string_view consumer, std::string_view event_id, TimePoint at) = 0;
+  // Claims (consumer, id) for every id of `event_ids` (a batch, ConsumerRunner::RunBatch) as
+  // Claim would one after another, in their order, and returns their states in that order: an id
+  // repeated is claimed once, its later places kDone when the first was kNew and the first's
+  // state otherwise. A store may do it in fewer round trips; this one calls Claim for each.
+  virtual std::vector<InboxState> ClaimAll(std::string_view consumer,
+                                           const std::vector<std::string>& event_ids, TimePoint at);
   virtual std::optional<Document> LockDocument(DocumentId id) = 0;
   virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
   // Replaces every chunk of `id` (of any version) with `chunks`, in order, indexed for full-text

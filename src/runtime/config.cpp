@@ -204,6 +204,7 @@ Config LoadConfig(const EnvLookup& env) {
   ReadOnOff(env, "DOCGATE_CONSUMERS", config.consumers.in_serve);
   ReadInteger(env, "DOCGATE_CONSUMER_MAX_ATTEMPTS", config.consumers.runner.max_attempts);
   ReadMillis(env, "DOCGATE_CONSUMER_RETRY_MAX_MS", config.consumers.worker.max_retry_delay);
+  ReadInteger(env, "DOCGATE_CONSUMER_BATCH", config.consumers.worker.batch_size);
   ReadInteger(env, "DOCGATE_CHUNK_MAX_BYTES", config.consumers.chunker.max_bytes);
   ReadInteger(env, "DOCGATE_CHUNK_OVERLAP_BYTES", config.consumers.chunker.overlap_bytes);
   ReadMillis(env, "DOCGATE_RECONCILE_INTERVAL_MS", config.consumers.reconciler.interval);

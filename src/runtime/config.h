@@ -66,7 +66,8 @@ struct ConsumersConfig {
   // `docgate worker` processes: without a broker, the serving process is where events are consumed.
   bool in_serve = true;
   ConsumerRunnerConfig runner;  // DOCGATE_CONSUMER_MAX_ATTEMPTS
-  EventWorkerConfig worker;     // DOCGATE_CONSUMER_RETRY_MAX_MS (the queue's retry backoff cap)
+  EventWorkerConfig worker;     // DOCGATE_CONSUMER_RETRY_MAX_MS (the queue's retry backoff cap),
+                                // DOCGATE_CONSUMER_BATCH
   ChunkerConfig chunker;        // DOCGATE_CHUNK_MAX_BYTES, DOCGATE_CHUNK_OVERLAP_BYTES
   // DOCGATE_RECONCILE_INTERVAL_MS, DOCGATE_RECONCILE_STUCK_AFTER_MS.
   ReconcilerConfig reconciler;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/config_check.h"
 #include "worker/stoppable_sleep.h"
@@ -19,6 +21,7 @@ std::optional<std::string> ValidateEventWorkerConfig(const EventWorkerConfig& co
                    std::to_string(config.retry_delay.count()))
       .Positive("the worker's receive timeout", config.receive_timeout)
       .Positive("the worker's initial backoff", config.initial_backoff)
+      .Range("DOCGATE_CONSUMER_BATCH", config.batch_size, 1, 1000)
       .Problem();
 }
 
@@ -31,41 +34,64 @@ std::chrono::milliseconds EventWorker::RetryDelay(int attempts) const {
   return std::min(delay, config_.max_retry_delay);
 }
 
-bool EventWorker::RunOnce() {
-  const auto message = source_.Receive(config_.receive_timeout);
-  if (!message) return false;
-  if (!message->event) {
-    spdlog::warn("worker: parking a message that is not a docgate event: {}", message->error);
-    source_.Park(*message, "not a docgate event: " + message->error);
-    ++counters_.parked;
-    return true;
+std::vector<ReceivedEvent> EventWorker::ReceiveBatch() {
+  std::vector<ReceivedEvent> batch;
+  auto message = source_.Receive(config_.receive_timeout);
+  while (message) {
+    batch.push_back(std::move(*message));
+    if (std::cmp_greater_equal(batch.size(), config_.batch_size)) break;
+    message = source_.Receive(std::chrono::milliseconds::zero());  // only what is already there
   }
-  ConsumeResult result;
+  return batch;
+}
+
+bool EventWorker::RunOnce() {
+  std::vector<ReceivedEvent> batch = ReceiveBatch();
+  if (batch.empty()) return false;
+  std::vector<ReceivedEvent> messages;
+  std::vector<OutboxEvent> events;
+  for (ReceivedEvent& message : batch) {
+    if (!message.event) {
+      spdlog::warn("worker: parking a message that is not a docgate event: {}", message.error);
+      source_.Park(message, "not a docgate event: " + message.error);
+      ++counters_.parked;
+      continue;
+    }
+    events.push_back(*message.event);
+    messages.push_back(std::move(message));
+  }
+  std::vector<ConsumeResult> results;
   try {
-    result = runner_.Run(*message->event);
+    results = runner_.RunBatch(events);
   } catch (const std::exception&) {
     // The database failed under the consumers. A message left unsettled comes back only when the
-    // broker connection goes, and a healthy one never does: it goes back through the retry queue
+    // broker connection goes, and a healthy one never does: they go back through the retry queue
     // for whichever instance reaches the database first, and the loop backs off.
-    source_.Retry(*message, config_.retry_delay);
-    ++counters_.retried;
+    for (const ReceivedEvent& message : messages) {
+      source_.Retry(message, config_.retry_delay);
+      ++counters_.retried;
+    }
     throw;
   }
+  for (std::size_t i = 0; i < messages.size(); ++i) Settle(messages[i], results[i]);
+  return true;
+}
+
+void EventWorker::Settle(const ReceivedEvent& message, const ConsumeResult& result) {
   if (result.outcome == ConsumeOutcome::kFailed) {
     const auto delay = RetryDelay(result.attempts);
     spdlog::warn("worker: event {} failed (attempt {}), retrying in {} ms: {}",
-                 message->event->event_id, result.attempts, delay.count(), result.error);
-    source_.Retry(*message, delay);
+                 message.event->event_id, result.attempts, delay.count(), result.error);
+    source_.Retry(message, delay);
     ++counters_.retried;
   } else if (result.parked) {
-    spdlog::error("worker: event {} parked: {}", message->event->event_id, result.error);
-    source_.Park(*message, result.error);
+    spdlog::error("worker: event {} parked: {}", message.event->event_id, result.error);
+    source_.Park(message, result.error);
     ++counters_.parked;
   } else {
-    source_.Ack(*message);
+    source_.Ack(message);
     ++counters_.processed;
   }
-  return true;
 }
 
 void EventWorker::Run(std::stop_token stop) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "app/consumer_runner.h"
 #include "app/event_source.h"
@@ -21,11 +22,15 @@ struct EventWorkerConfig {
   // After the source or the database threw: wait initial_backoff, doubling up to max_backoff.
   std::chrono::milliseconds initial_backoff{100};
   std::chrono::milliseconds max_backoff{10000};
+  // Messages taken and run together (ConsumerRunner::RunBatch: one transaction per consumer per
+  // batch): whatever has arrived, up to this many (DOCGATE_CONSUMER_BATCH); never more than the
+  // source's prefetch lets through. 1 runs each event on its own.
+  int batch_size = 16;
 };
 
-// Why `config` cannot be used, in one line (naming DOCGATE_CONSUMER_RETRY_MAX_MS for its bound),
-// or nullopt when it can: positive retry delay, receive timeout and initial backoff, and
-// max_retry_delay at least retry_delay.
+// Why `config` cannot be used, in one line (naming DOCGATE_CONSUMER_RETRY_MAX_MS and
+// DOCGATE_CONSUMER_BATCH for their bounds), or nullopt when it can: positive retry delay, receive
+// timeout and initial backoff, max_retry_delay at least retry_delay, and batch_size 1..1000.
 std::optional<std::string> ValidateEventWorkerConfig(const EventWorkerConfig& config);
 
 // What the worker has done since it started; read from any thread.
@@ -37,7 +42,8 @@ struct EventWorkerCounters {
 };
 
 // `docgate worker`'s loop: takes events from an EventSource (RabbitMQ's durable consumers queue)
-// and runs the consumers on each (ConsumerRunner: the inbox makes a redelivery change nothing).
+// and runs the consumers on each (ConsumerRunner: the inbox makes a redelivery change nothing),
+// on as many as have arrived together, up to batch_size, in one RunBatch.
 // Each message is settled after its consumers committed: ack when all are done, the retry queue
 // with backoff when one failed, the parking queue when one gave up on it or the body is not a
 // docgate event. A process killed in between leaves the message unacked, and the broker delivers
@@ -46,10 +52,12 @@ class EventWorker {
  public:
   EventWorker(EventSource& source, ConsumerRunner& runner, EventWorkerConfig config = {});
 
-  // Takes one message, waiting up to receive_timeout, and settles it; false when none came.
-  // Throws what the source or the store throws. A message the store failed on (the database is
-  // unreachable) is first handed back through the retry queue after retry_delay; one the source
-  // failed on is left unsettled, and the broker delivers it again once the connection is gone.
+  // Takes a batch (the first message waited for up to receive_timeout, then those already
+  // there, up to batch_size) and settles each of its messages; false when none came.
+  // Throws what the source or the store throws. Messages the store failed on (the database is
+  // unreachable) are first handed back through the retry queue after retry_delay; those the
+  // source failed on are left unsettled, and the broker delivers them again once the connection
+  // is gone.
   bool RunOnce();
   // Loops RunOnce until `stop` is requested, backing off after a failure. Failures are logged and
   // counted, never propagated.
@@ -59,6 +67,9 @@ class EventWorker {
 
  private:
   std::chrono::milliseconds RetryDelay(int attempts) const;
+  std::vector<ReceivedEvent> ReceiveBatch();
+  // Ack, retry or park `message` as its consumers' `result` says.
+  void Settle(const ReceivedEvent& message, const ConsumeResult& result);
 
   EventSource& source_;
   ConsumerRunner& runner_;

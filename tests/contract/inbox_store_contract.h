@@ -40,6 +40,49 @@ TYPED_TEST_P(InboxStoreContract, ARolledBackClaimLeavesNothing) {
   EXPECT_EQ(this->ClaimCommitted("preview", "e-1"), InboxState::kNew);
 }
 
+// A batch of events (ConsumerRunner::RunBatch) is claimed in one transaction: the claims commit or
+// roll back together, and an event twice in the batch is claimed once.
+TYPED_TEST_P(InboxStoreContract, ClaimsOfOneTransactionCommitTogetherAndARepeatIsDone) {
+  this->Park("preview", ContractEvent("e-parked"), 10);
+  {
+    auto tx = this->inbox().BeginConsumer();
+    EXPECT_EQ(tx->Claim("preview", "e-1", ContractTime(50)), InboxState::kNew);
+    EXPECT_EQ(tx->Claim("preview", "e-2", ContractTime(50)), InboxState::kNew);
+  }
+  auto tx = this->inbox().BeginConsumer();
+  EXPECT_EQ(tx->Claim("preview", "e-1", ContractTime(50)), InboxState::kNew) << "rolled back";
+  EXPECT_EQ(tx->Claim("preview", "e-2", ContractTime(50)), InboxState::kNew);
+  EXPECT_EQ(tx->Claim("preview", "e-1", ContractTime(50)), InboxState::kDone)
+      << "claimed earlier in this very transaction";
+  EXPECT_EQ(tx->Claim("preview", "e-parked", ContractTime(50)), InboxState::kParked);
+  tx->Commit();
+  EXPECT_EQ(this->ClaimCommitted("preview", "e-1"), InboxState::kDone);
+  EXPECT_EQ(this->ClaimCommitted("preview", "e-2"), InboxState::kDone);
+}
+
+TYPED_TEST_P(InboxStoreContract, ClaimAllClaimsABatchAsClaimWouldOneAfterAnother) {
+  this->Park("ingest", ContractEvent("e-parked"), 10);
+  this->inbox().RecordFailure("ingest", ContractEvent("e-failing"), "boom", 5, ContractTime(10));
+  EXPECT_EQ(this->ClaimCommitted("ingest", "e-done"), InboxState::kNew);
+  EXPECT_EQ(this->ClaimCommitted("preview", "e-new"), InboxState::kNew) << "another consumer's";
+  const std::vector<std::string> batch = {"e-new", "e-done",   "e-parked", "e-failing",
+                                          "e-new", "e-parked", "审核-1"};
+  {
+    auto tx = this->inbox().BeginConsumer();
+    EXPECT_EQ(tx->ClaimAll("ingest", batch, ContractTime(50)),
+              (std::vector<InboxState>{InboxState::kNew, InboxState::kDone, InboxState::kParked,
+                                       InboxState::kNew, InboxState::kDone, InboxState::kParked,
+                                       InboxState::kNew}));
+  }  // rolled back: nothing of it remains
+  auto tx = this->inbox().BeginConsumer();
+  EXPECT_EQ(tx->ClaimAll("ingest", {"e-failing", "e-new"}, ContractTime(50)),
+            (std::vector<InboxState>{InboxState::kNew, InboxState::kNew}));
+  tx->Commit();
+  EXPECT_EQ(this->ClaimCommitted("ingest", "e-failing"), InboxState::kDone);
+  EXPECT_EQ(this->ClaimCommitted("ingest", "e-new"), InboxState::kDone);
+  EXPECT_EQ(this->ClaimCommitted("ingest", "审核-1"), InboxState::kNew);
+}
+
 TYPED_TEST_P(InboxStoreContract, AParkedPairIsClaimedAsParkedAndStaysParked) {
   this->Park("preview", ContractEvent("e-1"), 10);
   EXPECT_EQ(this->ClaimCommitted("preview", "e-1"), InboxState::kParked);
@@ -114,6 +157,31 @@ TYPED_TEST_P(InboxStoreContract, OfConcurrentClaimsExactlyOneIsNew) {
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(fresh.load(), 1);
   EXPECT_EQ(done.load(), kThreads - 1);
+}
+
+// Batches that share events (a redelivery taken by two workers) claim each pair once between them.
+TYPED_TEST_P(InboxStoreContract, OfConcurrentBatchesEachPairIsNewExactlyOnce) {
+  constexpr int kThreads = 6;
+  constexpr int kEvents = 12;
+  std::vector<std::vector<std::string>> batches(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int e = t % 3; e < kEvents; e += 1 + t % 2)
+      batches[t].push_back("e-" + std::to_string(100 + e));
+  }
+  std::vector<std::atomic<int>> fresh(kEvents);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto tx = this->inbox().BeginConsumer();
+      const auto states = tx->ClaimAll("ingest", batches[t], ContractTime(50));
+      tx->Commit();
+      for (std::size_t i = 0; i < states.size(); ++i) {
+        if (states[i] == InboxState::kNew) ++fresh[std::stoi(batches[t][i].substr(2)) - 100];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int e = 0; e < kEvents; ++e) EXPECT_EQ(fresh[e].load(), 1) << "e-" << 100 + e;
 }
 
 TYPED_TEST_P(InboxStoreContract, FailuresCountUpAndParkTheEventWholeAtTheLimit) {
@@ -277,6 +345,19 @@ TYPED_TEST_P(InboxStoreContract, ATransactionIsUnusableAfterCommit) {
   EXPECT_THROW(tx->Commit(), StorageError);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(InboxStoreContract, ANewPairIsClaimedOnceAndThenDone, ARolledBackClaimLeavesNothing, AParkedPairIsClaimedAsParkedAndStaysParked, AClaimTurnsAFailingPairIntoDone, AClaimRolledBackAfterAFailureLeavesThePairFailing, AConcurrentClaimSeesDoneOnceTheFirstCommits, AConcurrentClaimClaimsThePairWhenTheFirstRollsBack, OfConcurrentClaimsExactlyOneIsNew, FailuresCountUpAndParkTheEventWholeAtTheLimit, FailuresArePerConsumer, ListParkedIsOldestParkedFirstAndHonoursTheLimit, UnparkingOneEventFreesItForEveryConsumerAndReturnsItOnce, UnparkingAllReturnsEachEventOnceOldestParkedFirst, PruneInboxDeletesOnlyOldDoneRowsOfEventsGoneFromTheOutbox, ATransactionLocksAndReadsLikeAStoreTransaction, SetIngestStatusChangesOnlyTheStatus, NothingOfARolledBackTransactionRemains, ATransactionIsUnusableAfterCommit);
+REGISTER_TYPED_TEST_SUITE_P(
+    InboxStoreContract, ANewPairIsClaimedOnceAndThenDone, ARolledBackClaimLeavesNothing,
+    ClaimsOfOneTransactionCommitTogetherAndARepeatIsDone,
+    ClaimAllClaimsABatchAsClaimWouldOneAfterAnother, AParkedPairIsClaimedAsParkedAndStaysParked,
+    AClaimTurnsAFailingPairIntoDone, AClaimRolledBackAfterAFailureLeavesThePairFailing,
+    AConcurrentClaimSeesDoneOnceTheFirstCommits, AConcurrentClaimClaimsThePairWhenTheFirstRollsBack,
+    OfConcurrentClaimsExactlyOneIsNew, OfConcurrentBatchesEachPairIsNewExactlyOnce,
+    FailuresCountUpAndParkTheEventWholeAtTheLimit, FailuresArePerConsumer,
+    ListParkedIsOldestParkedFirstAndHonoursTheLimit,
+    UnparkingOneEventFreesItForEveryConsumerAndReturnsItOnce,
+    UnparkingAllReturnsEachEventOnceOldestParkedFirst,
+    PruneInboxDeletesOnlyOldDoneRowsOfEventsGoneFromTheOutbox,
+    ATransactionLocksAndReadsLikeAStoreTransaction, SetIngestStatusChangesOnlyTheStatus,
+    NothingOfARolledBackTransactionRemains, ATransactionIsUnusableAfterCommit);
 
 }  // namespace docgate

@@ -5,8 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "adapters/crypto/openssl_digest.h"
@@ -49,6 +53,46 @@ class FlakyConsumer final : public InboxConsumer {
   int failures_;
   int calls_ = 0;
   std::vector<std::string> parked_;
+};
+
+// Fails on one event, whatever the attempt; counts its calls.
+class PickyConsumer final : public InboxConsumer {
+ public:
+  explicit PickyConsumer(std::string refused) : refused_(std::move(refused)) {}
+  std::string_view Name() const override { return "picky"; }
+  void Handle(const OutboxEvent& event, ConsumerTransaction&) override {
+    ++calls_;
+    if (event.event_id == refused_) throw std::runtime_error("picky: refuses " + refused_);
+  }
+  int calls() const { return calls_; }
+
+ private:
+  std::string refused_;
+  int calls_ = 0;
+};
+
+// An InboxStore that counts the consumer transactions begun through it (forwarding everything).
+class CountingInbox final : public InboxStore {
+ public:
+  explicit CountingInbox(InboxStore& inner) : inner_(inner) {}
+  std::unique_ptr<ConsumerTransaction> BeginConsumer() override {
+    ++begun;
+    return inner_.BeginConsumer();
+  }
+  ConsumerFailure RecordFailure(std::string_view consumer, const OutboxEvent& event,
+                                std::string_view error, int max_attempts, TimePoint at) override {
+    return inner_.RecordFailure(consumer, event, error, max_attempts, at);
+  }
+  std::vector<ParkedEvent> ListParked(int limit) override { return inner_.ListParked(limit); }
+  std::vector<OutboxEvent> Unpark(const std::optional<std::string>& event_id) override {
+    return inner_.Unpark(event_id);
+  }
+  int PruneInbox(TimePoint cutoff, int limit) override { return inner_.PruneInbox(cutoff, limit); }
+
+  int begun = 0;
+
+ private:
+  InboxStore& inner_;
 };
 
 // SHA-256 by OpenSSL, recording what it hashed: ingestion keys each chunk it writes.
@@ -361,6 +405,110 @@ TEST_F(ConsumersTest, TheRunnerAsAnInProcessConsumerThrowsWhileAConsumerFails) {
   EXPECT_EQ(flaky.calls(), 2);
 }
 
+TEST_F(ConsumersTest, ABatchCostsEachConsumerOneTransactionAndHasEachEffectOnce) {
+  const std::vector<std::string> contents = {kContent, "第二篇：审核流程的中文说明。",
+                                             "Third: mixed 中英文 text"};
+  std::vector<OutboxEvent> batch;
+  for (const std::string& content : contents) batch.push_back(Approve(content));
+  batch.push_back(batch[0]);  // published twice, taken in one batch
+  CountingInbox counting(inbox_);
+  ConsumerRunner runner(counting, clock_, ConsumerRunnerConfig{3});
+  runner.Register(projection_);
+  runner.Register(ingestion_);
+
+  const std::vector<ConsumeResult> results = runner.RunBatch(batch);
+  ASSERT_EQ(results.size(), batch.size());
+  for (const ConsumeResult& result : results) {
+    EXPECT_EQ(result.outcome, ConsumeOutcome::kDone) << result.error;
+    EXPECT_FALSE(result.parked);
+  }
+  EXPECT_EQ(counting.begun, 2) << "one transaction per consumer for the whole batch";
+  EXPECT_EQ(runner.counters().processed.load(), 6u);
+  EXPECT_EQ(runner.counters().skipped.load(), 2u) << "the repeat, once per consumer";
+  std::vector<std::string> every_chunk;
+  for (std::size_t i = 0; i < contents.size(); ++i) {
+    const DocumentId id = batch[i].document_id;
+    const auto chunks = SplitIntoChunks(contents[i], chunker_);
+    EXPECT_EQ(chunks_.ListChunks(id), chunks);
+    EXPECT_EQ(Doc(id).ingest_status, IngestStatus::kDone);
+    ASSERT_TRUE(previews_.Find(id).has_value());
+    EXPECT_EQ(previews_.Find(id)->content, contents[i]);
+    every_chunk.insert(every_chunk.end(), chunks.begin(), chunks.end());
+  }
+  std::ranges::sort(every_chunk);
+  std::ranges::sort(digest_.hashed);
+  EXPECT_EQ(digest_.hashed, every_chunk) << "each document ingested once";
+  const auto hits = reader_.Search("审核流程", 10);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->items.size(), 1u);
+  EXPECT_EQ(hits->items[0].document_id, batch[1].document_id);
+
+  EXPECT_EQ(runner.RunBatch(batch).size(), batch.size());
+  EXPECT_EQ(runner.counters().processed.load(), 6u) << "a redelivered batch changes nothing";
+}
+
+TEST_F(ConsumersTest, AConsumerFailingOnOneEventOfABatchRunsItsEventsOneAtATime) {
+  const std::vector<OutboxEvent> batch = {Approve(), Approve("第二篇"), Approve("third")};
+  PickyConsumer picky(batch[1].event_id);
+  CountingInbox counting(inbox_);
+  ConsumerRunner runner(counting, clock_, ConsumerRunnerConfig{3});
+  runner.Register(picky);
+  runner.Register(ingestion_);
+
+  const std::vector<ConsumeResult> results = runner.RunBatch(batch);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(results[1].outcome, ConsumeOutcome::kFailed);
+  EXPECT_EQ(results[1].attempts, 1) << "one attempt counted, though Handle ran twice";
+  EXPECT_NE(results[1].error.find("picky: refuses"), std::string::npos) << results[1].error;
+  EXPECT_EQ(results[2].outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(runner.counters().failed.load(), 1u);
+  // The batch runs in event_id order up to the failure, then each event alone.
+  const int refused_at = static_cast<int>(std::ranges::count_if(
+      batch, [&](const OutboxEvent& event) { return event.event_id < batch[1].event_id; }));
+  EXPECT_EQ(picky.calls(), refused_at + 1 + 3);
+  EXPECT_EQ(counting.begun, 1 + 3 + 1) << "picky's batch, then one each; ingestion's batch";
+  for (const OutboxEvent& event : batch) {
+    EXPECT_EQ(Doc(event.document_id).ingest_status, IngestStatus::kDone)
+        << "the other consumer is not held back";
+  }
+  // Redelivered, only the failed event is picky's to do again.
+  const std::vector<ConsumeResult> again = runner.RunBatch(batch);
+  EXPECT_EQ(again[1].outcome, ConsumeOutcome::kFailed);
+  EXPECT_EQ(again[1].attempts, 2);
+  EXPECT_EQ(again[0].outcome, ConsumeOutcome::kDone);
+  EXPECT_EQ(runner.counters().processed.load(), 2u + 3u) << "picky: 2, ingestion: 3, once each";
+}
+
+TEST_F(ConsumersTest, TheQueueWorkerRunsWhatHasArrivedAsOneBatchUpToItsSize) {
+  std::vector<OutboxEvent> approvals;
+  for (int i = 0; i < 5; ++i) approvals.push_back(Approve("文档 " + std::to_string(i)));
+  FakeEventSource source(&clock_);
+  EventWorkerConfig config;
+  config.batch_size = 3;
+  CountingInbox counting(inbox_);
+  ConsumerRunner runner(counting, clock_, ConsumerRunnerConfig{3});
+  runner.Register(ingestion_);
+  EventWorker worker(source, runner, config);
+  for (const OutboxEvent& approved : approvals) source.Publish(approved);
+
+  ASSERT_TRUE(worker.RunOnce());
+  EXPECT_EQ(worker.counters().processed.load(), 3u) << "a full batch";
+  EXPECT_EQ(counting.begun, 1);
+  ASSERT_TRUE(worker.RunOnce());
+  EXPECT_EQ(worker.counters().processed.load(), 5u) << "what was left";
+  EXPECT_EQ(counting.begun, 2);
+  EXPECT_FALSE(worker.RunOnce());
+  EXPECT_EQ(source.settlements(), std::vector<std::string>(5, "ack"));
+  EXPECT_EQ(source.unsettled(), 0u);
+  for (const OutboxEvent& approved : approvals) {
+    EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+  }
+  EventWorkerConfig too_big;
+  too_big.batch_size = 1001;
+  EXPECT_EQ(ValidateEventWorkerConfig(too_big), "DOCGATE_CONSUMER_BATCH must be 1..1000, got 1001");
+}
+
 TEST_F(ConsumersTest, TheReconcilerReEnqueuesAnApprovalWhoseIngestionIsStuck) {
   const OutboxEvent approved = Approve();
   // The relay delivered both events (a document's next one is claimable once the one before it
@@ -411,9 +559,9 @@ TEST_F(ConsumersTest, TheQueueWorkerAcksRetriesWithBackoffAndParks) {
   source.Publish(approved);
   source.PublishBody("{\"not\": \"an event\"}", "junk");
 
-  ASSERT_TRUE(worker.RunOnce());  // fails: back through the retry queue after 1 s
+  // One batch: the event fails (back through the retry queue after 1 s), the junk is parked.
+  ASSERT_TRUE(worker.RunOnce());
   EXPECT_EQ(worker.counters().retried.load(), 1u);
-  ASSERT_TRUE(worker.RunOnce());  // the junk: parked at once
   EXPECT_EQ(worker.counters().parked.load(), 1u);
   EXPECT_FALSE(worker.RunOnce()) << "the retry waits out its delay";
   clock_.Advance(1s);
@@ -461,23 +609,26 @@ TEST_F(ConsumersTest, AMessageInFlightWhenTheConnectionDropsIsRedeliveredAndDone
 // (2 of 559 approvals never ingested).
 TEST_F(ConsumersTest, AMessageTheDatabaseCannotTakeGoesBackThroughTheRetryQueue) {
   const OutboxEvent approved = Approve();
+  const OutboxEvent second = Approve("第二篇");
   FakeEventSource source(&clock_);
   EventWorker worker(source, runner_, EventWorkerConfig{1ms, 1s, 4s, 1ms, 1ms});
   source.Publish(approved);
+  source.Publish(second);
   fakes_.database->SetUnavailable(true);
 
   EXPECT_THROW(worker.RunOnce(), StorageUnavailable);
-  EXPECT_EQ(source.unsettled(), 0u) << "held by this worker, it would never come back";
-  EXPECT_EQ(source.settlements(), std::vector<std::string>{"retry"});
-  EXPECT_EQ(worker.counters().retried.load(), 1u);
+  EXPECT_EQ(source.unsettled(), 0u) << "held by this worker, they would never come back";
+  EXPECT_EQ(source.settlements(), std::vector<std::string>(2, "retry")) << "the whole batch";
+  EXPECT_EQ(worker.counters().retried.load(), 2u);
 
   fakes_.database->SetUnavailable(false);
   EXPECT_TRUE(inbox_.ListParked(10).empty()) << "an outage is no attempt";
   EXPECT_FALSE(worker.RunOnce()) << "back after the retry delay";
   clock_.Advance(1s);
   ASSERT_TRUE(worker.RunOnce());
-  EXPECT_EQ(worker.counters().processed.load(), 1u);
+  EXPECT_EQ(worker.counters().processed.load(), 2u);
   EXPECT_EQ(Doc(approved.document_id).ingest_status, IngestStatus::kDone);
+  EXPECT_EQ(Doc(second.document_id).ingest_status, IngestStatus::kDone);
 }
 
 }  // namespace

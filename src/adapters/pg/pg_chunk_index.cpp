@@ -1,5 +1,6 @@
 #include "adapters/pg/pg_chunk_index.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -13,17 +14,15 @@ namespace {
 using namespace pg;
 using pg_sql::Statement;
 
-constexpr Statement kDeleteChunks{"delete_chunks",
-                                  "DELETE FROM kh_document_chunk WHERE document_id = $1"};
+// Returns the deleted chunks' keys (NULL for a chunk without one): the embeddings that may become
+// orphans.
+constexpr Statement kDeleteChunks{
+    "delete_chunks", "DELETE FROM kh_document_chunk WHERE document_id = $1 RETURNING text_key"};
 // $6 the chunk's terms (TsVectorLiteral), $7 its text key or NULL.
 constexpr Statement kInsertChunk{"insert_chunk",
                                  "INSERT INTO kh_document_chunk (document_id, "
                                  "ordinal, version, title, content, search_terms, text_key)"
                                  " VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7)"};
-// The keys of the document's chunks before a replacement: the embeddings that may become orphans.
-constexpr Statement kKeysOfChunks{"keys_of_chunks",
-                                  "SELECT DISTINCT text_key FROM kh_document_chunk"
-                                  " WHERE document_id = $1 AND text_key IS NOT NULL"};
 // The embeddings of the keys $1 become orphans (now, in epoch millis) unless a chunk still has the
 // key; those of the keys $2 are orphans no longer.
 constexpr Statement kMarkOrphans{
@@ -48,7 +47,7 @@ constexpr Statement kSearch{"search_chunks",
                             "c.version"
                             " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
 
-constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunk, kKeysOfChunks, kMarkOrphans,
+constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunk, kMarkOrphans,
                                       kAdoptOrphans, kListChunks,  kSearch};
 
 // Chunks written before docgate analysed text (search_terms NULL, migration 0008), a batch at a
@@ -71,9 +70,14 @@ void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
                            const std::string& title, const std::vector<std::string>& chunks,
                            const std::vector<std::string>& text_keys) {
   work.Run("replace chunks of document", id, [&](pqxx::work& w) {
-    const std::vector<std::string> replaced =
-        All<std::string>(w.exec_prepared(kKeysOfChunks.name, id), ToText);
-    w.exec_prepared(kDeleteChunks.name, id);
+    // One statement both reads the old keys and deletes their chunks: a round trip less per
+    // ingestion than reading them first.
+    std::vector<std::string> replaced;
+    for (const pqxx::row& row : w.exec_prepared(kDeleteChunks.name, id)) {
+      if (!row[0].is_null()) replaced.push_back(row[0].as<std::string>());
+    }
+    std::sort(replaced.begin(), replaced.end());
+    replaced.erase(std::unique(replaced.begin(), replaced.end()), replaced.end());
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       const char* key = i < text_keys.size() ? Checked(text_keys[i]) : nullptr;
       w.exec_prepared(kInsertChunk.name, id, static_cast<std::int32_t>(i), version, Checked(title),

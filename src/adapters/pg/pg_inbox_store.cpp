@@ -1,6 +1,8 @@
 #include "adapters/pg/pg_inbox_store.h"
 
 #include <array>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -31,6 +33,23 @@ constexpr Statement kClaimInbox{
     "   updated_at = EXCLUDED.updated_at"
     " WHERE kh_consumer_inbox.state = 'failing'"
     " RETURNING state"};
+// ClaimAll's one round trip for a batch: $2 the event ids (each once, in order), claimed as
+// kClaimInbox claims one; returns the ids it claimed.
+constexpr Statement kClaimInboxAll{
+    "claim_inbox_all",
+    "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, updated_at)"
+    " SELECT $1, w.event_id, 'done', 0, $3 FROM unnest($2::text[]) WITH ORDINALITY AS w (event_id, "
+    "n)"
+    " ORDER BY w.n"
+    " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
+    "   updated_at = EXCLUDED.updated_at"
+    " WHERE kh_consumer_inbox.state = 'failing'"
+    " RETURNING event_id"};
+// The states of the pairs of $2 that ClaimAll did not claim (a statement of its own, so that it
+// sees what concurrent claims it waited for committed).
+constexpr Statement kSelectInboxAll{"select_inbox_all",
+                                    "SELECT event_id, state FROM kh_consumer_inbox WHERE "
+                                    "consumer = $1 AND event_id = ANY($2::text[])"};
 constexpr Statement kSelectInbox{"select_inbox",
                                  "SELECT state, attempts FROM kh_consumer_inbox WHERE "
                                  "consumer = $1 AND event_id = $2"};
@@ -82,8 +101,8 @@ constexpr Statement kPruneInbox{
     "i.event_id)"
     " ORDER BY i.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)"};
 
-constexpr std::array kInboxStatements{kClaimInbox, kSelectInbox, kRecordFailure,
-                                      kListParked, kUnpark,      kPruneInbox};
+constexpr std::array kInboxStatements{kClaimInbox,    kClaimInboxAll, kSelectInboxAll, kSelectInbox,
+                                      kRecordFailure, kListParked,    kUnpark,         kPruneInbox};
 
 // One consumer's unit of work, composed of the ports' writers over one PgWork: the inbox's claim
 // (here), the documents' lock, reads and ingest status (PgDocumentStore), the chunks
@@ -108,6 +127,42 @@ class PgConsumerTransaction final : public ConsumerTransaction {
       throw StorageUnavailable("postgres: inbox row of " + event +
                                " kept changing under concurrent claims");
     });
+  }
+
+  std::vector<InboxState> ClaimAll(std::string_view consumer,
+                                   const std::vector<std::string>& event_ids,
+                                   TimePoint at) override {
+    std::vector<std::string> once;  // each id once, in its first place's order
+    std::set<std::string> seen;
+    for (const std::string& id : event_ids) {
+      if (seen.insert(id).second) once.push_back(id);
+    }
+    const std::string name(consumer);
+    std::map<std::string, InboxState> states;
+    work_.Run("claim inbox", 0, [&](pqxx::work& w) {
+      for (const pqxx::row& row :
+           w.exec_prepared(kClaimInboxAll.name, Checked(name), TextArray(once), Millis(at))) {
+        states.emplace(row[0].as<std::string>(), InboxState::kNew);
+      }
+      if (states.size() == once.size()) return;
+      for (const pqxx::row& row : w.exec_prepared(kSelectInboxAll.name, name, TextArray(once))) {
+        const auto id = row[0].as<std::string>();
+        if (!states.contains(id)) {
+          states.emplace(id, ParseClaimedState(row[1].as<std::string>(), "postgres"));
+        }
+      }
+    });
+    std::vector<InboxState> claimed;
+    claimed.reserve(event_ids.size());
+    std::set<std::string> answered;
+    for (const std::string& id : event_ids) {
+      auto it = states.find(id);
+      // Neither claimed nor there: un-parked (deleted) meanwhile, so the pair is free again.
+      if (it == states.end()) it = states.emplace(id, Claim(consumer, id, at)).first;
+      const bool repeat = !answered.insert(id).second;
+      claimed.push_back(repeat && it->second == InboxState::kNew ? InboxState::kDone : it->second);
+    }
+    return claimed;
   }
 
   std::optional<Document> LockDocument(DocumentId id) override {

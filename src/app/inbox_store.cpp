@@ -1,0 +1,14 @@
+#include "app/inbox_store.h"
+
+namespace docgate {
+
+std::vector<InboxState> ConsumerTransaction::ClaimAll(std::string_view consumer,
+                                                      const std::vector<std::string>& event_ids,
+                                                      TimePoint at) {
+  std::vector<InboxState> states;
+  states.reserve(event_ids.size());
+  for (const std::string& event_id : event_ids) states.push_back(Claim(consumer, event_id, at));
+  return states;
+}
+
+}  // namespace docgate
