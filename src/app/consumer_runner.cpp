@@ -17,13 +17,14 @@ std::optional<std::string> ValidateConsumerRunnerConfig(const ConsumerRunnerConf
       .Problem();
 }
 
-std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event) {
-  auto content = tx.ReadContent(event.document_id, event.version);
-  if (!content) {
+std::optional<DocumentWithContent> ApprovedByEvent(std::optional<DocumentWithContent> found,
+                                                   const OutboxEvent& event) {
+  if (!found || found->document.approved_version != event.version) return std::nullopt;
+  if (!found->content) {
     throw StorageError("document " + std::to_string(event.document_id) + " has no content for " +
                        "version " + std::to_string(event.version));
   }
-  return std::move(*content);
+  return found;
 }
 
 ConsumerRunner::ConsumerRunner(InboxStore& store, Clock& clock, ConsumerRunnerConfig config)

@@ -45,9 +45,13 @@ class InboxConsumer {
   virtual void OnParked(const OutboxEvent& /*event*/) {}
 };
 
-// The content of the event's version, as consumers of document.approved need it; throws
-// StorageError when the database has none (an approved version's content is never deleted).
-std::string ContentOf(ConsumerTransaction& tx, const OutboxEvent& event);
+// What consumers of document.approved work from: `found` (the event's document read with the
+// content of the event's version) when that version is the document's approved one, nullopt
+// when the document is gone or another version is approved (a stale event: nothing to do).
+// Throws StorageError when the approved version has no content (an approved version's content is
+// never deleted).
+std::optional<DocumentWithContent> ApprovedByEvent(std::optional<DocumentWithContent> found,
+                                                   const OutboxEvent& event);
 
 struct ConsumerRunnerConfig {
   int max_attempts = 5;  // failed attempts before an event is parked for a consumer

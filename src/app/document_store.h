@@ -103,6 +103,10 @@ class DocumentStore {
   virtual std::optional<Document> FindDocument(DocumentId id) = 0;
   virtual std::optional<Review> FindReview(ReviewId id) = 0;
   virtual std::optional<std::string> FindContent(DocumentId id, std::int32_t version) = 0;
+  // FindDocument and FindContent(id, version) together; nullopt when there is no such document. A
+  // store may read both in one round trip; this one calls the two.
+  virtual std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id,
+                                                                     std::int32_t version);
   // One kept version, or nullopt when it does not exist or was dropped.
   virtual std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) = 0;
   // Every kept version of one document, newest first, each with its newest review.

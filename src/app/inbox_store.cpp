@@ -11,4 +11,11 @@ std::vector<InboxState> ConsumerTransaction::ClaimAll(std::string_view consumer,
   return states;
 }
 
+std::optional<DocumentWithContent> ConsumerTransaction::LockDocumentWithContent(
+    DocumentId id, std::int32_t version) {
+  auto doc = LockDocument(id);
+  if (!doc) return std::nullopt;
+  return DocumentWithContent{std::move(*doc), ReadContent(id, version)};
+}
+
 }  // namespace docgate

@@ -61,6 +61,10 @@ class ConsumerTransaction {
                                            const std::vector<std::string>& event_ids, TimePoint at);
   virtual std::optional<Document> LockDocument(DocumentId id) = 0;
   virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
+  // LockDocument and ReadContent(id, version) together; nullopt when there is no such document. A
+  // store may do both in one round trip; this one calls the two.
+  virtual std::optional<DocumentWithContent> LockDocumentWithContent(DocumentId id,
+                                                                     std::int32_t version);
   // Replaces every chunk of `id` (of any version) with `chunks`, in order, indexed for full-text
   // search under `title`. Never appends: afterwards the document has exactly these chunks.
   // `text_keys` has each chunk's key (EmbeddingTextKey, app/digest.h), or is empty: the chunks

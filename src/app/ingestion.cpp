@@ -13,9 +13,10 @@ bool IsApprovedVersion(const std::optional<Document>& doc, const OutboxEvent& ev
 
 void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
   if (event.type != EventType::kApproved) return;
-  const auto doc = tx.LockDocument(event.document_id);
-  if (!IsApprovedVersion(doc, event)) return;
-  const auto chunks = SplitIntoChunksUpTo(ContentOf(tx, event), chunker_, kMaxChunksPerDocument);
+  const auto approved =
+      ApprovedByEvent(tx.LockDocumentWithContent(event.document_id, event.version), event);
+  if (!approved) return;
+  const auto chunks = SplitIntoChunksUpTo(*approved->content, chunker_, kMaxChunksPerDocument);
   if (!chunks) {
     throw PermanentConsumerError("the content makes more than " +
                                  std::to_string(kMaxChunksPerDocument) + " chunks of at most " +
@@ -24,7 +25,7 @@ void Ingestion::Handle(const OutboxEvent& event, ConsumerTransaction& tx) {
   std::vector<std::string> keys;
   keys.reserve(chunks->size());
   for (const std::string& chunk : *chunks) keys.push_back(EmbeddingTextKey(digest_, chunk));
-  tx.ReplaceChunks(event.document_id, event.version, doc->title, *chunks, keys);
+  tx.ReplaceChunks(event.document_id, event.version, approved->document.title, *chunks, keys);
   const bool awaits_vectors = embeddings_ && !chunks->empty();
   tx.SetIngestStatus(event.document_id,
                      awaits_vectors ? IngestStatus::kPending : IngestStatus::kDone);

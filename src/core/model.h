@@ -40,6 +40,12 @@ struct Document {
   bool operator==(const Document&) const = default;
 };
 
+// A document with the content of one of its versions, read together (nullopt: no such version).
+struct DocumentWithContent {
+  Document document;
+  std::optional<std::string> content;
+};
+
 struct Review {
   ReviewId id = 0;
   DocumentId document_id = 0;

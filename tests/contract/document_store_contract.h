@@ -122,6 +122,19 @@ TYPED_TEST_P(DocumentStoreContract, ContentIsKeptPerVersion) {
   EXPECT_EQ(this->store().FindContent(id, 4), std::nullopt);
 }
 
+TYPED_TEST_P(DocumentStoreContract, FindDocumentWithContentReadsBothTogether) {
+  const Document doc = this->Add(ContractDocument());
+  this->Put(doc.id, 1, "第一版：审核流程");
+  const auto both = this->store().FindDocumentWithContent(doc.id, 1);
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(both->document, this->store().FindDocument(doc.id));
+  EXPECT_EQ(both->content, "第一版：审核流程");
+  const auto without = this->store().FindDocumentWithContent(doc.id, 2);
+  ASSERT_TRUE(without.has_value());
+  EXPECT_EQ(without->content, std::nullopt) << "no such version";
+  EXPECT_FALSE(this->store().FindDocumentWithContent(12345, 1).has_value());
+}
+
 TYPED_TEST_P(DocumentStoreContract, ContentOfAVersionIsNeverOverwritten) {
   const DocumentId id = this->Add(ContractDocument()).id;
   this->Put(id, 1, "first");
@@ -464,8 +477,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
     InsertIgnoresGivenIdsAndAssignsAscendingOnes, ContentRoundTripsExactBytes,
     EditorsAfterAVersionAreListedOnceEach, ContentIsKeptPerVersion,
-    ContentOfAVersionIsNeverOverwritten, MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt,
-    TransactionSeesItsOwnWrites, UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
+    FindDocumentWithContentReadsBothTogether, ContentOfAVersionIsNeverOverwritten,
+    MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt, TransactionSeesItsOwnWrites,
+    UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
     DestructionWithoutCommitDiscardsInserts, DestructionWithoutCommitDiscardsUpdates,
     TransactionIsUnusableAfterCommit, NextTransactionBeginsAfterOneEnds,
     UpdateDocumentOverwritesMutableColumns, UpdateDocumentClearsOptionals,

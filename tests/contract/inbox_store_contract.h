@@ -312,6 +312,15 @@ TYPED_TEST_P(InboxStoreContract, ATransactionLocksAndReadsLikeAStoreTransaction)
   EXPECT_EQ(tx->ReadContent(doc.id, 1), "body of v1");
   EXPECT_EQ(tx->ReadContent(doc.id, 2), std::nullopt);
   EXPECT_EQ(tx->LockDocument(12345), std::nullopt);
+  const auto both = tx->LockDocumentWithContent(doc.id, 1);
+  ASSERT_TRUE(both.has_value());
+  EXPECT_EQ(both->document, doc);
+  EXPECT_EQ(both->content, "body of v1");
+  const auto without = tx->LockDocumentWithContent(doc.id, 2);
+  ASSERT_TRUE(without.has_value());
+  EXPECT_EQ(without->document, doc);
+  EXPECT_EQ(without->content, std::nullopt) << "no such version";
+  EXPECT_FALSE(tx->LockDocumentWithContent(12345, 1).has_value());
 }
 
 TYPED_TEST_P(InboxStoreContract, SetIngestStatusChangesOnlyTheStatus) {

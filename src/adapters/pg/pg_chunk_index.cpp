@@ -18,21 +18,28 @@ using pg_sql::Statement;
 // orphans.
 constexpr Statement kDeleteChunks{
     "delete_chunks", "DELETE FROM kh_document_chunk WHERE document_id = $1 RETURNING text_key"};
-// $6 the chunk's terms (TsVectorLiteral), $7 its text key or NULL.
-constexpr Statement kInsertChunk{"insert_chunk",
-                                 "INSERT INTO kh_document_chunk (document_id, "
-                                 "ordinal, version, title, content, search_terms, text_key)"
-                                 " VALUES ($1, $2, $3, $4, $5, $6::tsvector, $7)"};
+// Every chunk of a document in one round trip: $4 the chunks, $5 their terms (TsVectorLiteral),
+// $6 their text keys (shorter, or empty, leaves the rest NULL), ordinals from 0 in that order;
+// the embeddings of the keys written are orphans no longer.
+constexpr Statement kInsertChunks{
+    "insert_chunks",
+    "WITH inserted AS ("
+    " INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content, search_terms,"
+    "   text_key)"
+    " SELECT $1::bigint, (c.n - 1)::integer, $2::integer, $3::text, c.content, c.terms::tsvector,"
+    "   c.text_key"
+    " FROM unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS c (content, terms,"
+    "   text_key, n)"
+    " RETURNING text_key)"
+    " UPDATE kh_embedding SET orphaned_at = NULL"
+    " WHERE text_key IN (SELECT text_key FROM inserted) AND orphaned_at IS NOT NULL"};
 // The embeddings of the keys $1 become orphans (now, in epoch millis) unless a chunk still has the
-// key; those of the keys $2 are orphans no longer.
+// key.
 constexpr Statement kMarkOrphans{
     "mark_orphan_embeddings",
     "UPDATE kh_embedding e SET orphaned_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
     " WHERE e.text_key = ANY($1::text[]) AND e.orphaned_at IS NULL"
     " AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c WHERE c.text_key = e.text_key)"};
-constexpr Statement kAdoptOrphans{"adopt_orphan_embeddings",
-                                  "UPDATE kh_embedding SET orphaned_at = NULL"
-                                  " WHERE text_key = ANY($1::text[]) AND orphaned_at IS NOT NULL"};
 constexpr Statement kListChunks{"list_chunks",
                                 "SELECT content FROM kh_document_chunk WHERE "
                                 "document_id = $1 ORDER BY ordinal"};
@@ -47,8 +54,8 @@ constexpr Statement kSearch{"search_chunks",
                             "c.version"
                             " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
 
-constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunk, kMarkOrphans,
-                                      kAdoptOrphans, kListChunks,  kSearch};
+constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunks, kMarkOrphans, kListChunks,
+                                      kSearch};
 
 // Chunks written before docgate analysed text (search_terms NULL, migration 0008), a batch at a
 // time; SKIP LOCKED lets several docgates starting at once share the work.
@@ -78,13 +85,19 @@ void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
     }
     std::sort(replaced.begin(), replaced.end());
     replaced.erase(std::unique(replaced.begin(), replaced.end()), replaced.end());
-    for (std::size_t i = 0; i < chunks.size(); ++i) {
-      const char* key = i < text_keys.size() ? Checked(text_keys[i]) : nullptr;
-      w.exec_prepared(kInsertChunk.name, id, static_cast<std::int32_t>(i), version, Checked(title),
-                      Checked(chunks[i]), TsVectorLiteral(title, chunks[i]), key);
+    if (!chunks.empty()) {
+      std::vector<std::string> terms;
+      terms.reserve(chunks.size());
+      for (const std::string& chunk : chunks) {
+        Checked(chunk);
+        terms.push_back(TsVectorLiteral(title, chunk));
+      }
+      for (const std::string& key : text_keys) Checked(key);
+      w.exec_prepared(kInsertChunks.name, id, version, Checked(title), TextArray(chunks),
+                      TextArray(terms), TextArray(text_keys));
     }
+    // After the insert, so that a key the new chunks still have stays adopted.
     if (!replaced.empty()) w.exec_prepared(kMarkOrphans.name, TextArray(replaced));
-    if (!text_keys.empty()) w.exec_prepared(kAdoptOrphans.name, TextArray(text_keys));
   });
 }
 

@@ -32,6 +32,20 @@ constexpr Statement kLockDocument{"lock_document",
                                   " approved_at, ingest_status, created_at, updated_at FROM "
                                   "kh_document WHERE id = $1"
                                   " FOR UPDATE"};
+// A document with the content of version $2 (NULL when it has none), by itself or locked: the
+// consumers' one read of an approval.
+constexpr Statement kSelectDocumentWithContent{
+    "select_document_with_content",
+    "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
+    " FROM kh_document d LEFT JOIN kh_document_content c ON c.document_id = d.id"
+    " AND c.version = $2 WHERE d.id = $1"};
+constexpr Statement kLockDocumentWithContent{
+    "lock_document_with_content",
+    "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
+    " FROM kh_document d LEFT JOIN kh_document_content c ON c.document_id = d.id"
+    " AND c.version = $2 WHERE d.id = $1 FOR UPDATE OF d"};
 constexpr Statement kInsertDocument{
     "insert_document",
     "INSERT INTO kh_document (title, status, version, author_id, "
@@ -111,10 +125,24 @@ constexpr Statement kSetIngestStatus{"set_ingest_status",
                                      "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
 
 constexpr std::array kDocumentStatements{
-    kSelectDocument,         kLockDocument,  kInsertDocument, kUpdateDocument,
-    kSelectReview,           kLockReview,    kInsertReview,   kUpdateReview,
-    kSelectDocumentReviews,  kSelectContent, kInsertVersion,  kRecordEditor,
-    kDropUnsubmittedVersion, kSelectEditors, kSelectVersion,  kListVersions,
+    kSelectDocument,
+    kLockDocument,
+    kSelectDocumentWithContent,
+    kLockDocumentWithContent,
+    kInsertDocument,
+    kUpdateDocument,
+    kSelectReview,
+    kLockReview,
+    kInsertReview,
+    kUpdateReview,
+    kSelectDocumentReviews,
+    kSelectContent,
+    kInsertVersion,
+    kRecordEditor,
+    kDropUnsubmittedVersion,
+    kSelectEditors,
+    kSelectVersion,
+    kListVersions,
     kSetIngestStatus,
 };
 
@@ -291,6 +319,15 @@ std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int3
       });
 }
 
+std::optional<DocumentWithContent> PgDocumentStore::FindDocumentWithContent(DocumentId id,
+                                                                            std::int32_t version) {
+  return session_->Autocommit(
+      Describe("find document with content", id), [&](pqxx::transaction_base& tx) {
+        return First<DocumentWithContent>(
+            tx.exec_prepared(kSelectDocumentWithContent.name, id, version), ToDocumentWithContent);
+      });
+}
+
 std::optional<DocumentVersion> PgDocumentStore::FindVersion(DocumentId id, std::int32_t version) {
   return session_->Autocommit(Describe("find version of document", id),
                               [&](pqxx::transaction_base& tx) {
@@ -341,6 +378,13 @@ bool PgDocumentStore::Ping() { return session_->Ping(); }
 std::optional<Document> PgDocumentStore::LockDocumentIn(PgWork& work, DocumentId id) {
   return work.Run("lock document", id, [&](pqxx::work& w) {
     return First<Document>(w.exec_prepared(kLockDocument.name, id), ToDocument);
+  });
+}
+std::optional<DocumentWithContent> PgDocumentStore::LockDocumentWithContentIn(
+    PgWork& work, DocumentId id, std::int32_t version) {
+  return work.Run("lock document with content", id, [&](pqxx::work& w) {
+    return First<DocumentWithContent>(w.exec_prepared(kLockDocumentWithContent.name, id, version),
+                                      ToDocumentWithContent);
   });
 }
 std::optional<std::string> PgDocumentStore::ReadContentIn(PgWork& work, DocumentId id,

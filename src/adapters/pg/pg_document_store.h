@@ -52,12 +52,16 @@ class PgDocumentStore final : public DocumentStore {
   static std::optional<Document> LockDocumentIn(PgWork& work, DocumentId id);
   static std::optional<std::string> ReadContentIn(PgWork& work, DocumentId id,
                                                   std::int32_t version);
+  static std::optional<DocumentWithContent> LockDocumentWithContentIn(PgWork& work, DocumentId id,
+                                                                      std::int32_t version);
   static void SetIngestStatusIn(PgWork& work, DocumentId id, IngestStatus status);
 
   std::unique_ptr<StoreTransaction> Begin() override;
   std::optional<Document> FindDocument(DocumentId id) override;
   std::optional<Review> FindReview(ReviewId id) override;
   std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id,
+                                                             std::int32_t version) override;
   std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) override;
   std::vector<VersionSummary> ListVersions(DocumentId id) override;
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;

@@ -169,6 +169,11 @@ class PgConsumerTransaction final : public ConsumerTransaction {
     return PgDocumentStore::LockDocumentIn(work_, id);
   }
 
+  std::optional<DocumentWithContent> LockDocumentWithContent(DocumentId id,
+                                                             std::int32_t version) override {
+    return PgDocumentStore::LockDocumentWithContentIn(work_, id, version);
+  }
+
   std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) override {
     return PgDocumentStore::ReadContentIn(work_, id, version);
   }

@@ -47,6 +47,10 @@ Document ToDocument(const pqxx::row& row) {
   return doc;
 }
 
+DocumentWithContent ToDocumentWithContent(const pqxx::row& row) {
+  return DocumentWithContent{ToDocument(row), Nullable<std::string>(row[11])};
+}
+
 Review ToReview(const pqxx::row& row) {
   Review review;
   review.id = row[0].as<std::int64_t>();

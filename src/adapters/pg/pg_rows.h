@@ -59,6 +59,8 @@ E Enum(const pqxx::field& field, Parse parse, const char* column) {
 
 // Rows in the column order of the stores' SELECTs (see each store's SQL).
 Document ToDocument(const pqxx::row& row);
+// ToDocument's columns, then the content (NULL: none).
+DocumentWithContent ToDocumentWithContent(const pqxx::row& row);
 Review ToReview(const pqxx::row& row);
 // The event's columns from `first` on: event_id, event_type, document_id, review_id, version,
 // actor_id, occurred_at. The sequence is left 0.
