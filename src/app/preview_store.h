@@ -28,7 +28,8 @@ class PreviewStore {
   // Writes `record` at once, in its own unit of work, unless the stored preview of that document
   // has a version >= record.version (a stale event never wins); true when it wrote. Called
   // outside any consumer transaction, so a slow or unreachable store holds no database lock; the
-  // version guard makes a repeat a no-op.
+  // version guard makes a repeat a no-op, so a store may run the write again when it cannot tell
+  // whether the first try reached its backend (that repeat answers false).
   virtual bool Project(const PreviewRecord& record) = 0;
   virtual std::optional<PreviewRecord> Find(DocumentId id) = 0;
   // True when the backend answers (readiness).

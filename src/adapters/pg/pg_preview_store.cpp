@@ -33,8 +33,11 @@ PgPreviewStore::PgPreviewStore(std::shared_ptr<PgSession> session) : session_(st
 
 std::span<const Statement> PgPreviewStore::Statements() { return kPreviewStatements; }
 
+// One statement in autocommit, without BEGIN and COMMIT round trips (two of the three it took in
+// a transaction of its own). It may run twice (PgSession::Autocommit), which the version guard
+// makes a no-op.
 bool PgPreviewStore::Project(const PreviewRecord& record) {
-  return session_->Atomically(
+  return session_->Autocommit(
       Describe("write preview of document", record.document_id), [&](pqxx::transaction_base& tx) {
         return tx.exec_prepared(kUpsertPreview.name, record.document_id, record.version,
                                 Checked(record.content), Millis(record.approved_at))
