@@ -53,7 +53,7 @@ bool ConsumerRunner::RunTogether(InboxConsumer& consumer, std::span<const Outbox
   std::uint64_t processed = 0;
   std::uint64_t skipped = 0;
   try {
-    for (const OutboxEvent* event : by_id) consumer.Prepare(*event);
+    consumer.PrepareAll(events);
     std::vector<std::string> ids;
     ids.reserve(by_id.size());
     for (const OutboxEvent* event : by_id) ids.push_back(event->event_id);

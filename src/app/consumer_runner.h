@@ -36,6 +36,11 @@ class InboxConsumer {
   // Runs on every delivery, before the inbox is consulted, so it must be
   // idempotent. Throws on failure, counted like Handle's.
   virtual void Prepare(const OutboxEvent & /*event*/) {}
+  // Prepare for every event of a batch (ConsumerRunner::RunBatch), which a consumer may do in
+  // fewer calls to its remote store; this one calls Prepare for each.
+  virtual void PrepareAll(std::span<const OutboxEvent> events) {
+    for (const OutboxEvent& event : events) Prepare(event);
+  }
   // Reacts to `event` within `tx` (already claimed; the runner commits). Ignores event types it
   // does not handle. Throws on failure; the runner rolls back and counts the attempt, and parks
   // the event at once when it is a PermanentConsumerError.

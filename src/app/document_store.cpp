@@ -2,11 +2,19 @@
 
 namespace docgate {
 
-std::optional<DocumentWithContent> DocumentStore::FindDocumentWithContent(DocumentId id,
-                                                                          std::int32_t version) {
-  auto doc = FindDocument(id);
-  if (!doc) return std::nullopt;
-  return DocumentWithContent{std::move(*doc), FindContent(id, version)};
+std::vector<std::optional<DocumentWithContent>> DocumentStore::FindDocumentsWithContent(
+    const std::vector<std::pair<DocumentId, std::int32_t>>& wanted) {
+  std::vector<std::optional<DocumentWithContent>> found;
+  found.reserve(wanted.size());
+  for (const auto& [id, version] : wanted) {
+    auto doc = FindDocument(id);
+    if (doc) {
+      found.emplace_back(DocumentWithContent{std::move(*doc), FindContent(id, version)});
+    } else {
+      found.emplace_back(std::nullopt);
+    }
+  }
+  return found;
 }
 
 }  // namespace docgate

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/model.h"
@@ -103,10 +104,11 @@ class DocumentStore {
   virtual std::optional<Document> FindDocument(DocumentId id) = 0;
   virtual std::optional<Review> FindReview(ReviewId id) = 0;
   virtual std::optional<std::string> FindContent(DocumentId id, std::int32_t version) = 0;
-  // FindDocument and FindContent(id, version) together; nullopt when there is no such document. A
-  // store may read both in one round trip; this one calls the two.
-  virtual std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id,
-                                                                     std::int32_t version);
+  // FindDocument and FindContent(id, version) together for each (id, version) of `wanted`, in its
+  // order (nullopt: no such document). A store may read them all in one round trip; this one
+  // calls the two for each.
+  virtual std::vector<std::optional<DocumentWithContent>> FindDocumentsWithContent(
+      const std::vector<std::pair<DocumentId, std::int32_t>>& wanted);
   // One kept version, or nullopt when it does not exist or was dropped.
   virtual std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) = 0;
   // Every kept version of one document, newest first, each with its newest review.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <span>
 #include <string_view>
 
 #include "app/consumer_runner.h"
@@ -23,6 +24,8 @@ class PreviewProjection final : public InboxConsumer {
 
    std::string_view Name() const override { return "preview"; }
    void Prepare(const OutboxEvent &event) override;
+   // The batch's approvals in one read of the documents and one write of the previews.
+   void PrepareAll(std::span<const OutboxEvent> events) override;
    void Handle(const OutboxEvent & /*event*/,
                ConsumerTransaction & /*tx*/) override {}
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/model.h"
 
@@ -31,6 +32,11 @@ class PreviewStore {
   // version guard makes a repeat a no-op, so a store may run the write again when it cannot tell
   // whether the first try reached its backend (that repeat answers false).
   virtual bool Project(const PreviewRecord& record) = 0;
+  // Project for each of `records` (a batch; a document may come more than once, and its newest
+  // version wins). When it throws, some may have been written: each write is a no-op when
+  // repeated, so the batch may simply run again. A store may write them in one round trip; this
+  // one calls Project for each.
+  virtual void ProjectAll(const std::vector<PreviewRecord>& records);
   virtual std::optional<PreviewRecord> Find(DocumentId id) = 0;
   // True when the backend answers (readiness).
   virtual bool Ping() = 0;

@@ -122,17 +122,24 @@ TYPED_TEST_P(DocumentStoreContract, ContentIsKeptPerVersion) {
   EXPECT_EQ(this->store().FindContent(id, 4), std::nullopt);
 }
 
-TYPED_TEST_P(DocumentStoreContract, FindDocumentWithContentReadsBothTogether) {
+TYPED_TEST_P(DocumentStoreContract, FindDocumentsWithContentReadsEachInTheOrderAsked) {
   const Document doc = this->Add(ContractDocument());
   this->Put(doc.id, 1, "第一版：审核流程");
-  const auto both = this->store().FindDocumentWithContent(doc.id, 1);
-  ASSERT_TRUE(both.has_value());
-  EXPECT_EQ(both->document, this->store().FindDocument(doc.id));
-  EXPECT_EQ(both->content, "第一版：审核流程");
-  const auto without = this->store().FindDocumentWithContent(doc.id, 2);
-  ASSERT_TRUE(without.has_value());
-  EXPECT_EQ(without->content, std::nullopt) << "no such version";
-  EXPECT_FALSE(this->store().FindDocumentWithContent(12345, 1).has_value());
+  const Document other = this->Add(ContractDocument());
+  this->Put(other.id, 1, "other v1");
+  const auto found = this->store().FindDocumentsWithContent(
+      {{other.id, 1}, {doc.id, 1}, {doc.id, 2}, {12345, 1}, {other.id, 1}});
+  ASSERT_EQ(found.size(), 5u);
+  ASSERT_TRUE(found[0] && found[1] && found[2] && found[4]);
+  EXPECT_EQ(found[0]->document, this->store().FindDocument(other.id));
+  EXPECT_EQ(found[0]->content, "other v1");
+  EXPECT_EQ(found[1]->document, this->store().FindDocument(doc.id));
+  EXPECT_EQ(found[1]->content, "第一版：审核流程");
+  EXPECT_EQ(found[2]->document, this->store().FindDocument(doc.id));
+  EXPECT_EQ(found[2]->content, std::nullopt) << "no such version";
+  EXPECT_FALSE(found[3].has_value()) << "no such document";
+  EXPECT_EQ(found[4]->content, "other v1") << "asked twice, answered twice";
+  EXPECT_TRUE(this->store().FindDocumentsWithContent({}).empty());
 }
 
 TYPED_TEST_P(DocumentStoreContract, ContentOfAVersionIsNeverOverwritten) {
@@ -477,7 +484,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
     InsertIgnoresGivenIdsAndAssignsAscendingOnes, ContentRoundTripsExactBytes,
     EditorsAfterAVersionAreListedOnceEach, ContentIsKeptPerVersion,
-    FindDocumentWithContentReadsBothTogether, ContentOfAVersionIsNeverOverwritten,
+    FindDocumentsWithContentReadsEachInTheOrderAsked, ContentOfAVersionIsNeverOverwritten,
     MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt, TransactionSeesItsOwnWrites,
     UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
     DestructionWithoutCommitDiscardsInserts, DestructionWithoutCommitDiscardsUpdates,

@@ -43,11 +43,34 @@ TYPED_TEST_P(PreviewStoreContract, AStalePreviewNeverOverwritesANewerOne) {
   EXPECT_EQ(this->previews().Find(id), v4);
 }
 
+TYPED_TEST_P(PreviewStoreContract, ProjectAllWritesABatchAsProjectWouldEach) {
+  const DocumentId kept = this->AddDocument(4).id;
+  const DocumentId twice = this->AddDocument(2).id;
+  const DocumentId fresh = this->AddDocument(1).id;
+  ASSERT_TRUE(this->Upsert(PreviewRecord{kept, 4, "v4", ContractTime(40)}));
+  const PreviewRecord newest{twice, 2, "第二版", ContractTime(20)};
+  const PreviewRecord first{fresh, 1, "中文预览 and text", ContractTime(10)};
+  this->previews().ProjectAll({PreviewRecord{kept, 3, "stale", ContractTime(30)}, newest,
+                               PreviewRecord{twice, 1, "第一版", ContractTime(10)}, first});
+  EXPECT_EQ(this->previews().Find(kept)->content, "v4") << "a stale version never wins";
+  EXPECT_EQ(this->previews().Find(twice), newest) << "of one document, its newest version";
+  EXPECT_EQ(this->previews().Find(fresh), first);
+  this->previews().ProjectAll({});
+  // A record of a missing document fails the batch.
+  const DocumentId other = this->AddDocument(1).id;
+  EXPECT_THROW(this->previews().ProjectAll({PreviewRecord{other, 1, "x", ContractTime()},
+                                            PreviewRecord{12345, 1, "x", ContractTime()}}),
+               StorageError);
+}
+
 TYPED_TEST_P(PreviewStoreContract, AMissingDocumentsPreviewIsAStorageError) {
   EXPECT_THROW(this->previews().Project(PreviewRecord{12345, 1, "x", ContractTime()}),
                StorageError);
 }
 
-REGISTER_TYPED_TEST_SUITE_P(PreviewStoreContract, PreviewRoundTripsAndANewerVersionWins, AStalePreviewNeverOverwritesANewerOne, AMissingDocumentsPreviewIsAStorageError);
+REGISTER_TYPED_TEST_SUITE_P(PreviewStoreContract, PreviewRoundTripsAndANewerVersionWins,
+                            AStalePreviewNeverOverwritesANewerOne,
+                            ProjectAllWritesABatchAsProjectWouldEach,
+                            AMissingDocumentsPreviewIsAStorageError);
 
 }  // namespace docgate

@@ -221,6 +221,10 @@ TEST_F(ConsumersTest, AStaleApprovalNeverReplacesANewerOne) {
   v1.event_id = "stale-approval-of-version-1";
   v1.version = 1;
 
+  // In one batch, in either order, and one at a time: version 2 wins.
+  EXPECT_EQ(runner_.RunBatch(std::vector{v1, v2}).size(), 2u);
+  EXPECT_EQ(previews_.Find(doc->id)->version, 2);
+  EXPECT_EQ(chunks_.ListChunks(doc->id), std::vector<std::string>{"version two words"});
   EXPECT_EQ(runner_.Run(v2).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(runner_.Run(v1).outcome, ConsumeOutcome::kDone);
   EXPECT_EQ(previews_.Find(doc->id)->version, 2);

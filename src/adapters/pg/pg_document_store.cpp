@@ -34,12 +34,15 @@ constexpr Statement kLockDocument{"lock_document",
                                   " FOR UPDATE"};
 // A document with the content of version $2 (NULL when it has none), by itself or locked: the
 // consumers' one read of an approval.
-constexpr Statement kSelectDocumentWithContent{
-    "select_document_with_content",
+// $1 document ids, $2 versions: each document found with that version's content, and the
+// position in $1 (from 1) last.
+constexpr Statement kSelectDocumentsWithContent{
+    "select_documents_with_content",
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
-    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
-    " FROM kh_document d LEFT JOIN kh_document_content c ON c.document_id = d.id"
-    " AND c.version = $2 WHERE d.id = $1"};
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content,"
+    " w.n FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS w (id, version, n)"
+    " JOIN kh_document d ON d.id = w.id"
+    " LEFT JOIN kh_document_content c ON c.document_id = w.id AND c.version = w.version"};
 constexpr Statement kLockDocumentWithContent{
     "lock_document_with_content",
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
@@ -127,7 +130,7 @@ constexpr Statement kSetIngestStatus{"set_ingest_status",
 constexpr std::array kDocumentStatements{
     kSelectDocument,
     kLockDocument,
-    kSelectDocumentWithContent,
+    kSelectDocumentsWithContent,
     kLockDocumentWithContent,
     kInsertDocument,
     kUpdateDocument,
@@ -319,13 +322,22 @@ std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int3
       });
 }
 
-std::optional<DocumentWithContent> PgDocumentStore::FindDocumentWithContent(DocumentId id,
-                                                                            std::int32_t version) {
-  return session_->Autocommit(
-      Describe("find document with content", id), [&](pqxx::transaction_base& tx) {
-        return First<DocumentWithContent>(
-            tx.exec_prepared(kSelectDocumentWithContent.name, id, version), ToDocumentWithContent);
-      });
+std::vector<std::optional<DocumentWithContent>> PgDocumentStore::FindDocumentsWithContent(
+    const std::vector<std::pair<DocumentId, std::int32_t>>& wanted) {
+  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> versions;
+  for (const auto& [id, version] : wanted) {
+    ids.push_back(id);
+    versions.push_back(version);
+  }
+  std::vector<std::optional<DocumentWithContent>> found(wanted.size());
+  session_->Autocommit("find documents with content", [&](pqxx::transaction_base& tx) {
+    for (const pqxx::row& row :
+         tx.exec_prepared(kSelectDocumentsWithContent.name, IdArray(ids), IdArray(versions))) {
+      found.at(row[12].as<std::size_t>() - 1) = ToDocumentWithContent(row);
+    }
+  });
+  return found;
 }
 
 std::optional<DocumentVersion> PgDocumentStore::FindVersion(DocumentId id, std::int32_t version) {

@@ -20,12 +20,25 @@ constexpr Statement kUpsertPreview{
     " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
     "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
     " WHERE EXCLUDED.version > kh_document_preview.version"};
+// kUpsertPreview for a batch: $1 document ids, $2 versions, $3 contents, $4 approval times; of a
+// document that comes more than once, its highest version. In document order, so that concurrent
+// batches lock their rows alike.
+constexpr Statement kUpsertPreviews{
+    "upsert_previews",
+    "INSERT INTO kh_document_preview (document_id, version, content, approved_at)"
+    " SELECT DISTINCT ON (r.document_id) r.document_id, r.version, r.content, r.approved_at"
+    " FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[])"
+    "   AS r (document_id, version, content, approved_at)"
+    " ORDER BY r.document_id, r.version DESC"
+    " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
+    "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
+    " WHERE EXCLUDED.version > kh_document_preview.version"};
 constexpr Statement kSelectPreview{
     "select_preview",
     "SELECT document_id, version, content, approved_at FROM kh_document_preview"
     " WHERE document_id = $1"};
 
-constexpr std::array kPreviewStatements{kUpsertPreview, kSelectPreview};
+constexpr std::array kPreviewStatements{kUpsertPreview, kUpsertPreviews, kSelectPreview};
 
 }  // namespace
 
@@ -43,6 +56,26 @@ bool PgPreviewStore::Project(const PreviewRecord& record) {
                                 Checked(record.content), Millis(record.approved_at))
                    .affected_rows() == 1;
       });
+}
+
+// Autocommit, as Project.
+void PgPreviewStore::ProjectAll(const std::vector<PreviewRecord>& records) {
+  if (records.empty()) return;
+  std::vector<std::int64_t> ids;
+  std::vector<std::int64_t> versions;
+  std::vector<std::string> contents;
+  std::vector<std::int64_t> approved_at;
+  for (const PreviewRecord& record : records) {
+    ids.push_back(record.document_id);
+    versions.push_back(record.version);
+    Checked(record.content);
+    contents.push_back(record.content);
+    approved_at.push_back(Millis(record.approved_at));
+  }
+  session_->Autocommit("write previews", [&](pqxx::transaction_base& tx) {
+    tx.exec_prepared(kUpsertPreviews.name, IdArray(ids), IdArray(versions), TextArray(contents),
+                     IdArray(approved_at));
+  });
 }
 
 std::optional<PreviewRecord> PgPreviewStore::Find(DocumentId id) {

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "adapters/pg/pg_statements.h"
 #include "app/preview_store.h"
@@ -23,6 +24,7 @@ class PgPreviewStore final : public PreviewStore {
   static std::span<const pg_sql::Statement> Statements();
 
   bool Project(const PreviewRecord& record) override;
+  void ProjectAll(const std::vector<PreviewRecord>& records) override;
   std::optional<PreviewRecord> Find(DocumentId id) override;
   bool Ping() override;  // the session's
 
