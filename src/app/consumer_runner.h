@@ -86,10 +86,10 @@ struct ConsumerCounters {
   std::atomic<std::uint64_t> parked{0};     // ... and that attempt reached the limit
 };
 
-// Runs every registered InboxConsumer on an event, each in its own ConsumerTransaction behind the
-// inbox, so the same event delivered any number of times, in process or from a queue, by any
-// number of processes, has each consumer's effect once. Register all consumers before use; then
-// thread-safe (each call uses its own transactions).
+// Runs every registered InboxConsumer on an event (or a batch of them, RunBatch), each consumer in
+// its own ConsumerTransaction behind the inbox, so the same event delivered any number of times,
+// in process or from a queue, by any number of processes, has each consumer's effect once.
+// Register all consumers before use; then thread-safe (each call uses its own transactions).
 //
 // It is also an EventConsumer for the in-process EventSink: Handle throws when the event must be
 // delivered again, so the relay defers it with backoff.
