@@ -32,10 +32,9 @@ constexpr Statement kLockDocument{"lock_document",
                                   " approved_at, ingest_status, created_at, updated_at FROM "
                                   "kh_document WHERE id = $1"
                                   " FOR UPDATE"};
-// A document with the content of version $2 (NULL when it has none), by itself or locked: the
-// consumers' one read of an approval.
-// $1 document ids, $2 versions: each document found with that version's content, and the
-// position in $1 (from 1) last.
+// The consumers' one read of the approvals they work from. For the preview, a batch: $1 document
+// ids, $2 versions; each document found, with that version's content (NULL when it has none) and
+// its position in $1 (from 1) last.
 constexpr Statement kSelectDocumentsWithContent{
     "select_documents_with_content",
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
@@ -43,6 +42,7 @@ constexpr Statement kSelectDocumentsWithContent{
     " w.n FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS w (id, version, n)"
     " JOIN kh_document d ON d.id = w.id"
     " LEFT JOIN kh_document_content c ON c.document_id = w.id AND c.version = w.version"};
+// For ingestion: the document $1 locked, with the content of version $2 (NULL when it has none).
 constexpr Statement kLockDocumentWithContent{
     "lock_document_with_content",
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"

@@ -38,9 +38,8 @@ constexpr Statement kClaimInbox{
 constexpr Statement kClaimInboxAll{
     "claim_inbox_all",
     "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, updated_at)"
-    " SELECT $1, w.event_id, 'done', 0, $3 FROM unnest($2::text[]) WITH ORDINALITY AS w (event_id, "
-    "n)"
-    " ORDER BY w.n"
+    " SELECT $1, w.event_id, 'done', 0, $3"
+    " FROM unnest($2::text[]) WITH ORDINALITY AS w (event_id, n) ORDER BY w.n"
     " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
     "   updated_at = EXCLUDED.updated_at"
     " WHERE kh_consumer_inbox.state = 'failing'"
