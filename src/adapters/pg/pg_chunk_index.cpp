@@ -1,6 +1,5 @@
 #include "adapters/pg/pg_chunk_index.h"
 
-#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -79,20 +78,15 @@ void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
   work.Run("replace chunks of document", id, [&](pqxx::work& w) {
     // One statement both reads the old keys and deletes their chunks: a round trip less per
     // ingestion than reading them first.
+    // A key repeated (chunks of equal text) is harmless in kMarkOrphans' `= ANY`.
     std::vector<std::string> replaced;
     for (const pqxx::row& row : w.exec_prepared(kDeleteChunks.name, id)) {
       if (!row[0].is_null()) replaced.push_back(row[0].as<std::string>());
     }
-    std::sort(replaced.begin(), replaced.end());
-    replaced.erase(std::unique(replaced.begin(), replaced.end()), replaced.end());
     if (!chunks.empty()) {
       std::vector<std::string> terms;
       terms.reserve(chunks.size());
-      for (const std::string& chunk : chunks) {
-        Checked(chunk);
-        terms.push_back(TsVectorLiteral(title, chunk));
-      }
-      for (const std::string& key : text_keys) Checked(key);
+      for (const std::string& chunk : chunks) terms.push_back(TsVectorLiteral(title, chunk));
       w.exec_prepared(kInsertChunks.name, id, version, Checked(title), TextArray(chunks),
                       TextArray(terms), TextArray(text_keys));
     }

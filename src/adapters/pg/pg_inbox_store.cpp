@@ -153,13 +153,12 @@ class PgConsumerTransaction final : public ConsumerTransaction {
     });
     std::vector<InboxState> claimed;
     claimed.reserve(event_ids.size());
-    std::set<std::string> answered;
     for (const std::string& id : event_ids) {
       auto it = states.find(id);
       // Neither claimed nor there: un-parked (deleted) meanwhile, so the pair is free again.
       if (it == states.end()) it = states.emplace(id, Claim(consumer, id, at)).first;
-      const bool repeat = !answered.insert(id).second;
-      claimed.push_back(repeat && it->second == InboxState::kNew ? InboxState::kDone : it->second);
+      claimed.push_back(it->second);
+      if (it->second == InboxState::kNew) it->second = InboxState::kDone;  // for a repeat
     }
     return claimed;
   }

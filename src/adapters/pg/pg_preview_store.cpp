@@ -12,17 +12,9 @@ namespace {
 using namespace pg;
 using pg_sql::Statement;
 
-constexpr Statement kUpsertPreview{
-    "upsert_preview",
-    "INSERT INTO kh_document_preview (document_id, version, content, "
-    "approved_at)"
-    " VALUES ($1, $2, $3, $4)"
-    " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
-    "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
-    " WHERE EXCLUDED.version > kh_document_preview.version"};
-// kUpsertPreview for a batch: $1 document ids, $2 versions, $3 contents, $4 approval times; of a
-// document that comes more than once, its highest version. In document order, so that concurrent
-// batches lock their rows alike.
+// Previews written unless the stored one has a version >= theirs (a stale event never wins): $1
+// document ids, $2 versions, $3 contents, $4 approval times; of a document that comes more than
+// once, its highest version. In document order, so that concurrent writes lock their rows alike.
 constexpr Statement kUpsertPreviews{
     "upsert_previews",
     "INSERT INTO kh_document_preview (document_id, version, content, approved_at)"
@@ -38,29 +30,10 @@ constexpr Statement kSelectPreview{
     "SELECT document_id, version, content, approved_at FROM kh_document_preview"
     " WHERE document_id = $1"};
 
-constexpr std::array kPreviewStatements{kUpsertPreview, kUpsertPreviews, kSelectPreview};
+constexpr std::array kPreviewStatements{kUpsertPreviews, kSelectPreview};
 
-}  // namespace
-
-PgPreviewStore::PgPreviewStore(std::shared_ptr<PgSession> session) : session_(std::move(session)) {}
-
-std::span<const Statement> PgPreviewStore::Statements() { return kPreviewStatements; }
-
-// One statement in autocommit, without BEGIN and COMMIT round trips (two of the three it took in
-// a transaction of its own). It may run twice (PgSession::Autocommit), which the version guard
-// makes a no-op.
-bool PgPreviewStore::Project(const PreviewRecord& record) {
-  return session_->Autocommit(
-      Describe("write preview of document", record.document_id), [&](pqxx::transaction_base& tx) {
-        return tx.exec_prepared(kUpsertPreview.name, record.document_id, record.version,
-                                Checked(record.content), Millis(record.approved_at))
-                   .affected_rows() == 1;
-      });
-}
-
-// Autocommit, as Project.
-void PgPreviewStore::ProjectAll(const std::vector<PreviewRecord>& records) {
-  if (records.empty()) return;
+// kUpsertPreviews of `records` in `tx`; how many it wrote.
+std::size_t UpsertPreviews(pqxx::transaction_base& tx, const std::vector<PreviewRecord>& records) {
   std::vector<std::int64_t> ids;
   std::vector<std::int64_t> versions;
   std::vector<std::string> contents;
@@ -68,14 +41,33 @@ void PgPreviewStore::ProjectAll(const std::vector<PreviewRecord>& records) {
   for (const PreviewRecord& record : records) {
     ids.push_back(record.document_id);
     versions.push_back(record.version);
-    Checked(record.content);
     contents.push_back(record.content);
     approved_at.push_back(Millis(record.approved_at));
   }
-  session_->Autocommit("write previews", [&](pqxx::transaction_base& tx) {
-    tx.exec_prepared(kUpsertPreviews.name, IdArray(ids), IdArray(versions), TextArray(contents),
-                     IdArray(approved_at));
-  });
+  return tx
+      .exec_prepared(kUpsertPreviews.name, IdArray(ids), IdArray(versions), TextArray(contents),
+                     IdArray(approved_at))
+      .affected_rows();
+}
+
+}  // namespace
+
+PgPreviewStore::PgPreviewStore(std::shared_ptr<PgSession> session) : session_(std::move(session)) {}
+
+std::span<const Statement> PgPreviewStore::Statements() { return kPreviewStatements; }
+
+// One statement in autocommit, without BEGIN and COMMIT round trips. It may run twice
+// (PgSession::Autocommit), which the version guard makes a no-op.
+bool PgPreviewStore::Project(const PreviewRecord& record) {
+  return session_->Autocommit(
+      Describe("write preview of document", record.document_id),
+      [&](pqxx::transaction_base& tx) { return UpsertPreviews(tx, {record}) == 1; });
+}
+
+void PgPreviewStore::ProjectAll(const std::vector<PreviewRecord>& records) {
+  if (records.empty()) return;
+  session_->Autocommit("write previews",
+                       [&](pqxx::transaction_base& tx) { UpsertPreviews(tx, records); });
 }
 
 std::optional<PreviewRecord> PgPreviewStore::Find(DocumentId id) {

@@ -123,6 +123,7 @@ std::string TextArray(const std::vector<std::string>& texts) {
   std::string array = "{";
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (i > 0) array += ',';
+    Checked(texts[i]);
     array += '"';
     for (const char c : texts[i]) {
       if (c == '"' || c == '\\') array += '\\';

@@ -88,7 +88,8 @@ std::vector<T> All(const pqxx::result& result, Convert convert) {
 
 // A PostgreSQL array literal of ids: {1,2,3}.
 std::string IdArray(const std::vector<std::int64_t>& ids);
-// A PostgreSQL array literal of texts, each quoted: {"a","b"}.
+// A PostgreSQL array literal of texts, each quoted: {"a","b"}. Refuses a text with a NUL
+// character as Checked does.
 std::string TextArray(const std::vector<std::string>& texts);
 
 }  // namespace docgate::pg
