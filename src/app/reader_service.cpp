@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/lifecycle.h"
@@ -42,27 +43,43 @@ Result<Preview> ReaderService::GetPreview(DocumentId id) {
 namespace {
 
 SearchHit HitOf(ChunkHit chunk, const SearchQuery& query) {
-  return SearchHit{chunk.document_id, chunk.version, std::move(chunk.title),
-                   MakeSnippet(chunk.content, query), chunk.score};
+  return SearchHit{chunk.document_id,
+                   chunk.version,
+                   std::move(chunk.title),
+                   MakeSnippet(chunk.content, query),
+                   chunk.score,
+                   chunk.ordinal,
+                   ""};
 }
 
 ChunkHit ChunkOf(SemanticHit hit) {
-  return ChunkHit{hit.chunk.document_id, hit.chunk.version, std::move(hit.chunk.title),
-                  std::move(hit.chunk.content), hit.similarity};
+  return ChunkHit{hit.chunk.document_id,        hit.chunk.version, std::move(hit.chunk.title),
+                  std::move(hit.chunk.content), hit.similarity,    hit.chunk.ordinal};
+}
+
+// The first (best) chunk of each document, in order.
+std::vector<ChunkHit> BestOfEachDocument(std::vector<ChunkHit> hits) {
+  std::vector<ChunkHit> best;
+  std::set<DocumentId> seen;
+  for (ChunkHit& hit : hits) {
+    if (seen.insert(hit.document_id).second) best.push_back(std::move(hit));
+  }
+  return best;
 }
 
 }  // namespace
 
-SearchResults ReaderService::Keyword(const SearchQuery& query, int limit) {
+SearchResults ReaderService::Keyword(const SearchQuery& query, int limit, SearchGrouping grouping) {
   SearchResults results;
-  for (ChunkHit& hit : chunks_.Search(query, limit)) {
+  for (ChunkHit& hit : chunks_.Search(query, limit, grouping)) {
     results.items.push_back(HitOf(std::move(hit), query));
   }
   return results;
 }
 
 Result<SearchResults> ReaderService::Search(const std::string& query, std::optional<int> limit,
-                                            std::optional<SearchMode> mode) {
+                                            std::optional<SearchMode> mode,
+                                            SearchGrouping grouping) {
   if (auto valid = ValidateSearchQuery(query); !valid) return valid.error();
   const int count = limit.value_or(config_.default_search_limit);
   if (count < 1 || count > config_.max_search_limit) {
@@ -77,54 +94,69 @@ Result<SearchResults> ReaderService::Search(const std::string& query, std::optio
                      "configured (DOCGATE_EMBEDDINGS_URL): use mode=keyword or leave mode out");
   }
   const SearchQuery parsed = ParseSearchQuery(query);
-  if (asked == SearchMode::kKeyword) return Keyword(parsed, count);
+  if (asked == SearchMode::kKeyword) return Keyword(parsed, count, grouping);
 
-  // Hybrid fuses deeper rankings than it returns, so that a chunk ranked well by one side only
-  // still competes.
+  // Hybrid fuses deeper rankings than it returns, so that an item ranked well by one side only
+  // still competes. By meaning, a document may fill several places with its chunks: asked for
+  // documents, the index is asked deeper still.
   const int depth = asked == SearchMode::kHybrid ? std::max(2 * count, 20) : count;
-  std::vector<SemanticHit> by_meaning;
+  const int chunk_depth = grouping == SearchGrouping::kDocument ? 4 * depth : depth;
+  std::vector<ChunkHit> by_meaning;
   try {
-    by_meaning = semantic_->Search(query, depth);
+    for (SemanticHit& hit : semantic_->Search(query, chunk_depth)) {
+      by_meaning.push_back(ChunkOf(std::move(hit)));
+    }
   } catch (const EmbeddingsUnavailable&) {
     // A provider that is down or answers garbage is never a searcher's error: the keyword
-    // ranking is the answer there is, and `mode` says so.
-    return Keyword(parsed, count);
-  }
-  SearchResults results;
-  results.mode = asked;
-  if (asked == SearchMode::kSemantic) {
-    for (SemanticHit& hit : by_meaning) {
-      results.items.push_back(HitOf(ChunkOf(std::move(hit)), parsed));
-    }
+    // ranking is the answer there is, and `keyword_fallback` says so.
+    SearchResults results = Keyword(parsed, count, grouping);
+    results.keyword_fallback = true;
     return results;
   }
+  if (grouping == SearchGrouping::kDocument) by_meaning = BestOfEachDocument(std::move(by_meaning));
+  if (asked == SearchMode::kSemantic) {
+    SearchResults results;
+    results.mode = asked;
+    if (std::ssize(by_meaning) > count) by_meaning.resize(static_cast<std::size_t>(count));
+    for (ChunkHit& hit : by_meaning) results.items.push_back(HitOf(std::move(hit), parsed));
+    return results;
+  }
+  return Fused(parsed, chunks_.Search(parsed, depth, grouping), std::move(by_meaning), count,
+               grouping);
+}
 
-  // A chunk is identified by its document and its text (the keyword side knows no ordinal).
-  struct Fused {
+SearchResults ReaderService::Fused(const SearchQuery& query, std::vector<ChunkHit> by_words,
+                                   std::vector<ChunkHit> by_meaning, int limit,
+                                   SearchGrouping grouping) {
+  // An item is a document (kDocument) or a document's chunk (kChunk). Where both sides rank a
+  // document, its keyword chunk stands for it: its snippet shows the words matched.
+  struct Item {
     ChunkHit chunk;
     double score = 0;
   };
-  std::map<std::pair<DocumentId, std::string>, Fused> fused;
-  const auto add = [&fused](ChunkHit chunk, int rank) {
-    const double score = 1.0 / (kRrfK + rank);
-    auto [entry, inserted] = fused.try_emplace({chunk.document_id, chunk.content});
+  std::map<std::pair<DocumentId, std::int32_t>, Item> fused;
+  const auto add = [&](ChunkHit chunk, int rank) {
+    const std::int32_t ordinal = grouping == SearchGrouping::kChunk ? chunk.ordinal : 0;
+    auto [entry, inserted] = fused.try_emplace({chunk.document_id, ordinal});
     if (inserted) entry->second.chunk = std::move(chunk);
-    entry->second.score += score;
+    entry->second.score += 1.0 / (kRrfK + rank);
   };
   int rank = 0;
-  for (ChunkHit& hit : chunks_.Search(parsed, depth)) add(std::move(hit), ++rank);
+  for (ChunkHit& hit : by_words) add(std::move(hit), ++rank);
   rank = 0;
-  for (SemanticHit& hit : by_meaning) add(ChunkOf(std::move(hit)), ++rank);
-  std::vector<Fused> ranked;
+  for (ChunkHit& hit : by_meaning) add(std::move(hit), ++rank);
+  std::vector<Item> ranked;
   ranked.reserve(fused.size());
   for (auto& [identity, entry] : fused) ranked.push_back(std::move(entry));
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Fused& a, const Fused& b) {
-    return a.score > b.score;  // ties keep (document, text) order
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Item& a, const Item& b) {
+    return a.score > b.score;  // ties keep (document, chunk) order
   });
-  if (std::ssize(ranked) > count) ranked.resize(static_cast<std::size_t>(count));
-  for (Fused& entry : ranked) {
+  if (std::ssize(ranked) > limit) ranked.resize(static_cast<std::size_t>(limit));
+  SearchResults results;
+  results.mode = SearchMode::kHybrid;
+  for (Item& entry : ranked) {
     entry.chunk.score = entry.score;
-    results.items.push_back(HitOf(std::move(entry.chunk), parsed));
+    results.items.push_back(HitOf(std::move(entry.chunk), query));
   }
   return results;
 }

@@ -1,6 +1,7 @@
 #include "app/search_query.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <tuple>
 #include <utility>
@@ -11,26 +12,114 @@
 namespace docgate {
 namespace {
 
-void AddPhrase(std::string_view text, SearchQuery& query) {
-  SearchPhrase phrase{std::string(text), {}};
+// Folded (NFKC_Casefold) words of a question that carry no topic, sorted for binary search: the
+// Chinese question words, copulas, particles, pronouns and conjunctions ICU's dictionary cuts out
+// of a question, and the English stop words of questions (their contractions included).
+constexpr std::array kStopWords = std::to_array<std::string_view>({
+    "a",      "about",  "am",       "an",       "and",     "any",   "are",   "aren't", "as",
+    "at",     "be",     "been",     "being",    "but",     "by",    "can",   "can't",  "cannot",
+    "could",  "did",    "do",       "does",     "doesn't", "doing", "don't", "for",    "from",
+    "had",    "has",    "have",     "here",     "how",     "how's", "i",     "if",     "in",
+    "into",   "is",     "isn't",    "it",       "it's",    "its",   "may",   "me",     "might",
+    "must",   "my",     "of",       "on",       "or",      "our",   "shall", "should", "so",
+    "some",   "that",   "the",      "their",    "them",    "then",  "there", "these",  "they",
+    "this",   "those",  "to",       "us",       "was",     "we",    "were",  "what",   "what's",
+    "when",   "where",  "which",    "who",      "whom",    "whose", "why",   "will",   "with",
+    "would",  "you",    "your",     "一下",     "为什么",  "为何",  "么",    "之",     "了",
+    "什么",   "什么是", "什么时候", "什么样",   "他",      "他们",  "以及",  "会",     "会不会",
+    "你",     "你们",   "吗",       "吧",       "呀",      "呢",    "和",    "咋",     "咋样",
+    "哪",     "哪个",   "哪些",     "哪儿",     "哪种",    "哪里",  "啊",    "啥",     "嘛",
+    "在",     "多少",   "她",       "如何",     "它",      "我",    "我们",  "或",     "或者",
+    "是",     "是不是", "是否",     "有",       "有没有",  "的",    "着",    "能",     "能不能",
+    "能否",   "要不要", "该",       "请",       "请问",    "还是",  "这",    "这个",   "这些",
+    "那",     "那个",   "那些",     "可不可以", "可否",    "与",    "及",    "怎么",   "怎么办",
+    "怎么样", "怎样",   "为啥",     "地",       "得",      "过",
+});
+
+// kStopWords sorted (by bytes), made once.
+const std::vector<std::string_view>& SortedStopWords() {
+  static const std::vector<std::string_view> sorted = [] {
+    std::vector<std::string_view> words(kStopWords.begin(), kStopWords.end());
+    std::sort(words.begin(), words.end());
+    return words;
+  }();
+  return sorted;
+}
+
+// Adds `text` as one phrase of its terms, unless it has none. A phrase of the same terms as an
+// earlier one is that one, required if either is.
+void AddPhrase(std::string_view text, bool required, SearchQuery& query) {
+  SearchPhrase phrase{std::string(text), {}, required};
   for (AnalyzedTerm& term : AnalyzeText(text, AnalyzerUse::kQuery)) {
     phrase.terms.push_back(std::move(term.term));
   }
   if (phrase.terms.empty()) return;
-  const bool repeated = std::any_of(query.phrases.begin(), query.phrases.end(),
+  const auto earlier = std::find_if(query.phrases.begin(), query.phrases.end(),
                                     [&](const SearchPhrase& p) { return p.terms == phrase.terms; });
-  if (!repeated) query.phrases.push_back(std::move(phrase));
+  if (earlier == query.phrases.end()) {
+    query.phrases.push_back(std::move(phrase));
+  } else {
+    earlier->required = earlier->required || required;
+  }
+}
+
+// Adds each term of `text` as an optional phrase of its own, with the text it was made of.
+void AddTerms(std::string_view text, SearchQuery& query) {
+  for (const AnalyzedTerm& term : AnalyzeText(text, AnalyzerUse::kQuery)) {
+    AddPhrase(text.substr(term.begin, term.end - term.begin), false, query);
+  }
+}
+
+// The optional phrases of unquoted text (ParseSearchQuery).
+void AddWords(std::string_view text, SearchQuery& query) {
+  constexpr std::size_t kNone = std::string_view::npos;
+  std::size_t run_begin = kNone;  // the Han and kana words not yet added, as one byte range
+  std::size_t run_end = 0;
+  std::size_t previous_begin = kNone;  // the word before, when it was of another script
+  std::string previous_folded;
+  const auto flush_run = [&] {
+    if (run_begin != kNone) AddTerms(text.substr(run_begin, run_end - run_begin), query);
+    run_begin = kNone;
+  };
+  for (const TextWord& word : SegmentWords(text)) {
+    if (IsQueryStopWord(word.folded)) {
+      flush_run();
+      previous_begin = kNone;
+    } else if (word.bigram_script) {
+      if (run_end != word.begin) flush_run();
+      if (run_begin == kNone) run_begin = word.begin;
+      run_end = word.end;
+      previous_begin = kNone;
+    } else {
+      flush_run();
+      AddTerms(text.substr(word.begin, word.end - word.begin), query);
+      if (previous_begin != kNone && previous_folded != word.folded) {
+        AddPhrase(text.substr(previous_begin, word.end - previous_begin), false, query);
+      }
+      previous_begin = word.begin;
+      previous_folded = word.folded;
+    }
+  }
+  flush_run();
+}
+
+// The words of `text` (SearchWords: control characters and bytes that are not UTF-8 are
+// whitespace) joined by single spaces.
+std::string CleanWords(std::string_view text) {
+  std::string words;
+  for (const std::string& word : SearchWords(text)) words += (words.empty() ? "" : " ") + word;
+  return words;
 }
 
 }  // namespace
 
-SearchPhrase SearchQuery::Joined() const {
-  SearchPhrase joined;
-  for (const SearchPhrase& phrase : phrases) {
-    joined.text += (joined.text.empty() ? "" : " ") + phrase.text;
-    joined.terms.insert(joined.terms.end(), phrase.terms.begin(), phrase.terms.end());
-  }
-  return joined;
+bool IsQueryStopWord(std::string_view folded) {
+  return std::binary_search(SortedStopWords().begin(), SortedStopWords().end(), folded);
+}
+
+bool SearchQuery::HasRequired() const {
+  return std::any_of(phrases.begin(), phrases.end(),
+                     [](const SearchPhrase& phrase) { return phrase.required; });
 }
 
 SearchQuery ParseSearchQuery(std::string_view text) {
@@ -38,14 +127,11 @@ SearchQuery ParseSearchQuery(std::string_view text) {
   bool quoted = false;
   while (!text.empty()) {
     const std::size_t quote = text.find('"');
-    const std::string_view part = text.substr(0, quote);
+    const std::string cleaned = CleanWords(text.substr(0, quote));
     if (quoted) {
-      // Whitespace only separates words, so a phrase's own text is what SearchWords keeps of it.
-      std::string words;
-      for (const std::string& word : SearchWords(part)) words += (words.empty() ? "" : " ") + word;
-      AddPhrase(words, query);
+      AddPhrase(cleaned, true, query);
     } else {
-      for (const std::string& word : SearchWords(part)) AddPhrase(word, query);
+      AddWords(cleaned, query);
     }
     if (quote == std::string_view::npos) break;
     text.remove_prefix(quote + 1);

@@ -1,7 +1,8 @@
 #pragma once
 
-// A user's search text as docgate matches it, the same on every backend (issue 16): phrases of
-// the text analyzer's terms (app/text_analyzer.h), every phrase required.
+// A user's search text as docgate matches it, the same on every backend (issues 16 and 34): a
+// bag of optional terms that rank (BM25-like in the engines), and phrases in double quotes that a
+// hit must hold. Words are the text analyzer's terms (app/text_analyzer.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -16,24 +17,35 @@ struct SearchPhrase {
   std::string text;                // the user's text of the phrase, for an engine that analyses it
                                    // itself with docgate's analyzer (SQLite's FTS5 tokenizer)
   std::vector<std::string> terms;  // the analyzer's terms of `text`, analysed as a query
+  bool required = false;           // quoted: every hit holds it; else it only ranks the hits
   bool operator==(const SearchPhrase&) const = default;
 };
 
-// Every phrase must match. No phrase: the query matches nothing.
+// A hit holds every required phrase and, when the query has no required phrase, at least one
+// optional one. The engines rank hits by the optional and required phrases they hold, the rarer
+// the more. No phrase: the query matches nothing.
 struct SearchQuery {
   std::vector<SearchPhrase> phrases;
   bool empty() const { return phrases.empty(); }
-  // All the phrases as one, in order (their texts joined by a space, their terms in turn): what
-  // the engines OR with a query of several phrases, so chunks holding them adjacent rank first.
-  SearchPhrase Joined() const;
+  bool HasRequired() const;
 };
 
-// The text between two double quotes is one phrase (a quote left open runs to the end of the
-// text); any other word (SearchWords, core/search_text.h: split at whitespace) is a phrase of its
-// own, so 知识库 is the phrase 知识 识库 and e-mail the phrase e mail. Phrases without terms
-// (punctuation only) are dropped, and so is a phrase equal to an earlier one. Nothing of the text
-// is syntax but the double quote.
+// The text between two double quotes is one required phrase (a quote left open runs to the end of
+// the text). Everything else is cut into words by ICU's dictionary (SegmentWords), and a word that
+// is a question word, a particle or a stop word (什么, 如何, 是否, 吗, 的, 了, "how", "the", ...:
+// IsQueryStopWord) is dropped. The rest become optional phrases:
+// - Han and kana words standing together (no space or dropped word between) form a run, and each
+//   of the run's analyzer terms (its bigrams; one character alone) is an optional phrase of one
+//   term. The bigram across two words (置网 of 配置网络) ranks the words side by side higher.
+// - Each term of any other word is an optional phrase of one term, and two such words in a row an
+//   optional phrase of their terms (dead letter), which ranks them side by side higher.
+// Phrases without terms (punctuation only) are dropped, and so is a phrase equal to an earlier
+// one. Nothing of the text is syntax but the double quote.
 SearchQuery ParseSearchQuery(std::string_view text);
+
+// Whether the folded word (NFKC_Casefold, unstemmed) carries nothing a search could match on: a
+// Chinese question word, copula or particle, or an English stop word of questions.
+bool IsQueryStopWord(std::string_view folded);
 
 // Bytes [begin, end) of a text where phrase number `phrase` of a query occurs.
 struct PhraseMatch {

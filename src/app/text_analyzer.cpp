@@ -35,6 +35,7 @@ class Analyzer {
   }
 
   std::vector<AnalyzedTerm> Analyze(std::string_view text, AnalyzerUse use);
+  std::vector<TextWord> Segment(std::string_view text);
 
  private:
   // A character of a run of Han or kana, at its byte offsets.
@@ -296,11 +297,44 @@ std::vector<AnalyzedTerm> Analyzer::Analyze(std::string_view text, AnalyzerUse u
   return terms;
 }
 
+std::vector<TextWord> Analyzer::Segment(std::string_view text) {
+  std::vector<TextWord> words;
+  UErrorCode status = U_ZERO_ERROR;
+  UText* ut = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
+  if (U_FAILURE(status)) return words;
+  words_->setText(ut, status);
+  std::size_t start = 0;
+  for (int32_t next = words_->next(); U_SUCCESS(status) && next != icu::BreakIterator::DONE;
+       next = words_->next()) {
+    const auto end = static_cast<std::size_t>(next);
+    if (words_->getRuleStatus() >= UBRK_WORD_NONE_LIMIT) {
+      bool bigram = true;
+      for (std::size_t i = start; i < end && bigram;) {
+        UChar32 c;
+        U8_NEXT(text.data(), i, end, c);
+        bigram = c >= 0 && (IsBigramScript(c) || IsSoundMark(c));
+      }
+      std::string folded = Fold(text.substr(start, end - start));
+      if (!folded.empty()) words.push_back(TextWord{std::move(folded), start, end, bigram});
+    }
+    start = end;
+  }
+  utext_close(ut);
+  return words;
+}
+
+// This thread's analyzer.
+Analyzer& ThreadAnalyzer() {
+  thread_local Analyzer analyzer;
+  return analyzer;
+}
+
 }  // namespace
 
+std::vector<TextWord> SegmentWords(std::string_view text) { return ThreadAnalyzer().Segment(text); }
+
 std::vector<AnalyzedTerm> AnalyzeText(std::string_view text, AnalyzerUse use) {
-  thread_local Analyzer analyzer;
-  return analyzer.Analyze(text, use);
+  return ThreadAnalyzer().Analyze(text, use);
 }
 
 }  // namespace docgate

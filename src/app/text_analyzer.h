@@ -52,4 +52,19 @@ struct AnalyzedTerm {
 // previous term's position follows it).
 std::vector<AnalyzedTerm> AnalyzeText(std::string_view text, AnalyzerUse use);
 
+// A word of a text as ICU's word BreakIterator finds it (by its dictionary in Han and kana), with
+// its NFKC_Casefold form, unstemmed.
+struct TextWord {
+  std::string folded;
+  std::size_t begin = 0;  // byte offsets in the text
+  std::size_t end = 0;
+  bool bigram_script = false;  // every character is Han or kana (indexed as bigrams)
+  bool operator==(const TextWord&) const = default;
+};
+
+// The words of `text` in order (punctuation and whitespace are none): what a query is made of
+// before its words become terms (app/search_query.h), so that a question word or a particle can
+// be told from the words around it (如何配置 -> 如何, 配置). Never throws; thread-safe.
+std::vector<TextWord> SegmentWords(std::string_view text);
+
 }  // namespace docgate

@@ -107,8 +107,9 @@ class ConsumerContractFixture : public ::testing::Test {
   }
 
   // The chunk index's hits for a user's search text.
-  std::vector<ChunkHit> Search(const std::string& text, int limit = 10) {
-    return chunks().Search(ParseSearchQuery(text), limit);
+  std::vector<ChunkHit> Search(const std::string& text, int limit = 10,
+                               SearchGrouping grouping = SearchGrouping::kChunk) {
+    return chunks().Search(ParseSearchQuery(text), limit, grouping);
   }
   std::vector<DocumentId> HitIds(const std::string& text, int limit = 10) {
     std::vector<DocumentId> ids;

@@ -155,18 +155,29 @@ TEST_P(ConsumersInProcessTest, AnApprovedDocumentGetsItsPreviewAndIsSearchable) 
 
   const auto hits = Get("/api/v1/search?q=zqpreviewx", Bob());
   ASSERT_EQ(hits.status(), 200u) << hits.body();
-  // One hit per matching chunk: the marker may sit in two, when an overlap repeats it.
-  ASSERT_GE(hits.json()["items"].size(), 1u) << hits.body();
-  ASSERT_LE(hits.json()["items"].size(), 2u) << hits.body();
+  ASSERT_EQ(hits.json()["items"].size(), 1u) << "one item per document: " << hits.body();
   const json hit = hits.json()["items"][0];
   EXPECT_EQ(hit["document_id"], id);
   EXPECT_EQ(hit["version"], 1);
   EXPECT_EQ(hit["title"], "Travel policy");
   EXPECT_NE(hit["snippet"].get<std::string>().find("zqpreviewx"), std::string::npos) << hit;
   EXPECT_GT(hit["score"].get<double>(), 0);
-  const auto several = Get("/api/v1/search?q=policy&limit=50", Bob());
+  EXPECT_EQ(hit["section"], "");
+  // By chunk: one item per matching chunk (the marker may sit in two, when an overlap repeats it).
+  const auto by_chunk = Get("/api/v1/search?q=zqpreviewx&group=chunk", Bob());
+  ASSERT_EQ(by_chunk.status(), 200u) << by_chunk.body();
+  ASSERT_GE(by_chunk.json()["items"].size(), 1u) << by_chunk.body();
+  ASSERT_LE(by_chunk.json()["items"].size(), 2u) << by_chunk.body();
+  EXPECT_EQ(by_chunk.json()["items"][0]["chunk_index"], hit["chunk_index"]) << "the best chunk";
+  for (const json& item : by_chunk.json()["items"]) {
+    const auto index = item["chunk_index"].get<std::size_t>();
+    ASSERT_LT(index, chunks.size());
+    EXPECT_NE(chunks[index].find("zqpreviewx"), std::string::npos) << index;
+  }
+  const auto several = Get("/api/v1/search?q=policy&limit=50&group=chunk", Bob());
   ASSERT_EQ(several.status(), 200u);
   EXPECT_LE(several.json()["items"].size(), chunks.size());
+  ExpectProblem(Get("/api/v1/search?q=policy&group=section", Bob()), 400, "VALIDATION");
 
   EXPECT_TRUE(Get("/api/v1/search?q=zqdraftonlyx", Bob()).json()["items"].empty())
       << "a draft is not searchable";

@@ -216,10 +216,16 @@ TEST_P(EmbeddingsProcessTest, SearchRanksByMeaningFusesAndFallsBackToKeywordsWhe
   const auto semantic = Get(query + "&mode=semantic", Bob());
   ASSERT_EQ(semantic.status(), 200u) << semantic.body();
   EXPECT_EQ(semantic.json()["mode"], "semantic");
-  ASSERT_EQ(semantic.json()["items"].size(), 5u) << "every approved chunk, nearest first";
+  ASSERT_EQ(semantic.json()["items"].size(), 2u) << "every document by its nearest chunk";
   EXPECT_EQ(semantic.json()["items"][0]["snippet"], kParagraphs[1]);
+  EXPECT_EQ(semantic.json()["items"][0]["chunk_index"], 1);
   EXPECT_GT(semantic.json()["items"][0]["score"].get<double>(),
             semantic.json()["items"][1]["score"].get<double>());
+  const auto chunks = Get(query + "&mode=semantic&group=chunk", Bob());
+  ASSERT_EQ(chunks.status(), 200u) << chunks.body();
+  ASSERT_EQ(chunks.json()["items"].size(), 5u) << "every approved chunk, nearest first";
+  EXPECT_EQ(chunks.json()["items"][0], semantic.json()["items"][0]);
+  EXPECT_FALSE(semantic.json().contains("fallback"));
   const auto keyword = Get(query + "&mode=keyword", Bob());
   ASSERT_EQ(keyword.status(), 200u) << keyword.body();
   EXPECT_EQ(keyword.json()["mode"], "keyword");
@@ -238,6 +244,7 @@ TEST_P(EmbeddingsProcessTest, SearchRanksByMeaningFusesAndFallsBackToKeywordsWhe
       const auto fallback = Get(query + (i % 2 == 0 ? "&mode=semantic" : ""), Bob());
       ASSERT_EQ(fallback.status(), 200u) << fallback.body();
       ASSERT_EQ(fallback.json()["mode"], "keyword") << "it says it fell back";
+      ASSERT_EQ(fallback.json()["fallback"], "keyword");
       EXPECT_EQ(fallback.json()["items"], keyword.json()["items"]);
     }
     ASSERT_EQ(provider_.requests(), requests + 1) << "the fault was answered to a search";

@@ -2,35 +2,97 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 #include <tuple>
 #include <utility>
+
+#include "app/text_analyzer.h"
 
 namespace docgate {
 namespace {
 
 using RankedHit = std::tuple<double, DocumentId, std::size_t, ChunkHit>;  // (-score, id, ordinal)
 
-// Every chunk of the approved versions in `tables` in whose title or content each phrase occurs.
+// A chunk's text as the index sees it: the matches of each of the query's phrases in its title and
+// content, and its length in positions.
+struct ChunkTerms {
+  std::vector<double> frequency;  // per phrase: title matches weigh kTitleWeight, content 1
+  double length = 0;
+};
+
+constexpr double kTitleWeight = 2.5;
+constexpr double kK1 = 1.2;
+constexpr double kB = 0.75;
+
+double Positions(std::string_view text) {
+  const std::vector<AnalyzedTerm> terms = AnalyzeText(text, AnalyzerUse::kIndex);
+  return terms.empty() ? 0 : terms.back().position + 1.0;
+}
+
+ChunkTerms Analyse(const SearchQuery& query, const std::vector<PhraseMatch>& in_title,
+                   const std::string& title, const std::string& content) {
+  ChunkTerms chunk{std::vector<double>(query.phrases.size(), 0.0),
+                   Positions(title) + Positions(content)};
+  for (const PhraseMatch& match : in_title) chunk.frequency[match.phrase] += kTitleWeight;
+  for (const PhraseMatch& match : AnalyzedText(content).Find(query)) {
+    chunk.frequency[match.phrase] += 1;
+  }
+  return chunk;
+}
+
+bool IsHit(const SearchQuery& query, const ChunkTerms& chunk) {
+  bool any = false;
+  for (std::size_t p = 0; p < query.phrases.size(); ++p) {
+    if (query.phrases[p].required && chunk.frequency[p] == 0) return false;
+    any = any || chunk.frequency[p] > 0;
+  }
+  return any;
+}
+
+// Every chunk of the approved versions in `tables` that the query matches, scored by Okapi BM25
+// over the query's phrases like SQLite's bm25 (the title's matches weighted, idf from the chunks
+// of approved versions, floored at 1e-6).
 std::vector<RankedHit> Matches(const FakeTables& tables, const SearchQuery& query) {
-  std::vector<RankedHit> hits;
-  for (const auto& [id, chunks] : tables.chunks) {
-    const Document& doc = tables.documents.at(id);
-    if (doc.approved_version != chunks.version) continue;
-    const std::vector<PhraseMatch> in_title = AnalyzedText(chunks.title).Find(query);
-    for (std::size_t ordinal = 0; ordinal < chunks.contents.size(); ++ordinal) {
-      const std::string& content = chunks.contents[ordinal];
-      const std::vector<PhraseMatch> in_content = AnalyzedText(content).Find(query);
-      std::set<std::size_t> found;
-      for (const auto* matches : {&in_title, &in_content}) {
-        for (const PhraseMatch& match : *matches) found.insert(match.phrase);
-      }
-      if (found.size() < query.phrases.size()) continue;
-      const double score =
-          2.5 * static_cast<double>(in_title.size()) + static_cast<double>(in_content.size());
-      hits.emplace_back(-score, id, ordinal,
-                        ChunkHit{id, chunks.version, chunks.title, content, score});
+  struct Candidate {
+    DocumentId id;
+    std::int32_t version;
+    const std::string* title;
+    std::size_t ordinal;
+    const std::string* content;
+    ChunkTerms terms;
+  };
+  std::vector<Candidate> chunks;
+  for (const auto& [id, stored] : tables.chunks) {
+    if (tables.documents.at(id).approved_version != stored.version) continue;
+    const std::vector<PhraseMatch> in_title = AnalyzedText(stored.title).Find(query);
+    for (std::size_t ordinal = 0; ordinal < stored.contents.size(); ++ordinal) {
+      chunks.push_back(Candidate{id, stored.version, &stored.title, ordinal,
+                                 &stored.contents[ordinal],
+                                 Analyse(query, in_title, stored.title, stored.contents[ordinal])});
     }
+  }
+  const double total = static_cast<double>(chunks.size());
+  double lengths = 0;
+  std::vector<double> holding(query.phrases.size(), 0.0);
+  for (const Candidate& chunk : chunks) {
+    lengths += chunk.terms.length;
+    for (std::size_t p = 0; p < holding.size(); ++p) holding[p] += chunk.terms.frequency[p] > 0;
+  }
+  const double average = total > 0 ? lengths / total : 0;
+  std::vector<RankedHit> hits;
+  for (const Candidate& chunk : chunks) {
+    if (!IsHit(query, chunk.terms)) continue;
+    double score = 0;
+    for (std::size_t p = 0; p < holding.size(); ++p) {
+      const double idf = std::max(1e-6, std::log((total - holding[p] + 0.5) / (holding[p] + 0.5)));
+      const double f = chunk.terms.frequency[p];
+      const double norm = average > 0 ? chunk.terms.length / average : 1;
+      score += idf * f * (kK1 + 1) / (f + kK1 * (1 - kB + kB * norm));
+    }
+    hits.emplace_back(-score, chunk.id, chunk.ordinal,
+                      ChunkHit{chunk.id, chunk.version, *chunk.title, *chunk.content, score,
+                               static_cast<std::int32_t>(chunk.ordinal)});
   }
   return hits;
 }
@@ -40,7 +102,8 @@ std::vector<RankedHit> Matches(const FakeTables& tables, const SearchQuery& quer
 FakeChunkIndex::FakeChunkIndex(std::shared_ptr<FakeDatabase> database)
     : database_(std::move(database)) {}
 
-std::vector<ChunkHit> FakeChunkIndex::Search(const SearchQuery& query, int limit) {
+std::vector<ChunkHit> FakeChunkIndex::Search(const SearchQuery& query, int limit,
+                                             SearchGrouping grouping) {
   if (query.empty() || limit <= 0) return {};
   std::vector<RankedHit> hits =
       database_->Read([&](const FakeTables& tables) { return Matches(tables, query); });
@@ -49,8 +112,11 @@ std::vector<ChunkHit> FakeChunkIndex::Search(const SearchQuery& query, int limit
            std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b));
   });
   std::vector<ChunkHit> page;
+  std::set<DocumentId> documents;
   for (auto& hit : hits) {
     if (static_cast<int>(page.size()) >= limit) break;
+    const bool first = documents.insert(std::get<1>(hit)).second;
+    if (grouping == SearchGrouping::kDocument && !first) continue;
     page.push_back(std::move(std::get<3>(hit)));
   }
   return page;

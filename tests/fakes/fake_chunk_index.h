@@ -15,16 +15,17 @@ namespace docgate {
 // the databases' foreign keys.
 //
 // Its full-text search matches like the engines' (docgate's text analyzer through AnalyzedText,
-// app/search_query.h: every phrase in the chunk's title or content) and ranks crudely: the score
-// is the number of phrase occurrences, those in the title counted 2.5 times (no length
-// normalisation, no rarity). Only the chunks of a document's approved version are found.
+// app/search_query.h: every required phrase, or any optional one, in the chunk's title or content)
+// and ranks by Okapi BM25 over the query's phrases as SQLite's bm25 does (k1 1.2, b 0.75, title
+// matches counted 2.5 times). Only the chunks of a document's approved version are found.
 //
 // Thread-safe.
 class FakeChunkIndex final : public ChunkIndex {
  public:
   explicit FakeChunkIndex(std::shared_ptr<FakeDatabase> database);
 
-  std::vector<ChunkHit> Search(const SearchQuery& query, int limit) override;
+  std::vector<ChunkHit> Search(const SearchQuery& query, int limit,
+                               SearchGrouping grouping) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:

@@ -245,7 +245,8 @@ TEST_F(PgConnectionPoolTest, AReadWhoseAnswerIsLostIsRunAgain) {
   TcpProxy proxy(PortOfUrl(db_.url()));
   const auto store = StoreThrough(proxy);
   proxy.DropAnswerTo("'unfind'");  // the query's term (its stem) as the tsquery sent holds it
-  EXPECT_TRUE(store->chunks->Search(ParseSearchQuery("unfindable"), 10).empty());
+  EXPECT_TRUE(
+      store->chunks->Search(ParseSearchQuery("unfindable"), 10, SearchGrouping::kChunk).empty());
   EXPECT_TRUE(proxy.answer_dropped());
 }
 

@@ -273,9 +273,11 @@ TEST_F(PgDocumentStoreTest, Migration0008IndexesTheChunksAlreadyWrittenWithTheAn
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document_chunk WHERE search_terms IS NULL"), 0);
   for (const char* query : {"权限", "死信队列", "redis", "消息"}) {
     // 权限, 死信队列, redis, 消息 (the title's and the second chunk's)
-    EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10).empty()) << query;
+    EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10, SearchGrouping::kChunk).empty())
+        << query;
   }
-  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("死信"), 10).size(), 1u);  // 死信
+  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("死信"), 10, SearchGrouping::kChunk).size(),
+            1u);  // 死信
 }
 
 // Migration 0009: the terms written by the analyzer of 0008 (a Russian word unstemmed) are
@@ -291,7 +293,10 @@ TEST_F(PgDocumentStoreTest, Migration0009AnalysesEveryChunkAgain) {
       "UPDATE kh_document_chunk SET content = '\u0431\u0430\u0437\u044b',"
       " search_terms = '''\u0431\u0430\u0437\u044b'':3B'");  // базы, as 0008 wrote it
   Stores stores = OpenPgStores(Config());  // applies 0009, then analyses the chunks again
-  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("\u0431\u0430\u0437\u0430"), 10).size(), 2u)
+  EXPECT_EQ(stores.chunks
+                ->Search(ParseSearchQuery("\u0431\u0430\u0437\u0430"), 10, SearchGrouping::kChunk)
+                .size(),
+            2u)
       << "база finds базы by its stem";
 }
 

@@ -182,9 +182,12 @@ TEST_F(SqliteDocumentStoreTest, Migration0008IndexesTheChunksAlreadyWrittenWithT
   Stores stores = Open();  // applies 0008
   for (const char* query : {"\u6743\u9650", "\u6b7b\u4fe1\u961f\u5217", "redis", "\u6d88\u606f"}) {
     // 权限, 死信队列, redis, 消息 (the title's and the second chunk's)
-    EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10).empty()) << query;
+    EXPECT_FALSE(stores.chunks->Search(ParseSearchQuery(query), 10, SearchGrouping::kChunk).empty())
+        << query;
   }
-  EXPECT_EQ(stores.chunks->Search(ParseSearchQuery("\u6b7b\u4fe1"), 10).size(), 1u);  // 死信
+  EXPECT_EQ(
+      stores.chunks->Search(ParseSearchQuery("\u6b7b\u4fe1"), 10, SearchGrouping::kChunk).size(),
+      1u);  // 死信
 }
 
 TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {

@@ -34,8 +34,6 @@ struct FakeStoreFactory {
     return std::make_shared<FakeOutboxStore>(database);
   }
   void AgeClaims(std::chrono::milliseconds by) { claim_clock.Advance(by); }
-  // FakeChunkIndex ranks by counting matches (ChunkIndexContract asks less of its order).
-  static constexpr bool kCrudeRanking = true;
 };
 
 }  // namespace

@@ -499,8 +499,8 @@ TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
         << operation.key;
   }
   // documents: status, author_id, limit, after; reviews: status, limit, after; search: q, limit,
-  // mode
-  EXPECT_EQ(checked, 10);
+  // mode, group
+  EXPECT_EQ(checked, 11);
 }
 
 }  // namespace

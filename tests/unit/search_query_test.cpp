@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_text_search.h"
+#include "adapters/sqlite/sqlite_fts_query.h"
 #include "app/snippet.h"
 
 namespace docgate {
@@ -54,24 +55,65 @@ std::string Marked(const Snippet& snippet) {
   return out;
 }
 
-TEST(SearchQuery, EachWordIsAPhraseAndQuotesJoinWords) {
-  EXPECT_EQ(PhraseTerms("知识库 Locks"),
-            (std::vector<std::vector<std::string>>{{"知识", "识库"}, {"lock"}}));
-  EXPECT_EQ(PhraseTerms("\"dead letter\" queue"),
-            (std::vector<std::vector<std::string>>{{"dead", "letter"}, {"queue"}}));
-  EXPECT_EQ(PhraseTerms("\"open quote runs on"),
-            (std::vector<std::vector<std::string>>{{"open", "quot", "run", "on"}}));
-  EXPECT_EQ(PhraseTerms("e-mail"), (std::vector<std::vector<std::string>>{{"e", "mail"}}));
+using Phrases = std::vector<std::vector<std::string>>;
+
+// The terms of the query's required phrases.
+Phrases RequiredTerms(std::string_view text) {
+  Phrases out;
+  for (const SearchPhrase& phrase : ParseSearchQuery(text).phrases) {
+    if (phrase.required) out.push_back(phrase.terms);
+  }
+  return out;
+}
+
+TEST(SearchQuery, EachTermIsAnOptionalPhraseAndQuotesMakeARequiredOne) {
+  EXPECT_EQ(PhraseTerms("知识库 Locks"), (Phrases{{"知识"}, {"识库"}, {"lock"}}));
+  EXPECT_EQ(PhraseTerms("\"dead letter\" queue"), (Phrases{{"dead", "letter"}, {"queue"}}));
+  EXPECT_EQ(RequiredTerms("\"dead letter\" queue"), (Phrases{{"dead", "letter"}}));
+  EXPECT_EQ(RequiredTerms("\"open quote runs on"), (Phrases{{"open", "quot", "run", "on"}}))
+      << "a quote left open runs to the end; stop words stay in a quoted phrase";
+  EXPECT_TRUE(RequiredTerms("redis 锁").empty());
+  EXPECT_EQ(RequiredTerms("redis \"redis\""), (Phrases{{"redi"}}))
+      << "a repeat is the earlier phrase, required as the quoted one is";
+}
+
+TEST(SearchQuery, AdjacentWordsOfOtherScriptsAlsoMakeAPhraseThatRanksThemTogether) {
+  EXPECT_EQ(PhraseTerms("dead letter queue"),
+            (Phrases{{"dead"}, {"letter"}, {"dead", "letter"}, {"queue"}, {"letter", "queue"}}));
+  EXPECT_EQ(PhraseTerms("GNU/Linux"), (Phrases{{"gnu"}, {"linux"}, {"gnu", "linux"}}));
+  EXPECT_EQ(PhraseTerms("dead of letter"), (Phrases{{"dead"}, {"letter"}}))
+      << "a dropped stop word parts them";
+}
+
+TEST(SearchQuery, QuestionWordsAndParticlesAreDropped) {
+  // 如何 / 在 / 上 are dropped or kept by the dictionary's words, not by characters.
+  EXPECT_EQ(PhraseTerms("如何配置网络代理？"),
+            (Phrases{{"配置"}, {"置网"}, {"网络"}, {"络代"}, {"代理"}}));
+  EXPECT_EQ(PhraseTerms("Debian 一词如何发音，有什么含义？"),
+            (Phrases{{"debian"}, {"一词"}, {"发音"}, {"含义"}}));
+  EXPECT_EQ(PhraseTerms("什么是 Debian GNU/Linux？"),
+            (Phrases{{"debian"}, {"gnu"}, {"debian", "gnu"}, {"linux"}, {"gnu", "linux"}}));
+  EXPECT_EQ(PhraseTerms("数据库的备份"), (Phrases{{"数据"}, {"据库"}, {"备份"}}))
+      << "的 parts the words: no bigram 库的 or 的备";
+  EXPECT_EQ(PhraseTerms("锁是什么"), (Phrases{{"锁"}})) << "a word of one character alone";
+  EXPECT_EQ(PhraseTerms("What is the lock timeout?"),
+            (Phrases{{"lock"}, {"timeout"}, {"lock", "timeout"}}));
+  for (const std::string_view only : {"什么是", "如何？", "是不是呢", "how is it", "What's that"}) {
+    EXPECT_TRUE(ParseSearchQuery(only).empty()) << only;
+  }
+  EXPECT_FALSE(IsQueryStopWord("配置"));
+  EXPECT_TRUE(IsQueryStopWord("如何"));
+  EXPECT_TRUE(IsQueryStopWord("the"));
 }
 
 TEST(SearchQuery, PunctuationAndRepeatsAreDropped) {
   EXPECT_TRUE(ParseSearchQuery("").empty());
   EXPECT_TRUE(ParseSearchQuery("\"\" () ，。 !!!").empty());
-  EXPECT_EQ(PhraseTerms("Redis redis ＲＥＤＩＳ"),
-            (std::vector<std::vector<std::string>>{{"redi"}}));
+  EXPECT_EQ(PhraseTerms("Redis redis ＲＥＤＩＳ"), (Phrases{{"redi"}}));
   const SearchQuery query = ParseSearchQuery("Redis\"的锁\"");
   ASSERT_EQ(query.phrases.size(), 2u);
   EXPECT_EQ(query.phrases[1].text, "的锁") << "the text an engine with the analyzer re-reads";
+  EXPECT_TRUE(query.phrases[1].required);
 }
 
 TEST(SearchQuery, FindLocatesEveryPhraseInTheOriginalText) {
@@ -139,11 +181,23 @@ TEST(PgTextSearch, TitleTermsAreWeightAAndContentTermsBAfterAGap) {
   EXPECT_EQ(TsVectorLiteral("", ""), "");
 }
 
-TEST(PgTextSearch, PhrasesAreAdjacentTermsAndAllAreRequired) {
-  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("知识库 it's")),
-            "(('知识' <-> '识库') & ('it''s')) | ('知识' <-> '识库' <-> 'it''s')");
+TEST(PgTextSearch, OptionalPhrasesAreOredAndRequiredOnesAnded) {
+  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("知识库 o'clock")),
+            "('知识') | ('识库') | ('o''clock')");
+  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("\"知识库\" lock \"死信\"")),
+            "('知识' <-> '识库') & ('死信') & (('知识' <-> '识库') | ('lock'))");
+  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("\"知识库\"")), "('知识' <-> '识库')");
   EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("锁")), "('锁')");
   EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("!!!")), "");
+}
+
+TEST(SqliteFtsQuery, OptionalPhrasesAreOredAndRequiredOnesAnded) {
+  EXPECT_EQ(FtsQuery(ParseSearchQuery("知识库 o'clock")), "\"知识\" OR \"识库\" OR \"o'clock\"");
+  EXPECT_EQ(FtsQuery(ParseSearchQuery("\"知识库\" lock \"say hi\"")),
+            "\"知识库\" AND \"say hi\" AND (\"知识库\" OR \"lock\")");
+  EXPECT_EQ(FtsQuery(ParseSearchQuery("NEAR(x* OR y)")), "\"NEAR\" OR \"x\" OR \"NEAR(x\" OR \"y\"")
+      << "operators are words in strings";
+  EXPECT_EQ(FtsQuery(ParseSearchQuery("!!!")), "");
 }
 
 TEST(PgTextSearch, PostgresLimitsAreKept) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,8 +35,8 @@ class SemanticSearchTest : public ::testing::Test, protected PublishingDesk {
     }
   }
   Result<SearchResults> Search(const std::string& query, std::optional<SearchMode> mode,
-                               int limit = 10) {
-    return reader_.Search(query, limit, mode);
+                               int limit = 10, SearchGrouping grouping = SearchGrouping::kChunk) {
+    return reader_.Search(query, limit, mode, grouping);
   }
   // (document, snippet text) of each item, in order.
   static std::vector<std::pair<DocumentId, std::string>> Items(const SearchResults& results) {
@@ -109,8 +110,48 @@ TEST_F(SemanticSearchTest, WithTheProviderDownSearchesAnswerByKeywordsAndSaySo) 
     const auto results = Search("行锁", mode);
     ASSERT_TRUE(results.ok());
     EXPECT_EQ(results->mode, SearchMode::kKeyword) << "the fallback is said";
+    EXPECT_EQ(results->keyword_fallback, mode != SearchMode::kKeyword);
     EXPECT_EQ(Items(*results), Items(*keyword));
   }
+  EXPECT_FALSE(keyword->keyword_fallback);
+}
+
+// Issue 34: hybrid over documents fuses each side's document ranking (a document's rank there is
+// its best chunk's), and a document both sides find is shown by its keyword chunk.
+TEST_F(SemanticSearchTest, HybridOverDocumentsFusesEachSidesDocumentRanks) {
+  const DocumentId handbook = Publish("评审手册", kLocks + "\n\n" + kOutbox);
+  const DocumentId runbook =
+      Publish("运维手册", kSearch + "\n\n数据库的行锁与 Redis 锁：行锁才是保证，锁只是闸门。");
+  const DocumentId other = Publish("发布说明", kOutbox + "\n\n" + kSearch);
+  Embed();
+  const std::string query = "行锁";
+  const auto by_words = Search(query, SearchMode::kKeyword, 50, SearchGrouping::kDocument);
+  const auto by_meaning = Search(query, SearchMode::kSemantic, 50, SearchGrouping::kDocument);
+  const auto hybrid = Search(query, SearchMode::kHybrid, 50, SearchGrouping::kDocument);
+  ASSERT_TRUE(by_words.ok() && by_meaning.ok() && hybrid.ok());
+  std::map<DocumentId, double> expected;
+  std::set<DocumentId> seen;
+  for (const auto* side : {&*by_words, &*by_meaning}) {
+    seen.clear();
+    for (std::size_t i = 0; i < side->items.size(); ++i) {
+      EXPECT_TRUE(seen.insert(side->items[i].document_id).second) << "each document once";
+      expected[side->items[i].document_id] += 1.0 / (kRrfK + static_cast<double>(i + 1));
+    }
+  }
+  EXPECT_EQ(by_meaning->items.size(), 3u) << "every document, by its nearest chunk";
+  ASSERT_EQ(hybrid->items.size(), expected.size());
+  ASSERT_EQ(hybrid->items.size(), 3u);
+  for (std::size_t i = 0; i < hybrid->items.size(); ++i) {
+    const SearchHit& hit = hybrid->items[i];
+    EXPECT_DOUBLE_EQ(hit.score, expected.at(hit.document_id)) << i;
+    if (i > 0) {
+      EXPECT_LE(hit.score, hybrid->items[i - 1].score);
+    }
+    if (hit.document_id == handbook || hit.document_id == runbook) {
+      EXPECT_FALSE(hit.snippet.highlights.empty()) << "the keyword chunk stands for it";
+    }
+  }
+  EXPECT_NE(expected.find(other), expected.end());
 }
 
 TEST_F(SemanticSearchTest, VectorsStoredLaterAreFoundByTheNextSearch) {

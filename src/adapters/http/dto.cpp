@@ -149,13 +149,17 @@ json ToJson(const SearchResults& results) {
                          {"title", hit.title},
                          {"snippet", hit.snippet.text},
                          {"highlights", std::move(highlights)},
-                         {"score", hit.score}});
+                         {"score", hit.score},
+                         {"chunk_index", hit.chunk_index},
+                         {"section", hit.section}});
   }
   std::string_view mode;
   for (const auto& [value, name] : kSearchModes) {
     if (value == results.mode) mode = name;
   }
-  return json{{"mode", mode}, {"items", std::move(items)}};
+  json body{{"mode", mode}, {"items", std::move(items)}};
+  if (results.keyword_fallback) body["fallback"] = "keyword";
+  return body;
 }
 
 json ToJson(const Page<Document>& page) {

@@ -94,6 +94,7 @@ const std::vector<std::pair<std::string_view, std::string_view>> kCatalog = {
     {"limit must be an integer, got '{}'", "limit 必须是整数，收到的是“{}”"},
     {"mode must be keyword, semantic or hybrid, got '{}'",
      "mode 必须是 keyword、semantic 或 hybrid，收到的是“{}”"},
+    {"group must be document or chunk, got '{}'", "group 必须是 document 或 chunk，收到的是“{}”"},
     {"after must be a cursor from a previous page, got '{}'",
      "after 必须是上一页返回的游标，收到的是“{}”"},
     {"status must be draft, pending_review, approved or rejected, got '{}'",

@@ -96,6 +96,13 @@ Result<std::optional<SearchMode>> SearchModeParam(const QueryParams& query) {
   return std::optional<SearchMode>{*mode};
 }
 
+Result<SearchGrouping> SearchGroupingParam(const QueryParams& query) {
+  const auto it = query.find("group");
+  if (it == query.end() || it->second == "document") return SearchGrouping::kDocument;
+  if (it->second == "chunk") return SearchGrouping::kChunk;
+  return Invalid("group must be document or chunk, got '" + it->second + "'");
+}
+
 Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query) {
   const auto it = query.find("after");
   if (it == query.end()) return std::optional<std::int64_t>{};
@@ -446,7 +453,7 @@ Result<HttpResponse> RestApi::GetPreview(const RouteContext& ctx, const Actor&) 
 }
 
 Result<HttpResponse> RestApi::Search(const RouteContext& ctx, const Actor&) const {
-  auto query = Query(ctx, {"q", "limit", "mode"});
+  auto query = Query(ctx, {"q", "limit", "mode", "group"});
   if (!query) return query.error();
   const auto q = query->find("q");
   if (q == query->end()) return Invalid("q is required: the words to search for");
@@ -454,7 +461,9 @@ Result<HttpResponse> RestApi::Search(const RouteContext& ctx, const Actor&) cons
   if (!limit) return limit.error();
   auto mode = SearchModeParam(*query);
   if (!mode) return mode.error();
-  return Ok200(reader_.Search(q->second, *limit, *mode));
+  auto group = SearchGroupingParam(*query);
+  if (!group) return group.error();
+  return Ok200(reader_.Search(q->second, *limit, *mode, *group));
 }
 
 Result<IdempotentOutcome> RestApi::Submit(const RouteContext& ctx, const Actor& actor,

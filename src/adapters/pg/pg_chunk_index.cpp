@@ -42,16 +42,40 @@ constexpr Statement kMarkOrphans{
 constexpr Statement kListChunks{"list_chunks",
                                 "SELECT content FROM kh_document_chunk WHERE "
                                 "document_id = $1 ORDER BY ordinal"};
-// $1 the query's phrases (TsQueryLiteral), $2 the limit. ts_rank_cd weighs the
-// title (A) 1.0 and the content (B) 0.4.
-constexpr Statement kSearch{"search_chunks",
-                            "SELECT c.document_id, c.version, c.title, c.content,"
-                            " ts_rank_cd(c.search_terms, q.query, 1) AS score"
-                            " FROM (SELECT $1::tsquery) AS q (query)"
-                            " JOIN kh_document_chunk c ON c.search_terms @@ q.query"
-                            " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = "
-                            "c.version"
-                            " ORDER BY score DESC, c.document_id, c.ordinal LIMIT $2"};
+// $1 the query (TsQueryLiteral), $2 the limit, $3 the most chunks of one document (1: its best,
+// the first of equals), $4 each of the query's phrases (TsPhraseLiterals). A chunk's score is
+// Okapi BM25 over the phrases (k1 1.2, b 0.75) as SQLite's bm25 computes it, with two stand-ins
+// PostgreSQL's tsvector offers: a phrase's frequency is its ts_rank_cd without normalisation (the
+// sum of its occurrences' weights: title A 1.0, content B 0.4) divided by 0.4, so an occurrence
+// in the content counts 1 and in the title 2.5; and a chunk's length is its number of distinct
+// terms, against the average over the hits. idf is ln(1 + (N - n + 0.5) / (n + 0.5)), N the
+// chunks, n those holding the phrase.
+constexpr Statement kSearch{
+    "search_chunks",
+    "WITH total AS (SELECT count(*)::float8 AS n FROM kh_document_chunk),"
+    " phrases AS MATERIALIZED ("
+    "  SELECT p.text::tsquery AS query,"
+    "   ln(1 + (total.n - holding.n + 0.5) / (holding.n + 0.5)) AS idf"
+    "  FROM unnest($4::text[]) AS p (text) CROSS JOIN total"
+    "  CROSS JOIN LATERAL (SELECT count(*)::float8 AS n FROM kh_document_chunk x"
+    "   WHERE x.search_terms @@ p.text::tsquery) AS holding),"
+    " hits AS MATERIALIZED ("
+    "  SELECT c.document_id, c.version, c.title, c.content, c.ordinal, c.search_terms,"
+    "   length(c.search_terms)::float8 / avg(length(c.search_terms)) OVER () AS relative_length"
+    "  FROM kh_document_chunk c"
+    "  JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    "  WHERE c.search_terms @@ $1::tsquery),"
+    " scored AS ("
+    "  SELECT h.document_id, h.version, h.title, h.content, h.ordinal,"
+    "   (SELECT sum(p.idf * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * h.relative_length)))"
+    "    FROM phrases p"
+    "    CROSS JOIN LATERAL (SELECT ts_rank_cd(h.search_terms, p.query, 0) / 0.4 AS tf) AS f)"
+    "   AS score"
+    "  FROM hits h)"
+    " SELECT document_id, version, title, content, score, ordinal FROM ("
+    "  SELECT *, row_number() OVER (PARTITION BY document_id ORDER BY score DESC, ordinal) AS nth"
+    "  FROM scored) AS ranked"
+    " WHERE nth <= $3 ORDER BY score DESC, document_id, ordinal LIMIT $2"};
 
 constexpr std::array kChunkStatements{kDeleteChunks, kInsertChunks, kMarkOrphans, kListChunks,
                                       kSearch};
@@ -95,10 +119,14 @@ void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
   });
 }
 
-std::vector<ChunkHit> PgChunkIndex::Search(const SearchQuery& query, int limit) {
+std::vector<ChunkHit> PgChunkIndex::Search(const SearchQuery& query, int limit,
+                                           SearchGrouping grouping) {
   if (query.empty() || limit <= 0) return {};
+  const int per_document = grouping == SearchGrouping::kDocument ? 1 : limit;
   return session_->Autocommit("search", [&](pqxx::transaction_base& tx) {
-    return All<ChunkHit>(tx.exec_prepared(kSearch.name, TsQueryLiteral(query), limit), ToHit);
+    return All<ChunkHit>(tx.exec_prepared(kSearch.name, TsQueryLiteral(query), limit, per_document,
+                                          TextArray(TsPhraseLiterals(query))),
+                         ToHit);
   });
 }
 

@@ -23,9 +23,10 @@ class PgWork;
 //
 // Full-text search uses each chunk's search_terms, a tsvector of docgate's text analyzer's terms
 // written by docgate (pg_text_search.h) and indexed with GIN; a query's phrases become a tsquery
-// of the same terms (`<->` within a phrase, `&` between phrases), bound as a parameter and built
-// by docgate, so no user input is tsquery syntax. Hits are ranked by ts_rank_cd (title weight A
-// 1.0, content B 0.4), best first.
+// of the same terms (`<->` within a phrase, `&` between required phrases, `|` between optional
+// ones), bound as a parameter and built by docgate, so no user input is tsquery syntax. Hits are
+// ranked by ts_rank_cd (title weight A 1.0, content B 0.4), best first; a document's best chunk
+// is chosen by a window over the hits.
 //
 // Thread-safe.
 class PgChunkIndex final : public ChunkIndex {
@@ -45,7 +46,8 @@ class PgChunkIndex final : public ChunkIndex {
   // after the migrations.
   static std::int64_t AnalyseUnanalysedChunks(pqxx::connection_base& connection);
 
-  std::vector<ChunkHit> Search(const SearchQuery& query, int limit) override;
+  std::vector<ChunkHit> Search(const SearchQuery& query, int limit,
+                               SearchGrouping grouping) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:

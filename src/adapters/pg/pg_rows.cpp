@@ -99,8 +99,8 @@ PreviewRecord ToPreview(const pqxx::row& row) {
 }
 
 ChunkHit ToHit(const pqxx::row& row) {
-  return ChunkHit{row[0].as<DocumentId>(), row[1].as<std::int32_t>(), row[2].as<std::string>(),
-                  row[3].as<std::string>(), row[4].as<double>()};
+  return ChunkHit{row[0].as<DocumentId>(),  row[1].as<std::int32_t>(), row[2].as<std::string>(),
+                  row[3].as<std::string>(), row[4].as<double>(),       row[5].as<std::int32_t>()};
 }
 
 std::string ToText(const pqxx::row& row) { return row[0].as<std::string>(); }

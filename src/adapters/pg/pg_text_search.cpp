@@ -75,16 +75,29 @@ std::string TsVectorLiteral(std::string_view title, std::string_view content) {
   return out;
 }
 
-std::string TsQueryLiteral(const SearchQuery& query) {
-  std::string all;
+std::vector<std::string> TsPhraseLiterals(const SearchQuery& query) {
+  std::vector<std::string> phrases;
   for (const SearchPhrase& phrase : query.phrases) {
-    if (!all.empty()) all += " & ";
-    AppendPhrase(phrase, all);
+    phrases.emplace_back();
+    AppendPhrase(phrase, phrases.back());
   }
-  if (query.phrases.size() < 2) return all;
-  std::string either = "(" + all + ") | ";
-  AppendPhrase(query.Joined(), either);
-  return either;
+  return phrases;
+}
+
+std::string TsQueryLiteral(const SearchQuery& query) {
+  std::string required;
+  std::string optional;
+  const SearchPhrase* first_required = nullptr;
+  for (const SearchPhrase& phrase : query.phrases) {
+    std::string& list = phrase.required ? required : optional;
+    if (!list.empty()) list += phrase.required ? " & " : " | ";
+    AppendPhrase(phrase, list);
+    if (phrase.required && first_required == nullptr) first_required = &phrase;
+  }
+  if (first_required == nullptr || optional.empty()) return required.empty() ? optional : required;
+  std::string either;
+  AppendPhrase(*first_required, either);
+  return required + " & (" + either + " | " + optional + ")";
 }
 
 }  // namespace docgate

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "app/search_query.h"
 
@@ -18,10 +19,13 @@ namespace docgate {
 // term gets at most 256 positions (its first), and terms of 2,047 bytes or more are left out.
 std::string TsVectorLiteral(std::string_view title, std::string_view content);
 
-// The tsquery of a query: each phrase its terms joined by `<->` (adjacent, in order), the phrases
-// joined by `&`; with several phrases, `|` all of them as one phrase, which matches nothing more
-// but makes ts_rank_cd rank the chunks that have the words next to each other first. "" for an
-// empty query.
+// The tsquery of a query: each phrase its terms joined by `<->` (adjacent, in order); the
+// required phrases joined by `&`, the optional ones by `|`, and both as `required & (first
+// required | optional...)`, which matches nothing more but makes ts_rank_cd count the optional
+// phrases too. "" for an empty query.
 std::string TsQueryLiteral(const SearchQuery& query);
+
+// Each phrase of a query as a tsquery of its own (its terms joined by `<->`), in order.
+std::vector<std::string> TsPhraseLiterals(const SearchQuery& query);
 
 }  // namespace docgate

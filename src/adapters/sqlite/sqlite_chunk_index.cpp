@@ -29,20 +29,23 @@ constexpr std::string_view kAdoptOrphans =
 constexpr std::string_view kListChunks =
     "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY "
     "ordinal";
-// ?1 an FTS5 query built by FtsQuery, ?2 the limit. bm25 is lower for better
-// matches; its column weights are title 2.5, content 1.0.
+// ?1 an FTS5 query built by FtsQuery, ?2 the limit, ?3 the most chunks of one document (1: its
+// best, the first of equals). bm25 is lower for better matches; its column weights are title 2.5,
+// content 1.0.
 constexpr std::string_view kSearch =
-    "SELECT c.document_id, c.version, c.title, c.content,"
-    " -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
-    " FROM kh_document_chunk_fts"
-    " JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
-    " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = "
-    "c.version"
-    " WHERE kh_document_chunk_fts MATCH ?1"
-    " ORDER BY score DESC, c.document_id, c.ordinal LIMIT ?2";
+    "SELECT document_id, version, title, content, ordinal, score FROM ("
+    " SELECT *, row_number() OVER (PARTITION BY document_id ORDER BY score DESC, ordinal) AS nth"
+    " FROM (SELECT c.document_id, c.version, c.title, c.content, c.ordinal,"
+    "   -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
+    "   FROM kh_document_chunk_fts"
+    "   JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
+    "   JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
+    "   WHERE kh_document_chunk_fts MATCH ?1))"
+    " WHERE nth <= ?3 ORDER BY score DESC, document_id, ordinal LIMIT ?2";
 
 ChunkHit HitFromRow(const SqliteStatement& row) {
-  return ChunkHit{row.Int64(0), row.Int32(1), row.Text(2), row.Text(3), row.Double(4)};
+  return ChunkHit{row.Int64(0), row.Int32(1),  row.Text(2),
+                  row.Text(3),  row.Double(5), row.Int32(4)};
 }
 
 }  // namespace
@@ -72,9 +75,12 @@ void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t ver
   for (const std::string& key : text_keys) connection.Prepare(kAdoptOrphans).Bind(1, key).Run();
 }
 
-std::vector<ChunkHit> SqliteChunkIndex::Search(const SearchQuery& query, int limit) {
+std::vector<ChunkHit> SqliteChunkIndex::Search(const SearchQuery& query, int limit,
+                                               SearchGrouping grouping) {
   if (query.empty() || limit <= 0) return {};
-  return session_->ReadAll(kSearch, &HitFromRow, FtsQuery(query), NonNegative(limit));
+  const int per_document = grouping == SearchGrouping::kDocument ? 1 : limit;
+  return session_->ReadAll(kSearch, &HitFromRow, FtsQuery(query), NonNegative(limit),
+                           NonNegative(per_document));
 }
 
 std::vector<std::string> SqliteChunkIndex::ListChunks(DocumentId id) {

@@ -19,10 +19,11 @@ class SqliteWork;
 // Full-text search is FTS5 over the chunks' title and content (external content), tokenized by
 // docgate's text analyzer (the tokenizer `docgate`, sqlite_tokenizer.h). The user's text is never
 // FTS5 syntax: each phrase of the query (ParseSearchQuery) is an FTS5 string, `"` doubled, which
-// FTS5 hands to the same analyzer, and the strings are ANDed (FtsQuery), so operators, column
-// filters, `*`, `^` and parentheses are matched as the words they contain and no input raises a
-// syntax error. Hits are ranked by bm25 with the title weighted 2.5 times the content (the ratio
-// of PostgreSQL's weights A and B), best first.
+// FTS5 hands to the same analyzer, required ones ANDed and optional ones ORed (FtsQuery), so
+// operators, column filters, `*`, `^` and parentheses are matched as the words they contain and
+// no input raises a syntax error. Hits are ranked by bm25 with the title weighted 2.5 times the
+// content (the ratio of PostgreSQL's weights A and B), best first; a document's best chunk is
+// chosen by a window over the hits.
 //
 // Thread-safe.
 class SqliteChunkIndex final : public ChunkIndex {
@@ -35,7 +36,8 @@ class SqliteChunkIndex final : public ChunkIndex {
                       const std::string& title, const std::vector<std::string>& chunks,
                       const std::vector<std::string>& text_keys);
 
-  std::vector<ChunkHit> Search(const SearchQuery& query, int limit) override;
+  std::vector<ChunkHit> Search(const SearchQuery& query, int limit,
+                               SearchGrouping grouping) override;
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:

@@ -16,15 +16,19 @@ void AppendString(std::string_view text, std::string& fts) {
 }  // namespace
 
 std::string FtsQuery(const SearchQuery& query) {
-  std::string all;
+  std::string required;
+  std::string optional;
+  const SearchPhrase* first_required = nullptr;
   for (const SearchPhrase& phrase : query.phrases) {
-    if (!all.empty()) all += ' ';
-    AppendString(phrase.text, all);
+    std::string& list = phrase.required ? required : optional;
+    if (!list.empty()) list += phrase.required ? " AND " : " OR ";
+    AppendString(phrase.text, list);
+    if (phrase.required && first_required == nullptr) first_required = &phrase;
   }
-  if (query.phrases.size() < 2) return all;
-  std::string fts = "(" + all + ") OR ";
-  AppendString(query.Joined().text, fts);
-  return fts;
+  if (first_required == nullptr || optional.empty()) return required.empty() ? optional : required;
+  std::string either;
+  AppendString(first_required->text, either);
+  return required + " AND (" + either + " OR " + optional + ")";
 }
 
 }  // namespace docgate
