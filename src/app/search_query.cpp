@@ -63,6 +63,12 @@ void AddPhrase(std::string_view text, bool required, SearchQuery& query) {
   }
 }
 
+std::size_t CodePoints(std::string_view utf8) {
+  return static_cast<std::size_t>(std::count_if(utf8.begin(), utf8.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
 // Adds each term of `text` as an optional phrase of its own, with the text it was made of.
 void AddTerms(std::string_view text, SearchQuery& query) {
   for (const AnalyzedTerm& term : AnalyzeText(text, AnalyzerUse::kQuery)) {
@@ -75,6 +81,7 @@ void AddWords(std::string_view text, SearchQuery& query) {
   constexpr std::size_t kNone = std::string_view::npos;
   std::size_t run_begin = kNone;  // the Han and kana words not yet added, as one byte range
   std::size_t run_end = 0;
+  bool run_ends_single = false;        // the run's last word is one character
   std::size_t previous_begin = kNone;  // the word before, when it was of another script
   std::string previous_folded;
   const auto flush_run = [&] {
@@ -82,16 +89,19 @@ void AddWords(std::string_view text, SearchQuery& query) {
     run_begin = kNone;
   };
   for (const TextWord& word : SegmentWords(text)) {
-    if (IsQueryStopWord(word.folded)) {
-      flush_run();
+    const bool stop = IsQueryStopWord(word.folded);
+    const bool single = word.bigram_script && CodePoints(word.folded) == 1;
+    const bool joins =
+        word.bigram_script && !stop && run_end == word.begin && (single || run_ends_single);
+    if (!joins) flush_run();
+    if (stop) {
       previous_begin = kNone;
     } else if (word.bigram_script) {
-      if (run_end != word.begin) flush_run();
       if (run_begin == kNone) run_begin = word.begin;
       run_end = word.end;
+      run_ends_single = single;
       previous_begin = kNone;
     } else {
-      flush_run();
       AddTerms(text.substr(word.begin, word.end - word.begin), query);
       if (previous_begin != kNone && previous_folded != word.folded) {
         AddPhrase(text.substr(previous_begin, word.end - previous_begin), false, query);

@@ -87,8 +87,8 @@ TEST(SearchQuery, AdjacentWordsOfOtherScriptsAlsoMakeAPhraseThatRanksThemTogethe
 
 TEST(SearchQuery, QuestionWordsAndParticlesAreDropped) {
   // 如何 / 在 / 上 are dropped or kept by the dictionary's words, not by characters.
-  EXPECT_EQ(PhraseTerms("如何配置网络代理？"),
-            (Phrases{{"配置"}, {"置网"}, {"网络"}, {"络代"}, {"代理"}}));
+  EXPECT_EQ(PhraseTerms("如何配置网络代理？"), (Phrases{{"配置"}, {"网络"}, {"代理"}}))
+      << "no bigram across two dictionary words";
   EXPECT_EQ(PhraseTerms("Debian 一词如何发音，有什么含义？"),
             (Phrases{{"debian"}, {"一词"}, {"发音"}, {"含义"}}));
   EXPECT_EQ(PhraseTerms("什么是 Debian GNU/Linux？"),
@@ -96,6 +96,8 @@ TEST(SearchQuery, QuestionWordsAndParticlesAreDropped) {
   EXPECT_EQ(PhraseTerms("数据库的备份"), (Phrases{{"数据"}, {"据库"}, {"备份"}}))
       << "的 parts the words: no bigram 库的 or 的备";
   EXPECT_EQ(PhraseTerms("锁是什么"), (Phrases{{"锁"}})) << "a word of one character alone";
+  EXPECT_EQ(PhraseTerms("数据库的备份"), (Phrases{{"数据"}, {"据库"}, {"备份"}}))
+      << "the dictionary's 数据|库 stays one run";
   EXPECT_EQ(PhraseTerms("What is the lock timeout?"),
             (Phrases{{"lock"}, {"timeout"}, {"lock", "timeout"}}));
   for (const std::string_view only : {"什么是", "如何？", "是不是呢", "how is it", "What's that"}) {
