@@ -14,11 +14,13 @@ namespace {
 
 // Queries are embedded while a searcher waits: one attempt, at most 5 s, and the breaker opens at
 // once so that hybrid searches fall back to keywords without waiting on a provider that is down.
+// One attempt, bounded by the query's deadline: a searcher waits no longer than that
+// (DeadlineEmbedder), and a request it gave up on frees its thread soon after.
 EmbeddingsConfig QueryEmbeddingsConfig(EmbeddingsConfig config) {
   config.max_attempts = 1;
-  config.concurrency = std::max(config.concurrency, 4);
-  config.request_timeout = std::min(config.request_timeout, std::chrono::milliseconds(5000));
-  config.connect_timeout = std::min(config.connect_timeout, std::chrono::milliseconds(2000));
+  config.concurrency = config.query_concurrency;
+  config.request_timeout = std::min(config.request_timeout, config.query_timeout);
+  config.connect_timeout = std::min(config.connect_timeout, config.query_timeout);
   return config;
 }
 
@@ -70,8 +72,10 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
                                                *relay_, ToServiceConfig(config_));
   if (!config_.embeddings.url.empty()) {
     query_embedder_ = std::make_unique<OpenAiEmbedder>(QueryEmbeddingsConfig(config_.embeddings));
+    query_deadline_ = std::make_unique<DeadlineEmbedder>(
+        *query_embedder_, config_.embeddings.query_timeout, config_.embeddings.query_concurrency);
     vector_index_ = std::make_unique<FaissVectorIndex>(config_.embeddings.dimensions);
-    semantic_ = std::make_unique<SemanticSearch>(*query_embedder_, *stores_.embeddings,
+    semantic_ = std::make_unique<SemanticSearch>(*query_deadline_, *stores_.embeddings,
                                                  *vector_index_, *clock_);
   }
   reader_ =

@@ -22,6 +22,7 @@
 #include "adapters/prometheus/metrics_registry.h"
 #include "adapters/prometheus/observed_lock_gate.h"
 #include "app/clock.h"
+#include "app/deadline_embedder.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/reader_service.h"
@@ -117,8 +118,10 @@ class Application {
   std::unique_ptr<ConsumerPipeline> pipeline_;
   std::unique_ptr<DocumentService> service_;
   // DOCGATE_EMBEDDINGS_URL: search by meaning (ADR 0010), with an embedder of its own for
-  // queries (one short attempt) and this instance's index of the stored vectors.
+  // queries (one short attempt, waited for at most DOCGATE_EMBEDDINGS_QUERY_TIMEOUT_MS) and this
+  // instance's index of the stored vectors.
   std::unique_ptr<OpenAiEmbedder> query_embedder_;
+  std::unique_ptr<DeadlineEmbedder> query_deadline_;  // after query_embedder_: destroyed first
   std::unique_ptr<FaissVectorIndex> vector_index_;
   std::unique_ptr<SemanticSearch> semantic_;
   std::unique_ptr<ReaderService> reader_;

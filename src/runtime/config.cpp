@@ -218,6 +218,8 @@ Config LoadConfig(const EnvLookup& env) {
   ReadString(env, "DOCGATE_EMBEDDINGS_CA_FILE", config.embeddings.ca_file);
   ReadMillis(env, "DOCGATE_EMBEDDINGS_CONNECT_TIMEOUT_MS", config.embeddings.connect_timeout);
   ReadMillis(env, "DOCGATE_EMBEDDINGS_TIMEOUT_MS", config.embeddings.request_timeout);
+  ReadMillis(env, "DOCGATE_EMBEDDINGS_QUERY_TIMEOUT_MS", config.embeddings.query_timeout);
+  ReadInteger(env, "DOCGATE_EMBEDDINGS_QUERY_CONCURRENCY", config.embeddings.query_concurrency);
   ReadInteger(env, "DOCGATE_EMBEDDINGS_MAX_ATTEMPTS", config.embeddings.max_attempts);
   ReadMillis(env, "DOCGATE_EMBEDDINGS_RETRY_MAX_MS", config.embeddings.retry_max);
   ReadMillis(env, "DOCGATE_EMBEDDINGS_BREAKER_MAX_MS", config.embeddings.breaker_max);

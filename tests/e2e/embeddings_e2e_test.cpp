@@ -258,6 +258,51 @@ TEST_P(EmbeddingsProcessTest, SearchRanksByMeaningFusesAndFallsBackToKeywordsWhe
   EXPECT_EQ(mode, "hybrid");
 }
 
+// Issue 34: a provider that hangs costs a search by meaning at most the query deadline, answered
+// by keywords and said so, holds at most the query concurrency of requests at the provider, and
+// holds up no other request: a plain read is answered while the provider still holds.
+TEST_P(EmbeddingsProcessTest, AHangingProviderCostsASearchItsDeadlineAndHoldsUpNothingElse) {
+  Config config = EmbeddingsConfig();
+  config.embeddings.query_timeout = 200ms;
+  config.embeddings.query_concurrency = 2;
+  StartApp(config);
+  const DocumentId handbook = Approved("评审手册", kParagraphs[0] + "\n\n" + kParagraphs[1]);
+  WaitFor(handbook, "done");
+  const std::string query = "/api/v1/search?q=" + Encoded("数据库的行锁才是保证");
+  ASSERT_EQ(Get(query, Bob()).json()["mode"], "hybrid");
+
+  provider_.Hold();
+  constexpr int kSearches = 8;
+  std::vector<e2e::HttpReply> searches(kSearches);
+  e2e::HttpReply read;
+  {
+    std::vector<std::jthread> clients;
+    for (int i = 0; i < kSearches; ++i) {
+      clients.emplace_back([&, i] { searches[static_cast<std::size_t>(i)] = Get(query, Bob()); });
+    }
+    read = Get("/api/v1/documents/" + std::to_string(handbook), Bob());
+  }
+  EXPECT_EQ(read.status(), 200u) << read.body();
+  EXPECT_GT(provider_.held(), 0) << "everything above was answered while the provider held";
+  for (const e2e::HttpReply& search : searches) {
+    ASSERT_EQ(search.status(), 200u) << search.body();
+    EXPECT_EQ(search.json()["mode"], "keyword");
+    EXPECT_EQ(search.json()["fallback"], "keyword");
+    ASSERT_FALSE(search.json()["items"].empty());
+    EXPECT_EQ(search.json()["items"][0]["document_id"], std::to_string(handbook));
+  }
+  EXPECT_LE(provider_.max_in_flight(), 2) << "at most the query concurrency at the provider";
+  provider_.Release();
+
+  // The provider answers again: search by meaning is back by itself.
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  std::string mode;
+  while (mode != "hybrid" && std::chrono::steady_clock::now() < deadline) {
+    mode = Get(query, Bob()).json()["mode"];
+  }
+  EXPECT_EQ(mode, "hybrid");
+}
+
 // The issue's target: over more than 1,000 approvals with shared paragraphs, duplicate approval
 // clicks, re-approvals of unchanged text, redelivered events and events replayed through the
 // outbox, the provider embeds each distinct chunk text exactly once, and every approved version

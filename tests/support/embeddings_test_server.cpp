@@ -7,6 +7,8 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -85,6 +87,8 @@ struct EmbeddingsTestServer::State {
   mutable std::mutex mutex;
   std::deque<std::pair<EmbeddingsFault, std::optional<int>>> faults;
   std::chrono::milliseconds delay{0};
+  bool holding = false;
+  int held = 0;
   std::size_t refuse_longer_than = std::numeric_limits<std::size_t>::max();
   std::uint64_t connections = 0;
   std::uint64_t requests = 0;
@@ -100,6 +104,8 @@ struct EmbeddingsTestServer::State {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   std::thread thread;
+  // Held requests wait on it; Release cancels it (on the io thread), which wakes them all.
+  asio::steady_timer release{io, asio::steady_timer::time_point::max()};
 
   // The answer to one request; nullopt: close the connection without one.
   asio::awaitable<std::optional<Response>> Answer(const Request& request);
@@ -123,6 +129,17 @@ asio::awaitable<std::optional<Response>> EmbeddingsTestServer::State::Answer(
       faults.pop_front();
     }
     wait = delay;
+  }
+  for (;;) {
+    {
+      std::lock_guard lock(mutex);
+      if (!holding) break;
+      ++held;
+    }
+    boost::system::error_code cancelled;
+    co_await release.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+    std::lock_guard lock(mutex);
+    --held;
   }
   struct Leave {
     State* state;
@@ -318,6 +335,27 @@ void EmbeddingsTestServer::FailNext(int requests, EmbeddingsFault fault,
 void EmbeddingsTestServer::SetDelay(std::chrono::milliseconds delay) {
   std::lock_guard lock(state_->mutex);
   state_->delay = delay;
+}
+
+void EmbeddingsTestServer::Hold() {
+  std::lock_guard lock(state_->mutex);
+  state_->holding = true;
+}
+
+void EmbeddingsTestServer::Release() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->holding = false;
+  }
+  asio::post(state_->io, [state = state_] {
+    state->release.cancel();
+    state->release.expires_at(asio::steady_timer::time_point::max());
+  });
+}
+
+int EmbeddingsTestServer::held() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->held;
 }
 
 void EmbeddingsTestServer::RefuseInputsLongerThan(std::size_t bytes) {

@@ -63,6 +63,11 @@ class EmbeddingsTestServer {
                 std::optional<int> retry_after_seconds = std::nullopt);
   // Every answer comes this late.
   void SetDelay(std::chrono::milliseconds delay);
+  // Requests from now on get no answer until Release (a provider that hangs); held() counts the
+  // requests waiting so.
+  void Hold();
+  void Release();
+  int held() const;
   // A request holding an input longer than `bytes` is answered 400, as servers refuse inputs
   // beyond the model's context.
   void RefuseInputsLongerThan(std::size_t bytes);

@@ -29,6 +29,8 @@ std::optional<std::string> ValidateEmbeddingsConfig(const EmbeddingsConfig& conf
       .Range("DOCGATE_EMBEDDINGS_MAX_ATTEMPTS", config.max_attempts, 1, 100)
       .Positive("DOCGATE_EMBEDDINGS_CONNECT_TIMEOUT_MS", config.connect_timeout)
       .Positive("DOCGATE_EMBEDDINGS_TIMEOUT_MS", config.request_timeout)
+      .Positive("DOCGATE_EMBEDDINGS_QUERY_TIMEOUT_MS", config.query_timeout)
+      .Range("DOCGATE_EMBEDDINGS_QUERY_CONCURRENCY", config.query_concurrency, 1, 64)
       .Positive("the embeddings' first retry interval", config.retry_initial)
       .Require(config.retry_max >= config.retry_initial,
                "DOCGATE_EMBEDDINGS_RETRY_MAX_MS must be at least " +

@@ -38,12 +38,20 @@ struct EmbeddingsConfig {
   // failed probe up to DOCGATE_EMBEDDINGS_BREAKER_MAX_MS.
   std::chrono::milliseconds breaker_initial{1000};
   std::chrono::milliseconds breaker_max{60000};
+  // DOCGATE_EMBEDDINGS_QUERY_TIMEOUT_MS: the longest a search by meaning waits for its query's
+  // vector before it answers by keywords (app/deadline_embedder.h); also the bound of the query's
+  // one request.
+  std::chrono::milliseconds query_timeout{2000};
+  // DOCGATE_EMBEDDINGS_QUERY_CONCURRENCY: queries with the provider at once, per instance; a
+  // search finding them all busy answers by keywords at once.
+  int query_concurrency = 4;
 };
 
 // Why `config` cannot be used, in one line naming the DOCGATE_EMBEDDINGS_* variable (never
 // echoing the API key or the URL's credentials), or nullopt when it can: no URL at all, or a URL
 // ParseEmbeddingsUrl accepts with a model, dimensions 1..65536, a batch of 1..2048, a concurrency
-// of 1..64, 1..100 attempts, positive timeouts and intervals, breaker_max at least
+// and a query concurrency of 1..64, 1..100 attempts, positive timeouts and intervals, breaker_max
+// at least
 // breaker_initial. Connects to nothing.
 std::optional<std::string> ValidateEmbeddingsConfig(const EmbeddingsConfig& config);
 
