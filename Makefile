@@ -14,9 +14,21 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
 # The concurrent parts, for ThreadSanitizer: the relay and the consumers, the lock gates (Redis
 # with lease renewal, in-process), the connection pools, the HTTP server, the idempotency
 # service and the end-to-end suites that race clients, instances and outages.
-TSAN_TESTS ?= OpenAiEmbedder|EmbeddingWorker|SemanticSearchTest.WhileTheIndexLoads|EmbeddingsProcessTest.AnOutage|EmbeddingsProcessTest.Shared|Relay|Consumer|Concurrent|Janitor|InProcess|LockGate|RedisLease|CircuitBreaker|ConnectionPool|PgServiceRace|PgOutbox|AmqpEventS|HttpServer|MetricsRegistry|IdempotencyService|PgOutage|AmqpTwoInstances|AmqpOutage|RaceTest|RedisGateTest|RedisSentinelTest|LoadShedding|GatedApiTest|IdempotencyTest|TwoInstances|FromTwoProcesses|SecondWriter|GracefulStop|KeepAlive|Garbage
+TSAN_TESTS ?= OpenAiEmbedder|DeadlineEmbedder|AHangingProvider|EmbeddingWorker|SemanticSearchTest.WhileTheIndexLoads|EmbeddingsProcessTest.AnOutage|EmbeddingsProcessTest.Shared|Relay|Consumer|Concurrent|Janitor|InProcess|LockGate|RedisLease|CircuitBreaker|ConnectionPool|PgServiceRace|PgOutbox|AmqpEventS|HttpServer|MetricsRegistry|IdempotencyService|PgOutage|AmqpTwoInstances|AmqpOutage|RaceTest|RedisGateTest|RedisSentinelTest|LoadShedding|GatedApiTest|IdempotencyTest|TwoInstances|FromTwoProcesses|SecondWriter|GracefulStop|KeepAlive|Garbage
 # Only the executables those tests are in are built.
 TSAN_TARGETS = docgate docgate_unit_tests docgate_integration_tests docgate_e2e_tests
+
+# Every build tree compiles through ccache when it is installed (scripts/deps.sh installs it):
+# CI's four trees share one cache, and a clone in another folder hits the cache of the last (the
+# paths are made relative to the checkout, and the folder is not hashed). The cache is the user's
+# (~/.cache/ccache), so it outlives the clone.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+LAUNCHER_FLAGS = -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := true
+export CCACHE_MAXSIZE ?= 20G
+endif
 
 .PHONY: run test build deps clean bench test-asan test-tsan fuzz check
 
@@ -24,7 +36,7 @@ deps:
 	@bash scripts/deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(LAUNCHER_FLAGS) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
@@ -42,13 +54,15 @@ test: check build
 
 # Every test, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan: deps
-	@cmake -S . -B $(ASAN_BUILD_DIR) $(SANITIZER_FLAGS) -DDOCGATE_SANITIZE=address,undefined >/dev/null
+	@cmake -S . -B $(ASAN_BUILD_DIR) $(SANITIZER_FLAGS) $(LAUNCHER_FLAGS) \
+	  -DDOCGATE_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 	@bash scripts/test.sh $(ASAN_BUILD_DIR)
 
 # The concurrent parts (TSAN_TESTS), built with ThreadSanitizer.
 test-tsan: deps
-	@cmake -S . -B $(TSAN_BUILD_DIR) $(SANITIZER_FLAGS) -DDOCGATE_SANITIZE=thread >/dev/null
+	@cmake -S . -B $(TSAN_BUILD_DIR) $(SANITIZER_FLAGS) $(LAUNCHER_FLAGS) \
+	  -DDOCGATE_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD_DIR) -j $(JOBS) --target $(TSAN_TARGETS)
 	@bash scripts/test.sh $(TSAN_BUILD_DIR) -R '$(TSAN_TESTS)'
 
@@ -64,7 +78,7 @@ fuzz: deps
 	@cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 --no-warn-unused-cli \
-	  -DDOCGATE_FUZZ=ON -DBUILD_TESTING=OFF -DDOCGATE_BUILD_BENCH=OFF >/dev/null
+	  -DDOCGATE_FUZZ=ON -DBUILD_TESTING=OFF -DDOCGATE_BUILD_BENCH=OFF $(LAUNCHER_FLAGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target docgate_fuzz
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh $(FUZZ_BUILD_DIR)
 

@@ -19,6 +19,7 @@
 #include "adapters/openai/openai_embedder.h"
 #include "core/chunker.h"
 #include "support/embeddings_test_server.h"
+#include "support/build_paths.h"
 
 namespace docgate {
 namespace {
@@ -28,7 +29,7 @@ constexpr int kDimensions = 1024;  // the size of bge-m3's vectors, a common cho
 // The chunks ingestion would make of the relevance set's documents.
 const std::vector<std::string>& Chunks() {
   static const std::vector<std::string> chunks = [] {
-    std::ifstream in(std::string(DOCGATE_RELEVANCE_SET) + "/documents.jsonl");
+    std::ifstream in(testing::BesideExecutable(DOCGATE_RELEVANCE_SET) + "/documents.jsonl");
     if (!in) throw std::runtime_error("cannot read the relevance set");
     std::vector<std::string> all;
     for (std::string line; std::getline(in, line);) {

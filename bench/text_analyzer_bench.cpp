@@ -18,6 +18,7 @@
 #include "app/search_query.h"
 #include "app/snippet.h"
 #include "app/text_analyzer.h"
+#include "support/build_paths.h"
 
 namespace docgate {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 // The contents of the set's documents of one language ("zh", "en", "mixed").
 const std::vector<std::string>& Contents(const std::string& lang) {
   static const std::map<std::string, std::vector<std::string>> by_lang = [] {
-    std::ifstream in(std::string(DOCGATE_RELEVANCE_SET) + "/documents.jsonl");
+    std::ifstream in(testing::BesideExecutable(DOCGATE_RELEVANCE_SET) + "/documents.jsonl");
     if (!in) throw std::runtime_error("cannot read the relevance set");
     std::map<std::string, std::vector<std::string>> contents;
     for (std::string line; std::getline(in, line);) {

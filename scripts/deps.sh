@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config curl ca-certificates
+  build-essential cmake pkg-config curl ca-certificates ccache
   libboost-dev libsqlite3-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libjwt-dev
   libssl-dev uuid-dev libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libpqxx-dev libpq-dev postgresql python3 jq

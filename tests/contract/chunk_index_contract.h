@@ -23,6 +23,7 @@
 
 #include "contract/consumer_contract_fixture.h"
 #include "core/error.h"
+#include "support/build_paths.h"
 
 namespace docgate {
 
@@ -238,7 +239,7 @@ TYPED_TEST_P(ChunkIndexContract, QuotesAndBackslashesInsideWordsAreText) {
 // measured by bench/relevance_bench.
 TYPED_TEST_P(ChunkIndexContract, EveryVerbatimQueryOfTheRelevanceSetFindsItsDocumentsInTheTop10) {
   const auto read = [](const std::string& name) {
-    std::ifstream in(std::string(DOCGATE_RELEVANCE_SET) + "/" + name);
+    std::ifstream in(testing::BesideExecutable(DOCGATE_RELEVANCE_SET) + "/" + name);
     EXPECT_TRUE(in) << name;
     std::vector<nlohmann::json> rows;
     for (std::string line; std::getline(in, line);) {

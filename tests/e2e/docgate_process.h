@@ -20,6 +20,7 @@
 
 #include "e2e/http_client.h"
 #include "support/tcp_proxy.h"
+#include "support/build_paths.h"
 
 extern char** environ;
 
@@ -46,7 +47,7 @@ class DocgateProcess {
 #ifdef DOCGATE_BINARY
   explicit DocgateProcess(const std::map<std::string, std::string>& env,
                           const std::string& command = "serve")
-      : DocgateProcess(DOCGATE_BINARY, env, command) {}
+      : DocgateProcess(testing::BesideExecutable(DOCGATE_BINARY), env, command) {}
 #endif
   // `binary` is the docgate executable to start.
   DocgateProcess(std::string binary, const std::map<std::string, std::string>& env,

@@ -17,6 +17,7 @@
 
 #include "adapters/http/openapi.h"
 #include "e2e/e2e_server.h"
+#include "support/build_paths.h"
 
 namespace docgate {
 namespace {
@@ -58,7 +59,8 @@ class OpenApiE2eTest : public e2e::ServerTest {
     std::filesystem::create_directories(dir_);
     std::ofstream(doc_file) << document;
     std::ofstream(samples_file) << samples_.dump(1);
-    const std::string command = std::string(DOCGATE_PYTHON3) + " " + DOCGATE_OPENAPI_CHECK +
+    const std::string command = std::string(DOCGATE_PYTHON3) + " " +
+                                testing::BesideExecutable(DOCGATE_OPENAPI_CHECK) +
                                 " responses '" + doc_file.string() + "' '" + samples_file.string() +
                                 "' 2>&1";
     std::string output;

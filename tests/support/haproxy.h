@@ -15,6 +15,7 @@
 
 #include "support/child_process.h"
 #include "support/temp_dir.h"
+#include "support/build_paths.h"
 
 namespace docgate {
 
@@ -22,8 +23,9 @@ class HaproxyProcess {
  public:
   // Listens on 127.0.0.1:`port` and balances over the instances on `backends` (127.0.0.1 ports).
   HaproxyProcess(std::uint16_t port, const std::vector<std::uint16_t>& backends) {
-    std::ifstream in(DOCGATE_HAPROXY_CONFIG);
-    if (!in) throw std::runtime_error("cannot read " + std::string(DOCGATE_HAPROXY_CONFIG));
+    const std::string path = testing::BesideExecutable(DOCGATE_HAPROXY_CONFIG);
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
     std::ostringstream text;
     text << in.rdbuf();
     std::string config_text = text.str();

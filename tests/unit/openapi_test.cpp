@@ -22,6 +22,7 @@
 
 #include "adapters/http/error_mapper.h"
 #include "support/fake_backed_api.h"
+#include "support/build_paths.h"
 
 namespace docgate {
 namespace {
@@ -205,8 +206,9 @@ TEST_F(OpenApiTest, IsServedWithoutATokenExactlyAsWrittenInTheRepository) {
   EXPECT_EQ(response.result(), HttpStatus::ok);
   EXPECT_EQ(response[http::field::content_type], "application/json");
   EXPECT_EQ(response.body(), OpenApiDocument());
-  std::ifstream source(DOCGATE_OPENAPI_SOURCE, std::ios::binary);
-  ASSERT_TRUE(source) << DOCGATE_OPENAPI_SOURCE;
+  const std::string path = testing::BesideExecutable(DOCGATE_OPENAPI_SOURCE);
+  std::ifstream source(path, std::ios::binary);
+  ASSERT_TRUE(source) << path;
   std::ostringstream text;
   text << source.rdbuf();
   EXPECT_EQ(text.str(), OpenApiDocument()) << "the binary embeds a stale or altered copy";
