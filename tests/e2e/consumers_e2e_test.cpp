@@ -169,7 +169,8 @@ TEST_P(ConsumersInProcessTest, AnApprovedDocumentGetsItsPreviewAndIsSearchable) 
   ASSERT_GE(by_chunk.json()["items"].size(), 1u) << by_chunk.body();
   ASSERT_LE(by_chunk.json()["items"].size(), 2u) << by_chunk.body();
   EXPECT_EQ(by_chunk.json()["items"][0]["chunk_index"], hit["chunk_index"]) << "the best chunk";
-  for (const json& item : by_chunk.json()["items"]) {
+  const json chunk_items = by_chunk.json()["items"];
+  for (const json& item : chunk_items) {
     const auto index = item["chunk_index"].get<std::size_t>();
     ASSERT_LT(index, chunks.size());
     EXPECT_NE(chunks[index].find("zqpreviewx"), std::string::npos) << index;

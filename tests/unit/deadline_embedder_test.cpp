@@ -14,7 +14,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A provider that hangs: every call waits in FakeEmbedder's hook until Release.
+// A provider that hangs: every call waits in FakeEmbedder's hook until Release. It must outlive
+// the DeadlineEmbedder (declared before it), whose threads may still be in the hook.
 class HeldProvider {
  public:
   explicit HeldProvider(FakeEmbedder& embedder) : released_(release_.get_future().share()) {
@@ -70,14 +71,12 @@ TEST(DeadlineEmbedder, WhatTheProviderThrowsIsRethrown) {
 
 TEST(DeadlineEmbedder, AHeldProviderCostsTheCallerTheDeadlineAndThenAnswersAgain) {
   FakeEmbedder provider;
+  HeldProvider held(provider);
   DeadlineEmbedder embedder(provider, 20ms, 2);
-  {
-    HeldProvider held(provider);
-    EXPECT_THROW(embedder.Embed({"held"}), EmbeddingsUnavailable);
-    EXPECT_EQ(held.entered(), 1) << "the call is still with the provider";
-    held.Release();
-  }
-  provider.DuringCall({});
+  EXPECT_THROW(embedder.Embed({"held"}), EmbeddingsUnavailable);
+  EXPECT_EQ(held.entered(), 1) << "the call is still with the provider";
+  EXPECT_EQ(held.left(), 0);
+  held.Release();
   // The late call finishes on its own thread and frees its slot; the next calls are answered.
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   bool answered = false;
@@ -93,8 +92,8 @@ TEST(DeadlineEmbedder, AHeldProviderCostsTheCallerTheDeadlineAndThenAnswersAgain
 
 TEST(DeadlineEmbedder, AtMostConcurrencyCallsAreWithTheProviderAndTheRestFailAtOnce) {
   FakeEmbedder provider;
-  DeadlineEmbedder embedder(provider, 20ms, 2);
   HeldProvider held(provider);
+  DeadlineEmbedder embedder(provider, 20ms, 2);
   std::atomic<int> unavailable{0};
   {
     std::vector<std::jthread> callers;
