@@ -1,5 +1,5 @@
-// Invariants of search for any text (issue 16): docgate's text analyzer gives well-formed terms
-// with offsets inside the text; the user's text is never FTS5 syntax (each phrase of
+// Invariants of search for any text (issues 16 and 34): docgate's text analyzer gives well-formed
+// terms with offsets inside the text; the user's text is never FTS5 syntax (each phrase of
 // ParseSearchQuery is quoted by FtsQuery, `"` doubled); a real SQLite store (a temporary file)
 // answers any query without an error; the snippet of the text for its own query stays within it;
 // and a document whose content is the text itself is found by searching for that text, as it
@@ -71,7 +71,7 @@ class SearchStore {
   }
 
   bool Finds(const docgate::SearchQuery& query) {
-    for (const auto& hit : chunks_->Search(query, 10)) {
+    for (const auto& hit : chunks_->Search(query, 10, docgate::SearchGrouping::kDocument)) {
       if (hit.document_id == id_) return true;
     }
     return false;
@@ -103,19 +103,14 @@ std::string Quoted(std::string_view text) {
   return quoted + "\"";
 }
 
-// Each phrase has terms, and the FTS5 query quotes each phrase's text with `"` doubled (and, for
-// several phrases, ORs them quoted as one).
+// Each phrase has terms, the FTS5 query holds each phrase's text quoted with `"` doubled, and it is
+// empty only for an empty query. (That no query is FTS5 syntax is checked by running it.)
 void CheckQuery(const docgate::SearchQuery& query, const std::string& fts) {
-  std::string all;
-  std::string together;
   for (const docgate::SearchPhrase& phrase : query.phrases) {
     FUZZ_CHECK(!phrase.terms.empty());
-    all += (all.empty() ? "" : " ") + Quoted(phrase.text);
-    together += (together.empty() ? "" : " ") + phrase.text;
+    FUZZ_CHECK(fts.find(Quoted(phrase.text)) != std::string::npos, fts);
   }
-  const std::string expected =
-      query.phrases.size() < 2 ? all : "(" + all + ") OR " + Quoted(together);
-  FUZZ_CHECK(fts == expected, fts);
+  FUZZ_CHECK(fts.empty() == query.empty(), fts);
 }
 
 }  // namespace
@@ -132,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& [start, end] : snippet.highlights) FUZZ_CHECK(start < end);
 
   // Throws (and so crashes the fuzzer) on any SQLite error.
-  search.chunks().Search(query, 10);
+  search.chunks().Search(query, 10, docgate::SearchGrouping::kChunk);
   if (!query.empty() && docgate::IsStorableText(text)) {
     search.Index(text);
     FUZZ_CHECK(search.Finds(query), docgate::FtsQuery(query));
