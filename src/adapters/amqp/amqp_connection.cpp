@@ -2,15 +2,12 @@
 
 #include <amqp.h>
 #include <amqp_framing.h>
-#include <amqp_ssl_socket.h>
-#include <amqp_tcp_socket.h>
-#include <arpa/inet.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509_vfy.h>
 #include <poll.h>
 
 #include <cerrno>
+
+#include "adapters/amqp/amqp_socket.h"
+#include "adapters/amqp/amqp_wire.h"
 
 namespace docgate {
 namespace {
@@ -27,28 +24,7 @@ timeval Until(Clock::time_point deadline) {
   return timeval{static_cast<time_t>(micros / 1000000), static_cast<suseconds_t>(micros % 1000000)};
 }
 
-amqp_bytes_t Bytes(std::string_view text) {
-  return amqp_bytes_t{text.size(), const_cast<char*>(text.data())};
-}
-
-std::string Text(amqp_bytes_t bytes) {
-  return bytes.len == 0 ? std::string()
-                        : std::string(static_cast<const char*>(bytes.bytes), bytes.len);
-}
-
 std::string Quoted(const std::string& name) { return "'" + name + "'"; }
-
-// What OpenSSL has to say about the last failure of this thread (certificate verify failed, ...).
-std::string TlsReasons() {
-  std::string reasons;
-  while (const unsigned long code = ERR_get_error()) {
-    const char* reason = ERR_reason_error_string(code);
-    if (reason == nullptr) continue;
-    reasons += reasons.empty() ? "" : "; ";
-    reasons += reason;
-  }
-  return reasons;
-}
 
 [[noreturn]] void Fail(const std::string& what, int status) {
   throw AmqpError(what + ": " + amqp_error_string2(status));
@@ -101,44 +77,6 @@ void SetRpcDeadline(amqp_connection_state_t state, Clock::time_point deadline) {
   amqp_set_rpc_timeout(state, &left);
 }
 
-// Keeps the first reason a certificate was refused in the int the SSL_CTX's app data points to.
-int RecordVerifyError(int preverified, X509_STORE_CTX* store) {
-  if (preverified == 1) return 1;
-  const auto* ssl = static_cast<const SSL*>(
-      X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
-  auto* error = static_cast<int*>(SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl)));
-  if (error != nullptr && *error == X509_V_OK) *error = X509_STORE_CTX_get_error(store);
-  return 0;
-}
-
-// `verify_error` receives why the server's certificate was refused, if it is.
-void ConfigureTls(amqp_socket_t* socket, const std::string& host, const std::string& ca_file,
-                  int* verify_error) {
-  // rabbitmq-c checks the peer only after the handshake, and its host name check knows DNS names
-  // only. OpenSSL's own checks, set up here, fail the handshake itself, and match the host against
-  // DNS names and IP addresses alike (RFC 6125); rabbitmq-c's stay on for the peer as a second
-  // look, off for the host name.
-  amqp_ssl_socket_set_verify_peer(socket, 1);
-  amqp_ssl_socket_set_verify_hostname(socket, 0);
-  auto* context = static_cast<SSL_CTX*>(amqp_ssl_socket_get_context(socket));
-  SSL_CTX_set_app_data(context, verify_error);
-  SSL_CTX_set_verify(context, SSL_VERIFY_PEER, RecordVerifyError);
-  if (ca_file.empty()) {
-    if (SSL_CTX_set_default_verify_paths(context) != 1) {
-      throw AmqpError("cannot load the system's trust store: " + TlsReasons());
-    }
-  } else if (amqp_ssl_socket_set_cacert(socket, ca_file.c_str()) != AMQP_STATUS_OK) {
-    throw AmqpError("cannot load the CA certificates " + ca_file + ": " + TlsReasons());
-  }
-  X509_VERIFY_PARAM* param = SSL_CTX_get0_param(context);
-  unsigned char address[sizeof(in6_addr)];
-  const bool is_ip = inet_pton(AF_INET, host.c_str(), address) == 1 ||
-                     inet_pton(AF_INET6, host.c_str(), address) == 1;
-  const int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str())
-                        : X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
-  if (set != 1) throw AmqpError("cannot set the TLS host name check for " + host);
-}
-
 // A basic.ack or basic.nack: the same two fields.
 template <typename ConfirmMethod>
 AmqpInbound Confirm(AmqpInbound::Kind kind, const void* decoded) {
@@ -148,65 +86,6 @@ AmqpInbound Confirm(AmqpInbound::Kind kind, const void* decoded) {
   inbound.delivery_tag = method->delivery_tag;
   inbound.multiple = method->multiple != 0;
   return inbound;
-}
-
-// The entries of an AMQP field table over `fields` (which must outlive them).
-std::vector<amqp_table_entry_t> TableEntries(const AmqpArguments& fields) {
-  std::vector<amqp_table_entry_t> entries;
-  for (const auto& [key, value] : fields) {
-    amqp_table_entry_t entry{};
-    entry.key = Bytes(key);
-    if (const auto* number = std::get_if<std::int64_t>(&value)) {
-      entry.value.kind = AMQP_FIELD_KIND_I64;
-      entry.value.value.i64 = *number;
-    } else {
-      entry.value.kind = AMQP_FIELD_KIND_UTF8;
-      entry.value.value.bytes = Bytes(std::get<std::string>(value));
-    }
-    entries.push_back(entry);
-  }
-  return entries;
-}
-
-std::optional<std::variant<std::int64_t, std::string>> FieldValue(const amqp_field_value_t& field) {
-  switch (field.kind) {
-    case AMQP_FIELD_KIND_I8:
-      return std::int64_t{field.value.i8};
-    case AMQP_FIELD_KIND_U8:
-      return std::int64_t{field.value.u8};
-    case AMQP_FIELD_KIND_I16:
-      return std::int64_t{field.value.i16};
-    case AMQP_FIELD_KIND_U16:
-      return std::int64_t{field.value.u16};
-    case AMQP_FIELD_KIND_I32:
-      return std::int64_t{field.value.i32};
-    case AMQP_FIELD_KIND_U32:
-      return std::int64_t{field.value.u32};
-    case AMQP_FIELD_KIND_I64:
-      return field.value.i64;
-    case AMQP_FIELD_KIND_UTF8:
-    case AMQP_FIELD_KIND_BYTES:
-      return Text(field.value.bytes);
-    default:
-      return std::nullopt;
-  }
-}
-
-void CopyProperties(const amqp_basic_properties_t& properties, AmqpMessage& message) {
-  const auto has = [&](amqp_flags_t flag) { return (properties._flags & flag) != 0; };
-  if (has(AMQP_BASIC_MESSAGE_ID_FLAG)) message.message_id = Text(properties.message_id);
-  if (has(AMQP_BASIC_CONTENT_TYPE_FLAG)) message.content_type = Text(properties.content_type);
-  if (has(AMQP_BASIC_TYPE_FLAG)) message.type = Text(properties.type);
-  if (has(AMQP_BASIC_DELIVERY_MODE_FLAG)) message.delivery_mode = properties.delivery_mode;
-  if (has(AMQP_BASIC_TIMESTAMP_FLAG)) message.timestamp = properties.timestamp;
-  if (has(AMQP_BASIC_EXPIRATION_FLAG)) message.expiration = Text(properties.expiration);
-  if (!has(AMQP_BASIC_HEADERS_FLAG)) return;
-  for (int i = 0; i < properties.headers.num_entries; ++i) {
-    const amqp_table_entry_t& entry = properties.headers.entries[i];
-    if (auto value = FieldValue(entry.value)) {
-      message.headers.emplace_back(Text(entry.key), std::move(*value));
-    }
-  }
 }
 
 }  // namespace
@@ -220,31 +99,7 @@ AmqpConnection::AmqpConnection(const AmqpEndpoint& endpoint, const std::string& 
     : where_(HostPort(endpoint)), state_(amqp_new_connection()) {
   if (!state_) throw AmqpError("out of memory for an AMQP connection");
   amqp_connection_state_t state = state_.get();
-  amqp_socket_t* socket = endpoint.tls ? amqp_ssl_socket_new(state) : amqp_tcp_socket_new(state);
-  if (socket == nullptr) throw AmqpError("cannot create a socket for " + where_);
-  int verify_error = X509_V_OK;
-  if (endpoint.tls) ConfigureTls(socket, endpoint.host, ca_file, &verify_error);
-
-  ERR_clear_error();
-  const timeval open_timeout = Until(deadline);
-  const int opened =
-      amqp_socket_open_noblock(socket, endpoint.host.c_str(), endpoint.port, &open_timeout);
-  if (endpoint.tls) {  // verify_error lives only this long
-    SSL_CTX_set_app_data(static_cast<SSL_CTX*>(amqp_ssl_socket_get_context(socket)), nullptr);
-  }
-  if (opened != AMQP_STATUS_OK) {
-    std::string why = amqp_error_string2(opened);
-    if (endpoint.tls) {
-      std::string reasons = TlsReasons();
-      if (verify_error != X509_V_OK) {
-        reasons +=
-            std::string(reasons.empty() ? "" : ": ") + X509_verify_cert_error_string(verify_error);
-      }
-      if (!reasons.empty()) why += " (" + reasons + ")";
-    }
-    throw AmqpError((endpoint.tls ? "TLS connection to " : "connection to ") + where_ +
-                    " failed: " + why);
-  }
+  OpenSocket(state, endpoint, ca_file, Until(deadline), where_);
 
   const timeval login_timeout = Until(deadline);
   amqp_set_handshake_timeout(state, &login_timeout);

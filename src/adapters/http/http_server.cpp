@@ -3,8 +3,6 @@
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility>.
 #include <utility>
 
-#include <pthread.h>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
@@ -26,10 +24,7 @@
 
 #include <algorithm>
 #include <array>
-#include <condition_variable>
 #include <exception>
-#include <functional>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -40,6 +35,7 @@
 #include <vector>
 
 #include "adapters/http/error_mapper.h"
+#include "adapters/http/work_lane.h"
 
 namespace docgate {
 namespace {
@@ -49,10 +45,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
-
-// Names the calling thread (at most 15 bytes), so that `top -H`, gdb and perf tell the server's
-// threads apart, and tests can recognise a thread serving a request.
-void NameThisThread(const char* name) { pthread_setname_np(pthread_self(), name); }
 
 constexpr auto kDrainTimeout = 2s;
 constexpr std::size_t kMaxDrainBytes = 16 * 1024 * 1024;
@@ -74,91 +66,6 @@ struct Connection {
   beast::tcp_stream stream;
   bool idle = false;  // waiting for the next request; guarded by HttpServer::Impl::mutex
   bool spare = false;  // accepted past max_connections: one request, then closed
-};
-
-// Threads running jobs from a bounded FIFO; a job can be withdrawn until a thread takes it.
-class WorkLane {
- public:
-  using Job = std::function<void()>;
-  using Ticket = std::uint64_t;
-
-  // At most `limit` jobs wait while all `threads` are busy.
-  WorkLane(int threads, std::size_t limit)
-      : capacity_(static_cast<std::size_t>(std::max(1, threads)) + limit) {
-    for (int i = 0; i < std::max(1, threads); ++i) {
-      threads_.emplace_back([this] {
-        NameThisThread("http-worker");
-        Work();
-      });
-    }
-  }
-  ~WorkLane() { Join(); }
-  WorkLane(const WorkLane&) = delete;
-  WorkLane& operator=(const WorkLane&) = delete;
-
-  // The job's ticket; nullopt when the queue is full or the lane joined.
-  std::optional<Ticket> TryPost(Job job) {
-    Ticket ticket = 0;
-    {
-      std::lock_guard lock(mutex_);
-      if (closed_ || waiting_.size() + running_ >= capacity_) return std::nullopt;
-      ticket = next_ticket_++;
-      waiting_.emplace(ticket, std::move(job));
-    }
-    ready_.notify_one();
-    return ticket;
-  }
-
-  // Takes a job out of the queue; false when a thread has already taken it (it runs or ran).
-  bool Withdraw(Ticket ticket) {
-    std::lock_guard lock(mutex_);
-    return waiting_.erase(ticket) == 1;
-  }
-
-  // Jobs running and jobs waiting.
-  std::pair<std::size_t, std::size_t> Load() {
-    std::lock_guard lock(mutex_);
-    return {running_, waiting_.size()};
-  }
-
-  // Runs the jobs still waiting, then joins the threads. Not from one of them.
-  void Join() {
-    {
-      std::lock_guard lock(mutex_);
-      closed_ = true;
-    }
-    ready_.notify_all();
-    for (auto& thread : threads_) {
-      if (thread.joinable()) thread.join();
-    }
-  }
-
- private:
-  void Work() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [this] { return closed_ || !waiting_.empty(); });
-        if (waiting_.empty()) return;
-        job = std::move(waiting_.begin()->second);
-        waiting_.erase(waiting_.begin());
-        ++running_;
-      }
-      job();
-      std::lock_guard lock(mutex_);
-      --running_;
-    }
-  }
-
-  const std::size_t capacity_;
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::map<Ticket, Job> waiting_;  // oldest first
-  std::size_t running_ = 0;
-  Ticket next_ticket_ = 0;
-  bool closed_ = false;
-  std::vector<std::thread> threads_;
 };
 
 // The answer to a request the parser refused, or nullopt when the connection just went away.

@@ -2,16 +2,16 @@
 
 #include <spdlog/spdlog.h>
 
-#include <charconv>
 #include <exception>
-#include <nlohmann/json.hpp>
 
 #include "adapters/http/console.h"
 #include "adapters/http/dto.h"
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/idempotency_codec.h"
+#include "adapters/http/idempotent_effect.h"
 #include "adapters/http/localize.h"
 #include "adapters/http/openapi.h"
+#include "adapters/http/request_params.h"
 #include "adapters/http/responses.h"
 #include "core/utf8.h"
 
@@ -19,109 +19,6 @@ namespace docgate {
 namespace {
 
 namespace http = boost::beast::http;
-using nlohmann::json;
-
-std::string_view View(boost::beast::string_view text) { return {text.data(), text.size()}; }
-
-Error Invalid(std::string detail) { return MakeError(ErrorCode::kValidation, std::move(detail)); }
-
-// 200 with the use case's value as JSON, or its error.
-template <typename T>
-Result<HttpResponse> Ok200(const Result<T>& result) {
-  if (!result) return result.error();
-  return JsonResponse(HttpStatus::ok, ToJson(*result));
-}
-
-Result<std::int64_t> PathId(const RouteContext& ctx, std::string_view what) {
-  const auto raw = ctx.params.Get("id");
-  const auto id = ParsePositiveId(raw);
-  if (!id) {
-    return Invalid(std::string(what) +
-                   " id must be a positive 64-bit decimal integer without leading zeros, got '" +
-                   std::string(raw) + "'");
-  }
-  return *id;
-}
-
-bool IsBlank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
-// The body as a JSON object; an empty body is {} when `optional`.
-Result<json> ObjectBody(const HttpRequest& request, bool optional) {
-  if (optional && IsBlank(request.body())) return json::object();
-  auto body = ParseJsonBody(request.body());
-  if (!body) return body.error();
-  if (!body->is_object()) return Invalid("request body must be a JSON object");
-  return body;
-}
-
-// A string field: nullopt when absent; VALIDATION when present with another type (null included).
-Result<std::optional<std::string>> StringField(const json& body, const char* name) {
-  const auto it = body.find(name);
-  if (it == body.end()) return std::optional<std::string>{};
-  if (!it->is_string()) return Invalid(std::string("`") + name + "` must be a string");
-  return std::optional<std::string>{it->get<std::string>()};
-}
-
-Result<std::string> RequiredString(const json& body, const char* name) {
-  auto field = StringField(body, name);
-  if (!field) return field.error();
-  if (!*field) return Invalid(std::string("`") + name + "` is required");
-  return std::move(**field);
-}
-
-struct Paging {
-  std::optional<int> limit;
-  std::optional<std::int64_t> after;
-};
-
-Result<std::optional<int>> LimitParam(const QueryParams& query) {
-  const auto it = query.find("limit");
-  if (it == query.end()) return std::optional<int>{};
-  int value = 0;
-  const auto& text = it->second;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
-    return Invalid("limit must be an integer, got '" + text + "'");
-  }
-  return std::optional<int>{value};
-}
-
-Result<std::optional<SearchMode>> SearchModeParam(const QueryParams& query) {
-  const auto it = query.find("mode");
-  if (it == query.end()) return std::optional<SearchMode>{};
-  const auto mode = ParseSearchMode(it->second);
-  if (!mode) return Invalid("mode must be keyword, semantic or hybrid, got '" + it->second + "'");
-  return std::optional<SearchMode>{*mode};
-}
-
-Result<SearchGrouping> SearchGroupingParam(const QueryParams& query) {
-  const auto it = query.find("group");
-  if (it == query.end() || it->second == "document") return SearchGrouping::kDocument;
-  if (it->second == "chunk") return SearchGrouping::kChunk;
-  return Invalid("group must be document or chunk, got '" + it->second + "'");
-}
-
-Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query) {
-  const auto it = query.find("after");
-  if (it == query.end()) return std::optional<std::int64_t>{};
-  const auto cursor = ParsePositiveId(it->second);
-  if (!cursor) return Invalid("after must be a cursor from a previous page, got '" + it->second + "'");
-  return std::optional<std::int64_t>{*cursor};
-}
-
-Result<Paging> PagingParams(const QueryParams& query) {
-  auto limit = LimitParam(query);
-  if (!limit) return limit.error();
-  auto after = CursorParam(query);
-  if (!after) return after.error();
-  return Paging{*limit, *after};
-}
-
-Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string_view>& allowed) {
-  return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
-}
 
 // Best effort: when it fails, the key frees itself when its lease runs out.
 void AbandonQuietly(IdempotencyService& idempotency, const IdempotentRequest& request,
@@ -139,40 +36,6 @@ HttpResponse OpenApiResponse(const RouteContext&) {
   response.set(http::field::content_type, "application/json");
   response.body() = std::string(OpenApiDocument());
   return response;
-}
-
-}  // namespace
-
-// How a POST handler commits its effect. Without an Idempotency-Key it is inert: no hook. With
-// one, the hook stores the outcome inside the use case's transaction, with the effect, and keeps
-// it, so that the first answer is rendered from exactly what a replay will render.
-class IdempotentEffect {
- public:
-  IdempotentEffect() = default;
-  IdempotentEffect(IdempotencyService& idempotency, IdempotentRequest request, std::string owner)
-      : idempotency_(&idempotency), request_(std::move(request)), owner_(std::move(owner)) {}
-
-  CommitHook Hook() {
-    if (idempotency_ == nullptr) return {};
-    return idempotency_->CompleteOnCommit(
-        request_, owner_, [this](const IdempotentOutcome& outcome) { stored_ = outcome; });
-  }
-
-  // The outcome stored with the effect; nullopt when none was (the effect did not commit).
-  const std::optional<IdempotentOutcome>& stored() const { return stored_; }
-
- private:
-  IdempotencyService* idempotency_ = nullptr;
-  IdempotentRequest request_;
-  std::string owner_;
-  std::optional<IdempotentOutcome> stored_;
-};
-
-namespace {
-
-Result<IdempotentOutcome> Transitioned(Result<Transition> result) {
-  if (!result) return result.error();
-  return IdempotentOutcome::Transitioned(std::move(result->document), std::move(result->review));
 }
 
 }  // namespace
@@ -365,194 +228,6 @@ HttpResponse RestApi::Metrics(const RouteContext&) const {
   response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
   response.body() = health_.metrics();
   return response;
-}
-
-Result<IdempotentOutcome> RestApi::CreateDocument(const RouteContext& ctx, const Actor& actor,
-                                                  IdempotentEffect& effect) const {
-  auto body = ObjectBody(ctx.request, /*optional=*/false);
-  if (!body) return body.error();
-  auto title = RequiredString(*body, "title");
-  if (!title) return title.error();
-  auto content = RequiredString(*body, "content");
-  if (!content) return content.error();
-  auto doc = service_.Create(actor, *title, *content, effect.Hook());
-  if (!doc) return doc.error();
-  return IdempotentOutcome::Created(std::move(*doc));
-}
-
-Result<HttpResponse> RestApi::ListDocuments(const RouteContext& ctx, const Actor&) const {
-  auto query = Query(ctx, {"status", "author_id", "limit", "after"});
-  if (!query) return query.error();
-  ListDocumentsRequest request;
-  if (const auto it = query->find("status"); it != query->end()) {
-    request.status = ParseDocumentStatus(it->second);
-    if (!request.status) {
-      return Invalid("status must be draft, pending_review, approved or rejected, got '" +
-                     it->second + "'");
-    }
-  }
-  if (const auto it = query->find("author_id"); it != query->end()) {
-    // An author id is a token's `sub`: anything longer names nobody.
-    if (it->second.empty() || it->second.size() > kMaxSubjectBytes) {
-      return Invalid("author_id must be 1.." + std::to_string(kMaxSubjectBytes) + " bytes, got " +
-                     std::to_string(it->second.size()));
-    }
-    request.author_id = it->second;
-  }
-  auto paging = PagingParams(*query);
-  if (!paging) return paging.error();
-  request.limit = paging->limit;
-  request.after = paging->after;
-  return Ok200(service_.ListDocuments(request));
-}
-
-Result<HttpResponse> RestApi::GetDocument(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  auto doc = service_.GetDocument(*id);
-  if (!doc) return doc.error();
-  return DocumentResponse(HttpStatus::ok, *doc);
-}
-
-Result<HttpResponse> RestApi::EditDocument(const RouteContext& ctx, const Actor& actor) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  EditRequest request;
-  if (const auto it = ctx.request.find(http::field::if_match); it != ctx.request.end()) {
-    const auto value = View(it->value());
-    if (value != "*") {
-      request.if_match = ParseVersionTag(value);
-      if (!request.if_match) {
-        return Invalid("If-Match must be a version tag like \"3\", got '" + std::string(value) + "'");
-      }
-    }
-  }
-  auto body = ObjectBody(ctx.request, /*optional=*/false);
-  if (!body) return body.error();
-  auto title = StringField(*body, "title");
-  if (!title) return title.error();
-  auto content = StringField(*body, "content");
-  if (!content) return content.error();
-  request.title = std::move(*title);
-  request.content = std::move(*content);
-  auto doc = service_.Edit(actor, *id, request);
-  if (!doc) return doc.error();
-  return DocumentResponse(HttpStatus::ok, *doc);
-}
-
-Result<HttpResponse> RestApi::GetContent(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  return Ok200(service_.GetContent(*id));
-}
-
-Result<HttpResponse> RestApi::GetPreview(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  return Ok200(reader_.GetPreview(*id));
-}
-
-Result<HttpResponse> RestApi::Search(const RouteContext& ctx, const Actor&) const {
-  auto query = Query(ctx, {"q", "limit", "mode", "group"});
-  if (!query) return query.error();
-  const auto q = query->find("q");
-  if (q == query->end()) return Invalid("q is required: the words to search for");
-  auto limit = LimitParam(*query);
-  if (!limit) return limit.error();
-  auto mode = SearchModeParam(*query);
-  if (!mode) return mode.error();
-  auto group = SearchGroupingParam(*query);
-  if (!group) return group.error();
-  return Ok200(reader_.Search(q->second, *limit, *mode, *group));
-}
-
-Result<IdempotentOutcome> RestApi::Submit(const RouteContext& ctx, const Actor& actor,
-                                          IdempotentEffect& effect) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  return Transitioned(service_.Submit(actor, *id, effect.Hook()));
-}
-
-Result<IdempotentOutcome> RestApi::Withdraw(const RouteContext& ctx, const Actor& actor,
-                                            IdempotentEffect& effect) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  return Transitioned(service_.Withdraw(actor, *id, effect.Hook()));
-}
-
-Result<HttpResponse> RestApi::DocumentReviews(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  return Ok200(service_.ReviewHistory(*id));
-}
-
-Result<HttpResponse> RestApi::DocumentVersions(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  return Ok200(service_.ListVersions(*id));
-}
-
-Result<HttpResponse> RestApi::GetVersion(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "document");
-  if (!id) return id.error();
-  const auto raw = ctx.params.Get("version");
-  const auto version = ParseVersion(raw);
-  if (!version) {
-    return Invalid(
-        "version must be a positive 32-bit decimal integer without leading zeros, got '" +
-        std::string(raw) + "'");
-  }
-  return Ok200(service_.GetVersion(*id, *version));
-}
-
-Result<HttpResponse> RestApi::ReviewQueue(const RouteContext& ctx, const Actor& actor) const {
-  auto query = Query(ctx, {"status", "limit", "after"});
-  if (!query) return query.error();
-  ListReviewsRequest request;
-  if (const auto it = query->find("status"); it != query->end()) {
-    request.status = ParseReviewStatus(it->second);
-    if (!request.status) {
-      return Invalid("status must be pending, approved, rejected or withdrawn, got '" +
-                     it->second + "'");
-    }
-  }
-  auto paging = PagingParams(*query);
-  if (!paging) return paging.error();
-  request.limit = paging->limit;
-  request.after = paging->after;
-  return Ok200(service_.ReviewQueue(actor, request));
-}
-
-Result<HttpResponse> RestApi::GetReview(const RouteContext& ctx, const Actor&) const {
-  auto id = PathId(ctx, "review");
-  if (!id) return id.error();
-  return Ok200(service_.GetReview(*id));
-}
-
-Result<IdempotentOutcome> RestApi::Approve(const RouteContext& ctx, const Actor& actor,
-                                           IdempotentEffect& effect) const {
-  auto id = PathId(ctx, "review");
-  if (!id) return id.error();
-  auto body = ObjectBody(ctx.request, /*optional=*/true);
-  if (!body) return body.error();
-  std::optional<std::string> comment;
-  // `comment` may be absent or null (no comment), otherwise a string.
-  if (const auto it = body->find("comment"); it != body->end() && !it->is_null()) {
-    if (!it->is_string()) return Invalid("`comment` must be a string");
-    comment = it->get<std::string>();
-  }
-  return Transitioned(service_.Approve(actor, *id, comment, effect.Hook()));
-}
-
-Result<IdempotentOutcome> RestApi::Reject(const RouteContext& ctx, const Actor& actor,
-                                          IdempotentEffect& effect) const {
-  auto id = PathId(ctx, "review");
-  if (!id) return id.error();
-  auto body = ObjectBody(ctx.request, /*optional=*/false);
-  if (!body) return body.error();
-  auto reason = RequiredString(*body, "reason");
-  if (!reason) return reason.error();
-  return Transitioned(service_.Reject(actor, *id, *reason, effect.Hook()));
 }
 
 }  // namespace docgate

@@ -1,0 +1,62 @@
+#pragma once
+
+// What RestApi's handlers read from a request: the path's id, the JSON body's fields and the
+// query parameters, each malformed input a VALIDATION error with a message that names it; and
+// the 200 of a use case's value.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/http/dto.h"
+#include "adapters/http/http_message.h"
+#include "adapters/http/responses.h"
+#include "adapters/http/router.h"
+#include "app/chunk_index.h"
+#include "app/reader_service.h"
+#include "core/error.h"
+
+namespace docgate {
+
+// Beast's string_view as the standard's.
+std::string_view View(boost::beast::string_view text);
+
+Error Invalid(std::string detail);
+
+// 200 with the use case's value as JSON, or its error.
+template <typename T>
+Result<HttpResponse> Ok200(const Result<T>& result) {
+  if (!result) return result.error();
+  return JsonResponse(HttpStatus::ok, ToJson(*result));
+}
+
+// The route's {id}, of a `what` ("document", "review"): a positive int64 without leading zeros.
+Result<std::int64_t> PathId(const RouteContext& ctx, std::string_view what);
+
+// The body as a JSON object; an empty body is {} when `optional`.
+Result<nlohmann::json> ObjectBody(const HttpRequest& request, bool optional);
+// A string field: nullopt when absent; VALIDATION when present with another type (null included).
+Result<std::optional<std::string>> StringField(const nlohmann::json& body, const char* name);
+// A string field that must be present.
+Result<std::string> RequiredString(const nlohmann::json& body, const char* name);
+
+// The query's parameters; VALIDATION for one not in `allowed`.
+Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string_view>& allowed);
+
+struct Paging {
+  std::optional<int> limit;
+  std::optional<std::int64_t> after;
+};
+// limit (an integer) and after (a cursor of a previous page), each when present.
+Result<std::optional<int>> LimitParam(const QueryParams& query);
+Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query);
+Result<Paging> PagingParams(const QueryParams& query);
+// Search's mode (absent: the reader's default) and group (absent: by document).
+Result<std::optional<SearchMode>> SearchModeParam(const QueryParams& query);
+Result<SearchGrouping> SearchGroupingParam(const QueryParams& query);
+
+}  // namespace docgate
