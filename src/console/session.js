@@ -1,0 +1,113 @@
+// Sign-in: a pasted token, or a link `/#token=<jwt>` (`docgate token ... --console`); the fragment
+// never reaches the server, and the token is moved to sessionStorage and out of the address bar
+// at once. The token's claims say who is signed in and which views they get.
+
+import {errorText, field, h, message, show} from './dom.js';
+import {route} from './router.js';
+import {api, state, t, TOKEN_KEY} from './state.js';
+
+export function decodeClaims(token) {
+  const parts = token.split('.');
+  if (parts.length !== 3) return null;
+  try {
+    const base64 = parts[1].replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(
+        atob(base64.padEnd(Math.ceil(base64.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
+    const claims = JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof claims.sub !== 'string' || !Array.isArray(claims.roles ?? [])) return null;
+    return {sub: claims.sub, name: claims.name, roles: claims.roles ?? [], exp: claims.exp};
+  } catch (e) {
+    return null;
+  }
+}
+
+export const hasRole = (...roles) => roles.some((role) => state.claims?.roles.includes(role));
+export const isAuthor = () => hasRole('author', 'admin');
+export const isReviewer = () => hasRole('reviewer', 'admin');
+
+export function expired(claims) {
+  return typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now();
+}
+
+export async function signIn(token, {quiet = false} = {}) {
+  const claims = decodeClaims(token.trim());
+  if (!claims) return message(t('signin.malformed'), 'error');
+  if (expired(claims)) return message(t('session.expired'), 'error');
+  state.token = token.trim();
+  state.claims = claims;
+  try {
+    await api.get('api/v1/documents?limit=1');
+  } catch (error) {
+    if (error.status === 401) return undefined;  // signOut has said why
+    if (error.code !== 'NETWORK' && error.status !== 503) throw error;
+  }
+  sessionStorage.setItem(TOKEN_KEY, state.token);
+  if (!quiet) message('');
+  scheduleExpiry();
+  if (!location.hash.startsWith('#/') || location.hash === '#/signin') {
+    location.hash = isAuthor() ? '#/documents' : isReviewer() ? '#/queue' : '#/search';
+  } else {
+    route();
+  }
+  return undefined;
+}
+
+export function scheduleExpiry() {
+  clearTimeout(state.expiryTimer);
+  if (typeof state.claims?.exp !== 'number') return;
+  const ms = state.claims.exp * 1000 - Date.now();
+  // setTimeout's delay is a 32-bit number of milliseconds.
+  if (ms < 2 ** 31)
+    state.expiryTimer = setTimeout(() => signOut('session.expired'), Math.max(0, ms));
+}
+
+export function signOut(reasonKey) {
+  state.token = null;
+  state.claims = null;
+  clearTimeout(state.expiryTimer);
+  sessionStorage.removeItem(TOKEN_KEY);
+  if (location.hash !== '#/signin') history.replaceState(null, '', '#/signin');
+  route();
+  if (reasonKey) message(t(reasonKey), reasonKey === 'session.expired' ? 'error' : 'info');
+}
+
+export function renderSignIn() {
+  const input =
+      h('textarea',
+        {testid: 'token-input', class: 'short', rows: 4, autocomplete: 'off', spellcheck: false});
+  const form =
+      h('form', {
+        class: 'signin',
+        onsubmit: (e) => {
+          e.preventDefault();
+          signIn(input.value);
+        }
+      },
+        h('h1', {}, t('signin.title')), h('p', {}, t('signin.intro')),
+        field('signin.token', input, t('signin.hint')),
+        h('div', {class: 'actions'},
+          h('button', {type: 'submit', testid: 'sign-in'}, t('action.signin'))));
+  show(form);
+  input.focus();
+}
+
+// `/#token=<jwt>`: take the token and drop it from the address bar and the history at once.
+export function takeTokenFromLink() {
+  const token = decodeURIComponent(location.hash.slice('#token='.length));
+  history.replaceState(null, '', location.pathname + location.search + '#/');
+  signIn(token).catch((error) => message(errorText(error), 'error'));
+}
+
+// The token kept in this tab, if it is still valid; an expired one is dropped with a message.
+export function restoreSession() {
+  if (!state.token) return;
+  const claims = decodeClaims(state.token);
+  if (claims && !expired(claims)) {
+    state.claims = claims;
+    scheduleExpiry();
+  } else {
+    sessionStorage.removeItem(TOKEN_KEY);
+    state.token = null;
+    if (claims) message(t('session.expired'), 'error');
+  }
+}

@@ -1,0 +1,256 @@
+// The author's views: the document list, a new document, a document with its editor (a save with
+// If-Match, a 412 shown as a diff), submit and withdraw, the review history and the preview.
+
+import {newIdempotencyKey} from './api.js';
+import {diffView} from './diff_view.js';
+import {actionButton, badge, errorText, field, h, message, show, waitingText} from './dom.js';
+import {renderTicket, route} from './router.js';
+import {isAuthor, isReviewer} from './session.js';
+import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
+
+export async function renderDocuments(query) {
+  const stale = renderTicket();
+  const after = query.get('after');
+  const params = new URLSearchParams({limit: String(PAGE_SIZE)});
+  const mine = isAuthor() && query.get('all') !== '1';
+  if (mine) params.set('author_id', state.claims.sub);
+  if (after) params.set('after', after);
+  const page = await api.get('api/v1/documents?' + params);
+  if (stale()) return;
+  const rows = page.items.map(
+      (doc) =>
+          h('tr', {testid: 'document-row'},
+            h('td', {}, h('a', {href: '#/documents/' + doc.id}, doc.title)),
+            h('td', {}, badge(doc.status, 'status-badge')), h('td', {}, String(doc.version)),
+            h('td', {}, doc.approved_version === null ? '' : badge(doc.ingest_status)),
+            h('td', {class: 'meta'}, formatTime(doc.updated_at))));
+  const base = '#/documents?' + (mine ? '' : 'all=1&');
+  show(
+      h('h1', {}, t(mine ? 'documents.mine' : 'documents.all')),
+      h('div', {class: 'actions'},
+        isAuthor() ? h('a', {class: 'button', href: '#/documents/new', testid: 'new-document'},
+                       t('action.new')) :
+                     null,
+        isAuthor() ? h('a', {href: mine ? '#/documents?all=1' : '#/documents'},
+                       t(mine ? 'documents.showAll' : 'documents.showMine')) :
+                     null),
+      rows.length === 0 ?
+          h('p', {}, t('documents.empty')) :
+          h('table', {},
+            h('thead', {},
+              h('tr', {},
+                ...['col.title', 'col.status', 'col.version', 'col.ingest', 'col.updated'].map(
+                    (key) => h('th', {scope: 'col'}, t(key))))),
+            h('tbody', {}, rows)),
+      pager(after, page.next, base));
+}
+
+export function pager(after, next, base) {
+  return h(
+      'div', {class: 'actions'},
+      after ? h('a', {href: base.replace(/[?&]$/, '')}, t('page.first')) : null,
+      next ? h('a', {href: base + 'after=' + encodeURIComponent(next)}, t('page.next')) : null);
+}
+
+function editorControls(title = '', content = '') {
+  const titleInput = h(
+      'input', {type: 'text', testid: 'title-input', maxlength: 200, required: true, value: title});
+  const contentInput = h('textarea', {testid: 'content-input', rows: 18});
+  contentInput.value = content;
+  return {titleInput, contentInput};
+}
+
+export async function renderEditorNew() {
+  const {titleInput, contentInput} = editorControls();
+  let intent = null;  // one key for this form's "create", reused by every retry of it
+  const save = actionButton('action.save', 'save', async () => {
+    const body = {title: titleInput.value, content: contentInput.value};
+    if (!intent || JSON.stringify(intent.body) !== JSON.stringify(body)) {
+      intent = {method: 'POST', path: 'api/v1/documents', body, key: newIdempotencyKey()};
+    }
+    try {
+      message(t('saving'), 'busy');
+      const {body: doc} =
+          await api.perform(intent, {onWait: (w) => message(waitingText(w), 'busy')});
+      message(t('saved', {version: doc.version}), 'ok');
+      location.hash = '#/documents/' + doc.id;
+    } catch (error) {
+      message(errorText(error), 'error');
+    }
+  });
+  show(
+      h('h1', {}, t('documents.new')),
+      h('form', {onsubmit: (e) => e.preventDefault()}, field('field.title', titleInput),
+        field('field.content', contentInput), h('div', {class: 'actions'}, save)));
+  titleInput.focus();
+}
+
+async function loadDocument(id) {
+  const [doc, content, reviews] = await Promise.all([
+    api.get(`api/v1/documents/${id}`),
+    api.get(`api/v1/documents/${id}/content`),
+    api.get(`api/v1/documents/${id}/reviews`),
+  ]);
+  let preview = null;
+  if (doc.approved_version !== null) {
+    try {
+      preview = await api.get(`api/v1/documents/${id}/preview`);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+  }
+  return {doc, content, reviews: reviews.items, preview};
+}
+
+export async function renderDocument(id) {
+  const stale = renderTicket();
+  const loaded = await loadDocument(id);
+  if (stale()) return;
+  const {doc, content, reviews, preview} = loaded;
+  const mine = doc.author_id === state.claims.sub;
+  const editable = mine && ['draft', 'rejected', 'approved'].includes(doc.status);
+  const conflictBox = h('div');
+  const sections = [
+    h('h1', {}, doc.title),
+    h('p', {class: 'meta'}, badge(doc.status, 'status-badge'), ' ',
+      t('document.meta',
+        {version: doc.version, author: doc.author_id, updated: formatTime(doc.updated_at)})),
+  ];
+  let base = {version: doc.version, title: doc.title, content: content.content};
+  if (editable) {
+    const {titleInput, contentInput} = editorControls(doc.title, content.content);
+    const save = actionButton('action.save', 'save', async () => {
+      conflictBox.replaceChildren();
+      await saveDocument(doc.id, base, titleInput, contentInput, conflictBox, (next) => {
+        base = next;
+      });
+    });
+    if (doc.status === 'approved')
+      sections.push(h('p', {class: 'note'}, t('document.revisionNote')));
+    sections.push(
+        h('form', {onsubmit: (e) => e.preventDefault()}, field('field.title', titleInput),
+          field('field.content', contentInput), conflictBox,
+          h('div', {class: 'actions'}, save,
+            doc.status !== 'approved' ?
+                transitionButton(
+                    'action.submit', 'submit', `api/v1/documents/${doc.id}/submit`,
+                    () => titleInput.value !== base.title || contentInput.value !== base.content) :
+                null)));
+  } else {
+    sections.push(
+        h('h2', {}, t('document.content', {version: doc.version})),
+        h('div', {
+          class: 'text',
+          tabindex: 0,
+          role: 'region',
+          'aria-label': t('document.content', {version: doc.version})
+        },
+          content.content));
+    if (mine && doc.status === 'pending_review') {
+      sections.push(h(
+          'div', {class: 'actions'},
+          transitionButton('action.withdraw', 'withdraw', `api/v1/documents/${doc.id}/withdraw`)));
+    }
+  }
+  if (doc.status === 'pending_review' && doc.current_review_id && isReviewer() && !mine) {
+    sections.push(
+        h('p', {}, h('a', {href: '#/reviews/' + doc.current_review_id}, t('document.openReview'))));
+  }
+  sections.push(h('h2', {}, t('document.history')), historyTable(reviews));
+  sections.push(h('h2', {}, t('document.preview')));
+  if (preview) {
+    sections.push(
+        h('p', {class: 'meta'},
+          t('document.previewMeta',
+            {version: preview.version, approved: formatTime(preview.approved_at)}),
+          ' ', t('col.ingest'), ': ', badge(doc.ingest_status)),
+        h('div', {class: 'text', tabindex: 0, role: 'region', 'aria-label': t('document.preview')},
+          preview.content));
+  } else {
+    sections.push(h('p', {}, t('document.noPreview')));
+  }
+  show(...sections);
+}
+
+// PUT with If-Match. A 412 shows what changed on the server since this page loaded, and lets the
+// author keep theirs (saved over the new version) or take the server's.
+async function saveDocument(id, base, titleInput, contentInput, conflictBox, rebase) {
+  const body = {title: titleInput.value, content: contentInput.value};
+  message(t('saving'), 'busy');
+  try {
+    const {body: doc} = await api.request(
+        'PUT', `api/v1/documents/${id}`, {body, headers: {'If-Match': `"${base.version}"`}});
+    rebase({version: doc.version, title: body.title, content: body.content});
+    message(t('saved', {version: doc.version}), 'ok');
+    if (doc.status !== 'draft' || base.version + 1 !== doc.version) route();
+  } catch (error) {
+    if (error.code !== 'VERSION_MISMATCH') return message(errorText(error), 'error');
+    const [doc, current] = await Promise.all(
+        [api.get(`api/v1/documents/${id}`), api.get(`api/v1/documents/${id}/content`)]);
+    if (doc.title === body.title && current.content === body.content) {
+      // Our own earlier attempt did land (its answer was lost): nothing to resolve.
+      rebase({version: doc.version, title: doc.title, content: current.content});
+      return message(t('saved', {version: doc.version}), 'ok');
+    }
+    message(t('conflict.message', {version: doc.version}), 'error');
+    conflictBox.replaceChildren(
+        h('div', {class: 'note'}, h('p', {}, t('conflict.explain', {version: doc.version})),
+          doc.title !== body.title ? h('p', {}, t('conflict.title', {title: doc.title})) : null,
+          diffView(body.content, current.content, 'conflict.diffLabel'),
+          h('div', {class: 'actions'},
+            h('button', {type: 'button', class: 'secondary', onclick: () => route()},
+              t('conflict.takeTheirs')),
+            h('button', {
+              type: 'button',
+              onclick: () => {
+                rebase({version: doc.version, title: doc.title, content: current.content});
+                conflictBox.replaceChildren();
+                message(t('conflict.keepMine'), 'info');
+              }
+            },
+              t('conflict.keepMineButton')))));
+  }
+}
+
+// Submit or withdraw: one Idempotency-Key per intent, reused by the automatic retries.
+function transitionButton(labelKey, testid, path, unsaved = () => false) {
+  return actionButton(labelKey, testid, async () => {
+    if (unsaved()) return message(t('submit.unsaved'), 'error');
+    const intent = {method: 'POST', path, body: {}, key: newIdempotencyKey()};
+    try {
+      message(t('working'), 'busy');
+      await api.perform(intent, {onWait: (w) => message(waitingText(w), 'busy')});
+      message(t(testid + '.done'), 'ok');
+      route();
+    } catch (error) {
+      message(errorText(error), 'error');
+      if (error.code === 'INVALID_STATE') route();
+    }
+    return undefined;
+  }, testid === 'withdraw' ? 'secondary' : '');
+}
+
+function historyTable(reviews) {
+  if (reviews.length === 0) return h('p', {}, t('history.empty'));
+  return h(
+      'table', {},
+      h('thead', {},
+        h('tr', {},
+          ...['col.review', 'col.version', 'col.status', 'col.submitted', 'col.decided',
+              'col.comment']
+              .map((key) => h('th', {scope: 'col'}, t(key))))),
+      h('tbody', {},
+        reviews.map(
+            (review) =>
+                h('tr', {}, h('td', {}, h('a', {href: '#/reviews/' + review.id}, '#' + review.id)),
+                  h('td', {}, String(review.document_version)), h('td', {}, badge(review.status)),
+                  h('td', {},
+                    t('history.by',
+                      {who: review.submitted_by, when: formatTime(review.submitted_at)})),
+                  h('td', {},
+                    review.decided_by ?
+                        t('history.by',
+                          {who: review.decided_by, when: formatTime(review.decided_at)}) :
+                        ''),
+                  h('td', {}, review.comment ?? '')))));
+}

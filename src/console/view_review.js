@@ -1,0 +1,209 @@
+// The reviewer's views: the queue (oldest first, refreshed) and a review, its diff against the last
+// approved version and the decision (approve, reject; each once, with an Idempotency-Key).
+
+import {newIdempotencyKey} from './api.js';
+import {diffView} from './diff_view.js';
+import {actionButton, badge, confirmDialog, errorText, field, h, message, show, waitingText} from
+    './dom.js';
+import {renderTicket} from './router.js';
+import {isReviewer} from './session.js';
+import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
+import {pager} from './view_documents.js';
+
+const QUEUE_REFRESH_MS = 5000;
+
+export async function renderQueue(query) {
+  const stale = renderTicket();
+  const after = query.get('after');
+  const load = async () => {
+    const params = new URLSearchParams({status: 'pending', limit: String(PAGE_SIZE)});
+    if (after) params.set('after', after);
+    const page = await api.get('api/v1/reviews?' + params);
+    const docs = await Promise.all(page.items.map(
+        (review) => api.get('api/v1/documents/' + review.document_id).catch((error) => {
+          if (error.status === 404) return null;
+          throw error;
+        })));
+    return {page, docs};
+  };
+  const draw = ({page, docs}) => {
+    const items = page.items.map(
+        (review, i) =>
+            h('li', {testid: 'queue-item'},
+              h('a', {href: '#/reviews/' + review.id},
+                docs[i]?.title ?? t('queue.document', {id: review.document_id})),
+              ' ', h('span', {class: 'meta'}, t('queue.meta', {
+                       version: review.document_version,
+                       who: review.submitted_by,
+                       when: formatTime(review.submitted_at)
+                     }))));
+    show(
+        h('h1', {}, t('queue.title')),
+        h('p', {class: 'meta'}, t('queue.refresh', {seconds: QUEUE_REFRESH_MS / 1000})),
+        items.length === 0 ? h('p', {}, t('queue.empty')) : h('ol', {class: 'results'}, items),
+        pager(after, page.next, '#/queue?'));
+  };
+  const first = await load();
+  if (stale()) return;
+  draw(first);
+  // Refreshed as other reviewers decide; keeps the focus where it was when nothing moved.
+  state.timers.push(setInterval(async () => {
+    if (document.hidden || stale()) return;
+    try {
+      const next = await load();
+      if (stale()) return;
+      if (JSON.stringify(next.page) !== JSON.stringify(first.page)) {
+        first.page = next.page;
+        draw(next);
+      }
+    } catch (error) {
+      if (!stale()) message(errorText(error), 'error');
+    }
+  }, QUEUE_REFRESH_MS));
+}
+
+async function versionContent(docId, version) {
+  try {
+    return (await api.get(`api/v1/documents/${docId}/versions/${version}`)).content;
+  } catch (error) {
+    if (error.status === 404) return null;
+    throw error;
+  }
+}
+
+// Why the signed-in user may not decide this review (the four-eyes rule of API.md v1.1), or null.
+function selfReviewReason(doc, review, versions) {
+  if (doc.author_id === state.claims.sub) return t('self.author');
+  const since = doc.approved_version ?? 0;
+  const edited = versions.some(
+      (v) => v.version > since && v.version <= review.document_version &&
+          v.edited_by === state.claims.sub);
+  return edited ? t('self.editor', {version: review.document_version}) : null;
+}
+
+export async function renderReview(id) {
+  const stale = renderTicket();
+  const review = await api.get('api/v1/reviews/' + id);
+  const [doc, versions] = await Promise.all([
+    api.get('api/v1/documents/' + review.document_id),
+    api.get(`api/v1/documents/${review.document_id}/versions`),
+  ]);
+  const submitted = await versionContent(doc.id, review.document_version);
+  let approved = null;
+  const baseVersion =
+      doc.approved_version !== null && doc.approved_version < review.document_version ?
+      doc.approved_version :
+      null;
+  if (baseVersion !== null) {
+    approved = await versionContent(doc.id, baseVersion);
+    if (approved === null) {
+      const preview = await api.get(`api/v1/documents/${doc.id}/preview`).catch(() => null);
+      if (preview?.version === baseVersion) approved = preview.content;
+    }
+  }
+  if (stale()) return;
+  const sections = [
+    h('h1', {}, t('review.title', {
+        title: versions.items.find((v) => v.version === review.document_version)?.title ?? doc.title
+      })),
+    h('p', {class: 'meta'}, badge(review.status), ' ', t('review.meta', {
+        id: review.id,
+        version: review.document_version,
+        author: doc.author_id,
+        who: review.submitted_by,
+        when: formatTime(review.submitted_at)
+      }),
+      ' ', h('a', {href: '#/documents/' + doc.id}, t('review.openDocument'))),
+  ];
+  if (submitted === null) {
+    sections.push(h('p', {class: 'note'}, t('review.pruned')));
+  } else if (approved === null) {
+    sections.push(
+        h('h2', {}, t('review.firstReview')),
+        h('div', {
+          class: 'text',
+          testid: 'diff',
+          tabindex: 0,
+          role: 'region',
+          'aria-label': t('review.firstReview')
+        },
+          submitted));
+  } else {
+    sections.push(
+        h('h2', {}, t('review.diffTitle', {from: baseVersion, to: review.document_version})),
+        diffView(
+            approved, submitted, 'review.diffTitle',
+            {from: baseVersion, to: review.document_version}));
+  }
+  if (review.status !== 'pending') {
+    sections.push(h('p', {class: 'note'}, decidedText(review)));
+  } else if (isReviewer()) {
+    sections.push(...decisionControls(review, doc, selfReviewReason(doc, review, versions.items)));
+  }
+  show(...sections);
+}
+
+function decidedText(review) {
+  return t('review.decided', {
+    status: t('status.' + review.status),
+    who: review.decided_by ?? review.submitted_by,
+    when: formatTime(review.decided_at),
+    comment: review.comment ? ' — ' + review.comment : ''
+  });
+}
+
+function decisionControls(review, doc, blocked) {
+  const comment =
+      h('textarea', {testid: 'comment-input', class: 'short', rows: 3, maxlength: 2000});
+  const reason = h('textarea', {testid: 'reason-input', class: 'short', rows: 3, maxlength: 2000});
+  const blockedNote =
+      blocked ? h('p', {class: 'note', id: 'self-review-note', role: 'note'}, blocked) : null;
+  const decide = (verb) => actionButton('action.' + verb, verb, async () => {
+    const body = verb === 'approve' ? (comment.value.trim() ? {comment: comment.value} : {}) :
+                                      {reason: reason.value};
+    if (verb === 'reject' && !reason.value.trim()) {
+      message(t('reject.needsReason'), 'error');
+      reason.focus();
+      return;
+    }
+    const ok = await confirmDialog(
+        'confirm.' + verb, {title: doc.title, version: review.document_version});
+    if (!ok) return;
+    const intent = {
+      method: 'POST',
+      path: `api/v1/reviews/${review.id}/${verb}`,
+      body,
+      key: newIdempotencyKey()
+    };
+    try {
+      message(t('working'), 'busy');
+      await api.perform(intent, {onWait: (w) => message(waitingText(w), 'busy')});
+      message(t(verb + '.done'), 'ok');
+      await renderReview(review.id);
+    } catch (error) {
+      if (error.code === 'INVALID_STATE') {
+        const now = await api.get('api/v1/reviews/' + review.id);
+        message(t('review.alreadyDecided', {state: decidedText(now)}), 'error');
+        await renderReview(review.id);
+        return;
+      }
+      message(errorText(error), 'error');
+    }
+  }, verb === 'reject' ? 'danger' : '');
+  const approve = decide('approve');
+  const reject = decide('reject');
+  if (blocked) {
+    for (const button of [approve, reject]) {
+      button.disabled = true;
+      button.setAttribute('aria-describedby', 'self-review-note');
+    }
+  }
+  return [
+    blockedNote,
+    h('h2', {}, t('review.decide')),
+    field('field.comment', comment, t('field.commentHint')),
+    h('div', {class: 'actions'}, approve),
+    field('field.reason', reason, t('field.reasonHint')),
+    h('div', {class: 'actions'}, reject),
+  ];
+}
