@@ -21,14 +21,14 @@ TSAN_TARGETS = docgate docgate_unit_tests docgate_integration_tests docgate_e2e_
 # Every build tree compiles through ccache when it is installed (scripts/deps.sh installs it):
 # CI's four trees share one cache, and a clone in another folder hits the cache of the last (the
 # paths are made relative to the checkout, and the folder is not hashed). The cache is the user's
-# (~/.cache/ccache), so it outlives the clone.
-CCACHE := $(shell command -v ccache 2>/dev/null)
-ifneq ($(CCACHE),)
-LAUNCHER_FLAGS = -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
+# (~/.cache/ccache), so it outlives the clone. CCACHE is looked up when a recipe runs, after its
+# `deps`, so that the first build of a new machine uses the ccache deps.sh just installed.
+CCACHE = $(shell command -v ccache 2>/dev/null)
+LAUNCHER_FLAGS = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) \
+                 -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE))
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 export CCACHE_MAXSIZE ?= 20G
-endif
 
 .PHONY: run test build deps clean bench test-asan test-tsan fuzz check
 

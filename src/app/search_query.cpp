@@ -8,6 +8,7 @@
 
 #include "app/text_analyzer.h"
 #include "core/search_text.h"
+#include "core/utf8.h"
 
 namespace docgate {
 namespace {
@@ -63,12 +64,6 @@ void AddPhrase(std::string_view text, bool required, SearchQuery& query) {
   }
 }
 
-std::size_t CodePoints(std::string_view utf8) {
-  return static_cast<std::size_t>(std::count_if(utf8.begin(), utf8.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
-
 // Adds each term of `text` as an optional phrase of its own, with the text it was made of.
 void AddTerms(std::string_view text, SearchQuery& query) {
   for (const AnalyzedTerm& term : AnalyzeText(text, AnalyzerUse::kQuery)) {
@@ -90,7 +85,7 @@ void AddWords(std::string_view text, SearchQuery& query) {
   };
   for (const TextWord& word : SegmentWords(text)) {
     const bool stop = IsQueryStopWord(word.folded);
-    const bool single = word.bigram_script && CodePoints(word.folded) == 1;
+    const bool single = word.bigram_script && Utf8Length(word.folded) == std::size_t{1};
     const bool joins =
         word.bigram_script && !stop && run_end == word.begin && (single || run_ends_single);
     if (!joins) flush_run();
@@ -127,9 +122,22 @@ bool IsQueryStopWord(std::string_view folded) {
   return std::binary_search(SortedStopWords().begin(), SortedStopWords().end(), folded);
 }
 
-bool SearchQuery::HasRequired() const {
-  return std::any_of(phrases.begin(), phrases.end(),
-                     [](const SearchPhrase& phrase) { return phrase.required; });
+std::string WriteQuery(const SearchQuery& query,
+                       const std::function<void(const SearchPhrase&, std::string&)>& phrase,
+                       std::string_view all_of, std::string_view any_of) {
+  std::string required;
+  std::string optional;
+  const SearchPhrase* first_required = nullptr;
+  for (const SearchPhrase& each : query.phrases) {
+    std::string& list = each.required ? required : optional;
+    if (!list.empty()) list += each.required ? all_of : any_of;
+    phrase(each, list);
+    if (each.required && first_required == nullptr) first_required = &each;
+  }
+  if (first_required == nullptr || optional.empty()) return required.empty() ? optional : required;
+  std::string either;
+  phrase(*first_required, either);
+  return required + std::string(all_of) + "(" + either + std::string(any_of) + optional + ")";
 }
 
 SearchQuery ParseSearchQuery(std::string_view text) {

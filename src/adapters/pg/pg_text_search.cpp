@@ -85,19 +85,7 @@ std::vector<std::string> TsPhraseLiterals(const SearchQuery& query) {
 }
 
 std::string TsQueryLiteral(const SearchQuery& query) {
-  std::string required;
-  std::string optional;
-  const SearchPhrase* first_required = nullptr;
-  for (const SearchPhrase& phrase : query.phrases) {
-    std::string& list = phrase.required ? required : optional;
-    if (!list.empty()) list += phrase.required ? " & " : " | ";
-    AppendPhrase(phrase, list);
-    if (phrase.required && first_required == nullptr) first_required = &phrase;
-  }
-  if (first_required == nullptr || optional.empty()) return required.empty() ? optional : required;
-  std::string either;
-  AppendPhrase(*first_required, either);
-  return required + " & (" + either + " | " + optional + ")";
+  return WriteQuery(query, AppendPhrase, " & ", " | ");
 }
 
 }  // namespace docgate
