@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
   cli.add_option("--latency-limit", latency_limit,
                  "the limit of the timed searches (the first round, for relevance, is at 50 and "
                  "timed only when this is 50 too)");
+  bool reuse = false;
+  cli.add_flag("--reuse", reuse,
+               "the database holds the set already, from an earlier run with the same --copies "
+               "(copy 0's documents have ids 1, 2, ... in the set's order): search only");
   std::string rankings_path;
   cli.add_option("--rankings", rankings_path,
                  "write each query's first 10 documents here, one JSON line a query");
@@ -117,7 +121,10 @@ int main(int argc, char** argv) {
 
   std::map<DocumentId, std::string> name_of;  // docgate id -> the set's id, copy 0
   const auto ingest_start = Stopwatch::now();
-  for (int copy = 0; copy < copies; ++copy) {
+  for (std::size_t i = 0; reuse && i < documents.size(); ++i) {
+    name_of[static_cast<DocumentId>(i + 1)] = documents[i]["id"];
+  }
+  for (int copy = 0; !reuse && copy < copies; ++copy) {
     for (const json& document : documents) {
       std::string title = document["title"];
       if (copy > 0) title += " #" + std::to_string(copy);

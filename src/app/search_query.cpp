@@ -122,24 +122,6 @@ bool IsQueryStopWord(std::string_view folded) {
   return std::binary_search(SortedStopWords().begin(), SortedStopWords().end(), folded);
 }
 
-std::string WriteQuery(const SearchQuery& query,
-                       const std::function<void(const SearchPhrase&, std::string&)>& phrase,
-                       std::string_view all_of, std::string_view any_of) {
-  std::string required;
-  std::string optional;
-  const SearchPhrase* first_required = nullptr;
-  for (const SearchPhrase& each : query.phrases) {
-    std::string& list = each.required ? required : optional;
-    if (!list.empty()) list += each.required ? all_of : any_of;
-    phrase(each, list);
-    if (each.required && first_required == nullptr) first_required = &each;
-  }
-  if (first_required == nullptr || optional.empty()) return required.empty() ? optional : required;
-  std::string either;
-  phrase(*first_required, either);
-  return required + std::string(all_of) + "(" + either + std::string(any_of) + optional + ")";
-}
-
 SearchQuery ParseSearchQuery(std::string_view text) {
   SearchQuery query;
   bool quoted = false;

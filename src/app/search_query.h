@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,14 +45,6 @@ struct SearchQuery {
 // Phrases without terms (punctuation only) are dropped, and so is a phrase equal to an earlier
 // one. Nothing of the text is syntax but the double quote.
 SearchQuery ParseSearchQuery(std::string_view text);
-
-// `query` in an engine's syntax: each phrase as `phrase` writes it, the required ones joined by
-// `all_of`, the optional ones by `any_of`, and both as `required all_of (first required any_of
-// optional...)`, which matches nothing more than the required ones but lets the engine's ranking
-// count the optional ones too. "" for an empty query.
-std::string WriteQuery(const SearchQuery& query,
-                       const std::function<void(const SearchPhrase&, std::string&)>& phrase,
-                       std::string_view all_of, std::string_view any_of);
 
 // Whether the folded word (NFKC_Casefold, unstemmed) carries nothing a search could match on: a
 // Chinese question word, copula or particle, or an English stop word of questions.

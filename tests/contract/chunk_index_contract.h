@@ -388,6 +388,34 @@ TYPED_TEST_P(ChunkIndexContract, EachDocumentOnceByItsBestChunkUnlessChunksAreAs
   EXPECT_EQ(this->Search("glaciers", 1, SearchGrouping::kDocument).size(), 1u);
 }
 
+// Issue 34, at scale (app/search_ranking.h): over more than kFewChunks chunks a common word only
+// scores the chunks the rare words find; when those are too few documents, the common word finds
+// as well, so a document holding only it is still listed, below those holding the rare one.
+TYPED_TEST_P(ChunkIndexContract, ACommonWordStillFindsWhenTheRareOnesFindTooFewDocuments) {
+  std::vector<DocumentId> common;
+  for (int d = 0; d < 22; ++d) {
+    std::vector<std::string> chunks;
+    for (int c = 0; c < 100; ++c) chunks.push_back("冰川 观测记录 " + std::to_string(d * 100 + c));
+    common.push_back(this->AddDocument(1).id);
+    this->Ingest(common.back(), 1, "冰川", chunks);
+  }
+  const DocumentId rare = this->AddDocument(1).id;
+  this->Ingest(rare, 1, "峡湾", std::vector<std::string>(30, "峡湾 峡湾 地貌"));
+  const DocumentId both = this->AddDocument(1).id;
+  this->Ingest(both, 1, "说明", {"冰川 塑造了 峡湾"});
+  std::vector<DocumentId> hits;
+  for (const ChunkHit& hit : this->Search("冰川 峡湾", 5, SearchGrouping::kDocument)) {
+    hits.push_back(hit.document_id);
+  }
+  ASSERT_EQ(hits.size(), 5u) << "2,200 chunks hold 冰川";
+  EXPECT_EQ(hits[0], rare) << "峡湾 in its title and twice in a chunk";
+  EXPECT_EQ(hits[1], both);
+  for (std::size_t i = 2; i < hits.size(); ++i) {
+    EXPECT_NE(std::find(common.begin(), common.end(), hits[i]), common.end()) << i;
+  }
+  EXPECT_EQ(this->Search("峡湾", 5, SearchGrouping::kDocument).size(), 2u);
+}
+
 TYPED_TEST_P(ChunkIndexContract, ChunksOfAMissingDocumentAreAStorageError) {
   EXPECT_THROW(this->inbox().BeginConsumer()->ReplaceChunks(12345, 1, "T", {"x"}, {}),
                StorageError);
@@ -405,6 +433,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     QuotesAndBackslashesInsideWordsAreText,
     EveryVerbatimQueryOfTheRelevanceSetFindsItsDocumentsInTheTop10, SearchHonoursTheLimit,
     SearchStemsWords, AnEmptyOrPunctuationOnlyQueryMatchesNothing, HostileQueriesReturnNormally,
+    ACommonWordStillFindsWhenTheRareOnesFindTooFewDocuments,
     ChunksOfAMissingDocumentAreAStorageError);
 
 }  // namespace docgate

@@ -216,7 +216,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                                                    {"7", "0007_revisions.sql", "1"},
                                                    {"8", "0008_text_analyzer.sql", "1"},
                                                    {"9", "0009_stems_of_more_languages.sql", "1"},
-                                                   {"10", "0010_embeddings.sql", "1"}}));
+                                                   {"10", "0010_embeddings.sql", "1"},
+                                                   {"11", "0011_search_statistics.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

@@ -183,23 +183,45 @@ TEST(PgTextSearch, TitleTermsAreWeightAAndContentTermsBAfterAGap) {
   EXPECT_EQ(TsVectorLiteral("", ""), "");
 }
 
-TEST(PgTextSearch, OptionalPhrasesAreOredAndRequiredOnesAnded) {
-  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("知识库 o'clock")),
-            "('知识') | ('识库') | ('o''clock')");
-  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("\"知识库\" lock \"死信\"")),
-            "('知识' <-> '识库') & ('死信') & (('知识' <-> '识库') | ('lock'))");
-  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("\"知识库\"")), "('知识' <-> '识库')");
-  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("锁")), "('锁')");
-  EXPECT_EQ(TsQueryLiteral(ParseSearchQuery("!!!")), "");
+// The plan of `query` over a million chunks, phrase i held by holding[i] of them.
+SearchPlan PlanOf(const SearchQuery& query, std::vector<std::int64_t> holding) {
+  return PlanSearch(query, 1000000, holding, 10);
 }
 
-TEST(SqliteFtsQuery, OptionalPhrasesAreOredAndRequiredOnesAnded) {
-  EXPECT_EQ(FtsQuery(ParseSearchQuery("知识库 o'clock")), "\"知识\" OR \"识库\" OR \"o'clock\"");
-  EXPECT_EQ(FtsQuery(ParseSearchQuery("\"知识库\" lock \"say hi\"")),
-            "\"知识库\" AND \"say hi\" AND (\"知识库\" OR \"lock\")");
-  EXPECT_EQ(FtsQuery(ParseSearchQuery("NEAR(x* OR y)")), "\"NEAR\" OR \"x\" OR \"NEAR(x\" OR \"y\"")
+TEST(PgTextSearch, FindersAreOredAndRequiredOnesAnded) {
+  const SearchQuery optional = ParseSearchQuery("知识库 o'clock");  // 知识, 识库, o'clock
+  EXPECT_EQ(TsFindersLiteral(optional, PlanOf(optional, {5, 5, 5})),
+            "(('知识') | ('识库') | ('o''clock'))");
+  EXPECT_EQ(TsFindersLiteral(optional, PlanOf(optional, {5, 600000, 900000})),
+            "(('知识') | ('识库'))")
+      << "a common phrase finds only when the rare ones hold too few chunks";
+  const SearchQuery required = ParseSearchQuery("\"知识库\" lock \"死信\"");
+  EXPECT_EQ(TsFindersLiteral(required, PlanOf(required, {5, 5, 5})),
+            "(('知识' <-> '识库') & ('死信'))");
+  EXPECT_EQ(TsFindersLiteral(ParseSearchQuery("!!!"), SearchPlan{}), "");
+}
+
+TEST(SqliteFtsQuery, FindersThenEveryPhraseToScore) {
+  const SearchQuery optional = ParseSearchQuery("知识库 o'clock");
+  std::vector<double> coefficients;
+  const SearchPlan plan = PlanOf(optional, {5, 600000, 900000});
+  EXPECT_EQ(FtsQuery(optional, plan, coefficients),
+            "(\"知识\" OR \"识库\") AND (\"知识\" OR \"识库\" OR \"o'clock\")");
+  EXPECT_EQ(coefficients, (std::vector<double>{0, 0, plan.coefficient[0], plan.coefficient[1],
+                                               plan.coefficient[2]}))
+      << "the finders' copies score nothing; each phrase scores once";
+  const SearchQuery required = ParseSearchQuery("\"知识库\" lock \"say hi\"");
+  coefficients.clear();
+  EXPECT_EQ(FtsQuery(required, PlanOf(required, {5, 5, 5}), coefficients),
+            "(\"知识库\" AND \"say hi\") AND (\"知识库\" OR \"lock\" OR \"say hi\")");
+  const SearchQuery syntax = ParseSearchQuery("NEAR(x* OR y)");
+  coefficients.clear();
+  EXPECT_EQ(
+      FtsQuery(syntax, PlanOf(syntax, {1, 1, 1, 1}), coefficients),
+      "(\"NEAR\" OR \"x\" OR \"NEAR(x\" OR \"y\") AND (\"NEAR\" OR \"x\" OR \"NEAR(x\" OR \"y\")")
       << "operators are words in strings";
-  EXPECT_EQ(FtsQuery(ParseSearchQuery("!!!")), "");
+  coefficients.clear();
+  EXPECT_EQ(FtsQuery(ParseSearchQuery("!!!"), SearchPlan{}, coefficients), "");
 }
 
 TEST(PgTextSearch, PostgresLimitsAreKept) {

@@ -1,9 +1,14 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
@@ -11,6 +16,7 @@
 
 namespace pqxx {
 class connection_base;
+class transaction_base;
 }  // namespace pqxx
 
 namespace docgate {
@@ -23,10 +29,10 @@ class PgWork;
 //
 // Full-text search uses each chunk's search_terms, a tsvector of docgate's text analyzer's terms
 // written by docgate (pg_text_search.h) and indexed with GIN; a query's phrases become a tsquery
-// of the same terms (`<->` within a phrase, `&` between required phrases, `|` between optional
-// ones), bound as a parameter and built by docgate, so no user input is tsquery syntax. Hits are
-// ranked by ts_rank_cd (title weight A 1.0, content B 0.4), best first; a document's best chunk
-// is chosen by a window over the hits.
+// of the same terms (`<->` within a phrase, `&` between required phrases, `|` between finders),
+// bound as a parameter and built by docgate, so no user input is tsquery syntax. Hits are ranked
+// by docgate's BM25 (app/search_ranking.h, pruned as MaxScore does), best first; a document's best
+// chunk is chosen by a window over the hits.
 //
 // Thread-safe.
 class PgChunkIndex final : public ChunkIndex {
@@ -51,7 +57,26 @@ class PgChunkIndex final : public ChunkIndex {
   std::vector<std::string> ListChunks(DocumentId id) override;
 
  private:
+  // BM25's statistics are counted by PostgreSQL and kept this long, in this process: a count of a
+  // common phrase over 100,000 chunks takes tens of milliseconds, and a phrase's weight changes
+  // little while a few documents come and go.
+  static constexpr std::chrono::seconds kStatisticsLifetime{60};
+  // Beyond this many phrases the kept counts are dropped and counted again.
+  static constexpr std::size_t kMostKeptPhrases = 100000;
+  using Expiry = std::chrono::steady_clock::time_point;
+  struct Totals {
+    std::int64_t chunks = 0;
+    double average_length = 1;
+  };
+  Totals TotalsOf(pqxx::transaction_base& tx);
+  // How many chunks hold each phrase (tsquery literals), kept ones or counted now.
+  std::vector<std::int64_t> Holding(pqxx::transaction_base& tx,
+                                    const std::vector<std::string>& phrases);
+
   std::shared_ptr<PgSession> session_;
+  std::mutex statistics_mutex_;
+  std::optional<std::pair<Totals, Expiry>> totals_;
+  std::unordered_map<std::string, std::pair<std::int64_t, Expiry>> holding_;
 };
 
 }  // namespace docgate

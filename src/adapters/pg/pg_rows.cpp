@@ -1,5 +1,7 @@
 #include "adapters/pg/pg_rows.h"
 
+#include <charconv>
+
 namespace docgate::pg {
 
 std::int64_t Millis(TimePoint t) { return t.time_since_epoch().count(); }
@@ -130,6 +132,18 @@ std::string TextArray(const std::vector<std::string>& texts) {
       array += c;
     }
     array += '"';
+  }
+  array += '}';
+  return array;
+}
+
+std::string FloatArray(const std::vector<double>& values) {
+  std::string array = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) array += ',';
+    char digits[32];
+    const auto written = std::to_chars(digits, digits + sizeof digits, values[i]);
+    array.append(digits, written.ptr);
   }
   array += '}';
   return array;

@@ -91,5 +91,7 @@ std::string IdArray(const std::vector<std::int64_t>& ids);
 // A PostgreSQL array literal of texts, each quoted: {"a","b"}. Refuses a text with a NUL
 // character as Checked does.
 std::string TextArray(const std::vector<std::string>& texts);
+// A PostgreSQL array literal of float8s, each as precise as a double: {0.5,2.25}.
+std::string FloatArray(const std::vector<double>& values);
 
 }  // namespace docgate::pg

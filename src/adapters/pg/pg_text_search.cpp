@@ -54,12 +54,14 @@ std::uint32_t AddTerms(std::string_view text, std::uint32_t first, std::uint16_t
 
 }  // namespace
 
-std::string TsVectorLiteral(std::string_view title, std::string_view content) {
+std::string TsVectorLiteral(std::string_view title, std::string_view content,
+                            std::int32_t* length) {
   constexpr std::uint16_t kWeightA = 3;
   constexpr std::uint16_t kWeightB = 2;
   Positions positions;
   const std::uint32_t after_title = AddTerms(title, 1, kWeightA, positions);
-  AddTerms(content, after_title + 1, kWeightB, positions);
+  const std::uint32_t end = AddTerms(content, after_title + 1, kWeightB, positions);
+  if (length != nullptr) *length = static_cast<std::int32_t>(end - 2);  // the gaps before each
   std::string out;
   for (const auto& [term, at] : positions) {
     if (!out.empty()) out += ' ';
@@ -84,8 +86,8 @@ std::vector<std::string> TsPhraseLiterals(const SearchQuery& query) {
   return phrases;
 }
 
-std::string TsQueryLiteral(const SearchQuery& query) {
-  return WriteQuery(query, AppendPhrase, " & ", " | ");
+std::string TsFindersLiteral(const SearchQuery& query, const SearchPlan& plan) {
+  return WriteFinders(query, plan, AppendPhrase, " & ", " | ");
 }
 
 }  // namespace docgate

@@ -1,10 +1,14 @@
 #include "adapters/sqlite/sqlite_chunk_index.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "adapters/sqlite/sqlite_bm25.h"
 #include "adapters/sqlite/sqlite_fts_query.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
+#include "app/search_ranking.h"
 
 namespace docgate {
 namespace {
@@ -29,19 +33,45 @@ constexpr std::string_view kAdoptOrphans =
 constexpr std::string_view kListChunks =
     "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY "
     "ordinal";
-// ?1 an FTS5 query built by FtsQuery, ?2 the limit, ?3 the most chunks of one document (1: its
-// best, the first of equals). bm25 is lower for better matches; its column weights are title 2.5,
-// content 1.0.
+// ?1 an FTS5 query (FtsQuery), ?2 the limit, ?3 the most chunks of one document (1: its best,
+// the first of equals), ?4 the coefficients of the query's phrases (sqlite_bm25.h), ?5 how many of
+// the best-scored chunks are looked at (a chunk's text, version and document are read for these
+// only).
 constexpr std::string_view kSearch =
-    "SELECT document_id, version, title, content, ordinal, score FROM ("
-    " SELECT *, row_number() OVER (PARTITION BY document_id ORDER BY score DESC, ordinal) AS nth"
-    " FROM (SELECT c.document_id, c.version, c.title, c.content, c.ordinal,"
-    "   -bm25(kh_document_chunk_fts, 2.5, 1.0) AS score"
-    "   FROM kh_document_chunk_fts"
-    "   JOIN kh_document_chunk c ON c.id = kh_document_chunk_fts.rowid"
-    "   JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
-    "   WHERE kh_document_chunk_fts MATCH ?1))"
-    " WHERE nth <= ?3 ORDER BY score DESC, document_id, ordinal LIMIT ?2";
+    "WITH best AS ("
+    "  SELECT rowid AS id, docgate_bm25(kh_document_chunk_fts, ?4) AS score"
+    "  FROM kh_document_chunk_fts WHERE kh_document_chunk_fts MATCH ?1"
+    "  ORDER BY score DESC, rowid LIMIT ?5),"
+    " ranked AS ("
+    "  SELECT b.id, b.score, c.document_id, c.ordinal,"
+    "   row_number() OVER (PARTITION BY c.document_id ORDER BY b.score DESC, c.ordinal) AS nth"
+    "  FROM best b JOIN kh_document_chunk c ON c.id = b.id"
+    "  JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version)"
+    " SELECT c.document_id, c.version, c.title, c.content, c.ordinal, r.score"
+    " FROM ranked r JOIN kh_document_chunk c ON c.id = r.id"
+    " WHERE r.nth <= ?3 ORDER BY r.score DESC, r.document_id, r.ordinal LIMIT ?2";
+// How many chunks hold the term ?1 (fts5vocab, migration 0011), and how many there are.
+constexpr std::string_view kChunksHolding =
+    "SELECT doc FROM kh_document_chunk_terms WHERE term = ?1";
+constexpr std::string_view kChunkCount = "SELECT count(*) FROM kh_document_chunk";
+
+// How many chunks hold each phrase: for a phrase of several terms, the fewest of its terms' (an
+// upper bound, ADR 0012).
+std::vector<std::int64_t> ChunksHolding(SqliteConnection& connection, const SearchQuery& query,
+                                        std::int64_t chunks) {
+  std::vector<std::int64_t> holding;
+  holding.reserve(query.phrases.size());
+  for (const SearchPhrase& phrase : query.phrases) {
+    std::int64_t fewest = chunks;
+    for (const std::string& term : phrase.terms) {
+      SqliteStatement count = connection.Prepare(kChunksHolding);
+      count.Bind(1, term);
+      fewest = std::min(fewest, count.Step() ? count.Int64(0) : 0);
+    }
+    holding.push_back(fewest);
+  }
+  return holding;
+}
 
 ChunkHit HitFromRow(const SqliteStatement& row) {
   return ChunkHit{row.Int64(0), row.Int32(1),  row.Text(2),
@@ -79,8 +109,34 @@ std::vector<ChunkHit> SqliteChunkIndex::Search(const SearchQuery& query, int lim
                                                SearchGrouping grouping) {
   if (query.empty() || limit <= 0) return {};
   const int per_document = grouping == SearchGrouping::kDocument ? 1 : limit;
-  return session_->ReadAll(kSearch, &HitFromRow, FtsQuery(query), NonNegative(limit),
-                           NonNegative(per_document));
+  SqliteConnectionPool::Lease lease = session_->Read();
+  SqliteConnection& connection = *lease;
+  SqliteStatement counted = connection.Prepare(kChunkCount);
+  const std::int64_t chunks = counted.Step() ? counted.Int64(0) : 0;
+  std::optional<SearchPlan> plan =
+      PlanSearch(query, chunks, ChunksHolding(connection, query, chunks), limit);
+  std::vector<ChunkHit> hits;
+  while (plan) {
+    std::vector<double> coefficients;
+    const std::string fts = FtsQuery(query, *plan, coefficients);
+    // A chunk of another version or a document's second chunk takes a place among the best:
+    // more are looked at until the limit is reached or every candidate was.
+    for (std::int64_t looked_at = kLookedAtPerHit * std::int64_t{limit};; looked_at *= 8) {
+      SqliteStatement search = connection.Prepare(kSearch);
+      search.Bind(1, fts)
+          .Bind(2, NonNegative(limit))
+          .Bind(3, NonNegative(per_document))
+          .BindBlob(4, EncodeCoefficients(coefficients))
+          .Bind(5, looked_at);
+      hits = AllRows(search, &HitFromRow);
+      if (hits.size() >= static_cast<std::size_t>(limit) || looked_at >= MostCandidates(*plan))
+        break;
+    }
+    std::vector<double> scores;
+    for (const ChunkHit& hit : hits) scores.push_back(hit.score);
+    plan = WidenSearch(*plan, scores, limit);
+  }
+  return hits;
 }
 
 std::vector<std::string> SqliteChunkIndex::ListChunks(DocumentId id) {

@@ -19,11 +19,13 @@ class SqliteWork;
 // Full-text search is FTS5 over the chunks' title and content (external content), tokenized by
 // docgate's text analyzer (the tokenizer `docgate`, sqlite_tokenizer.h). The user's text is never
 // FTS5 syntax: each phrase of the query (ParseSearchQuery) is an FTS5 string, `"` doubled, which
-// FTS5 hands to the same analyzer, required ones ANDed and optional ones ORed (FtsQuery), so
-// operators, column filters, `*`, `^` and parentheses are matched as the words they contain and
-// no input raises a syntax error. Hits are ranked by bm25 with the title weighted 2.5 times the
-// content (the ratio of PostgreSQL's weights A and B), best first; a document's best chunk is
-// chosen by a window over the hits.
+// FTS5 hands to the same analyzer (FtsQuery), so operators, column filters, `*`, `^` and
+// parentheses are matched as the words they contain and no input raises a syntax error. Hits are
+// ranked by docgate's BM25 (app/search_ranking.h, the FTS5 function docgate_bm25 of
+// sqlite_bm25.h) with the phrases' chunk counts from the index's vocabulary (fts5vocab, migration
+// 0011); only the chunks holding the plan's finders are scored (MaxScore pruning), and the text,
+// version and document of the best of them only are read. A document's best chunk is chosen by a
+// window over the hits.
 //
 // Thread-safe.
 class SqliteChunkIndex final : public ChunkIndex {

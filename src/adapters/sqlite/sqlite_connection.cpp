@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "adapters/sqlite/sqlite_bm25.h"
 #include "adapters/sqlite/sqlite_tokenizer.h"
 #include "core/error.h"
 
@@ -148,6 +149,7 @@ SqliteConnection::SqliteConnection(const std::string& path, std::chrono::millise
   sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
   Execute(kEnableForeignKeys);
   RegisterDocgateTokenizer(db);
+  RegisterDocgateBm25(db);
 }
 
 SqliteConnection::~SqliteConnection() {

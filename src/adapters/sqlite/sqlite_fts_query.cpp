@@ -2,9 +2,7 @@
 
 namespace docgate {
 
-namespace {
-
-void AppendString(std::string_view text, std::string& fts) {
+void AppendFtsString(std::string_view text, std::string& fts) {
   fts += '"';
   for (const char c : text) {
     if (c == '"') fts += '"';
@@ -13,12 +11,20 @@ void AppendString(std::string_view text, std::string& fts) {
   fts += '"';
 }
 
-}  // namespace
-
-std::string FtsQuery(const SearchQuery& query) {
-  return WriteQuery(
-      query, [](const SearchPhrase& phrase, std::string& out) { AppendString(phrase.text, out); },
-      " AND ", " OR ");
+std::string FtsQuery(const SearchQuery& query, const SearchPlan& plan,
+                     std::vector<double>& coefficients) {
+  if (query.empty()) return "";
+  const auto quoted = [](const SearchPhrase& phrase, std::string& out) {
+    AppendFtsString(phrase.text, out);
+  };
+  std::string all;
+  for (std::size_t i = 0; i < query.phrases.size(); ++i) {
+    if (plan.finds[i]) coefficients.push_back(0);
+    if (!all.empty()) all += " OR ";
+    quoted(query.phrases[i], all);
+  }
+  coefficients.insert(coefficients.end(), plan.coefficient.begin(), plan.coefficient.end());
+  return WriteFinders(query, plan, quoted, " AND ", " OR ") + " AND (" + all + ")";
 }
 
 }  // namespace docgate

@@ -45,7 +45,9 @@ int Tokenize(Fts5Tokenizer* /*tokenizer*/, void* context, int flags, const char*
   }
 }
 
-fts5_api* Fts5Of(sqlite3* db) {
+}  // namespace
+
+fts5_api* Fts5ApiOf(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, nullptr) == SQLITE_OK) {
@@ -56,10 +58,8 @@ fts5_api* Fts5Of(sqlite3* db) {
   return api;
 }
 
-}  // namespace
-
 void RegisterDocgateTokenizer(sqlite3* db) {
-  fts5_api* api = Fts5Of(db);
+  fts5_api* api = Fts5ApiOf(db);
   if (api == nullptr) throw StorageError("sqlite: this SQLite has no FTS5");
   static fts5_tokenizer tokenizer{&Create, &Delete, &Tokenize};
   if (api->xCreateTokenizer(api, "docgate", nullptr, &tokenizer, nullptr) != SQLITE_OK) {

@@ -8,6 +8,9 @@
 
 namespace docgate {
 
+// The connection's FTS5 API, or nullptr when it has no FTS5.
+fts5_api* Fts5ApiOf(sqlite3* db);
+
 // Registers the tokenizer on `db` (tokenizers are per connection; every SqliteConnection calls
 // this when it opens). Throws StorageError when the connection has no FTS5.
 void RegisterDocgateTokenizer(sqlite3* db);
