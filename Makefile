@@ -14,7 +14,7 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEB
 # The concurrent parts, for ThreadSanitizer: the relay and the consumers, the lock gates (Redis
 # with lease renewal, in-process), the connection pools, the HTTP server, the idempotency
 # service and the end-to-end suites that race clients, instances and outages.
-TSAN_TESTS ?= OpenAiEmbedder|DeadlineEmbedder|AHangingProvider|EmbeddingWorker|SemanticSearchTest.WhileTheIndexLoads|EmbeddingsProcessTest.AnOutage|EmbeddingsProcessTest.Shared|Relay|Consumer|Concurrent|Janitor|InProcess|LockGate|RedisLease|CircuitBreaker|ConnectionPool|PgServiceRace|PgOutbox|AmqpEventS|HttpServer|MetricsRegistry|IdempotencyService|PgOutage|AmqpTwoInstances|AmqpOutage|RaceTest|RedisGateTest|RedisSentinelTest|LoadShedding|GatedApiTest|IdempotencyTest|TwoInstances|FromTwoProcesses|SecondWriter|GracefulStop|KeepAlive|Garbage
+TSAN_TESTS ?= FairSemaphore|OpenAiEmbedder|DeadlineEmbedder|AHangingProvider|EmbeddingWorker|SemanticSearchTest.WhileTheIndexLoads|EmbeddingsProcessTest.AnOutage|EmbeddingsProcessTest.Shared|Relay|Consumer|Concurrent|Janitor|InProcess|LockGate|RedisLease|CircuitBreaker|ConnectionPool|PgServiceRace|PgOutbox|AmqpEventS|HttpServer|MetricsRegistry|IdempotencyService|PgOutage|AmqpTwoInstances|AmqpOutage|RaceTest|RedisGateTest|RedisSentinelTest|LoadShedding|GatedApiTest|IdempotencyTest|TwoInstances|FromTwoProcesses|SecondWriter|GracefulStop|KeepAlive|Garbage
 # Only the executables those tests are in are built.
 TSAN_TARGETS = docgate docgate_unit_tests docgate_integration_tests docgate_e2e_tests
 

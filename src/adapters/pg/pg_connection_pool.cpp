@@ -28,12 +28,6 @@ struct PgConnectionPool::Lease::Slot {
   pqxx::connection connection;
 };
 
-struct PgConnectionPool::Waiter {
-  std::condition_variable granted_cv;
-  bool granted = false;
-  std::unique_ptr<Slot> slot;  // null: the right to open a connection
-};
-
 PgConnectionPool::Lease::Lease(PgConnectionPool& pool, std::unique_ptr<Slot> slot, bool reused)
     : pool_(&pool), slot_(std::move(slot)), reused_(reused) {}
 
@@ -56,7 +50,8 @@ void PgConnectionPool::Lease::Discard() { discard_ = true; }
 PgConnectionPool::PgConnectionPool(const PgConfig& config, SetUp set_up)
     : set_up_(std::move(set_up)),
       size_(static_cast<std::size_t>(std::max(1, config.pool_size))),
-      wait_(config.pool_wait_timeout) {
+      wait_(config.pool_wait_timeout),
+      places_(size_) {
   const auto params = ParsePgUrl(config.url);
   conninfo_ = BuildPgConnInfo(params, config);
   description_ = DescribePgTarget(params);
@@ -65,30 +60,21 @@ PgConnectionPool::PgConnectionPool(const PgConfig& config, SetUp set_up)
 PgConnectionPool::~PgConnectionPool() = default;
 
 PgConnectionPool::Lease PgConnectionPool::Acquire(std::chrono::milliseconds wait) {
+  if (!places_.AcquireUntil(std::chrono::steady_clock::now() + wait)) {
+    throw StorageUnavailable("postgres: no free connection to " + description_ + " of " +
+                             std::to_string(size_) + " within " + std::to_string(wait.count()) +
+                             " ms");
+  }
+  // From here on this call holds one of the pool's places: an idle connection, or the right to
+  // open one (there are never more idle connections than free places).
   std::unique_ptr<Slot> slot;
   {
-    std::unique_lock lock(mutex_);
-    if (waiters_.empty() && (!idle_.empty() || open_ < size_)) {
-      if (!idle_.empty()) {
-        slot = std::move(idle_.back());
-        idle_.pop_back();
-      } else {
-        ++open_;
-      }
-    } else {
-      Waiter me;
-      waiters_.push_back(&me);
-      const auto deadline = std::chrono::steady_clock::now() + wait;
-      if (!me.granted_cv.wait_until(lock, deadline, [&] { return me.granted; })) {
-        waiters_.erase(std::find(waiters_.begin(), waiters_.end(), &me));
-        throw StorageUnavailable("postgres: no free connection to " + description_ + " of " +
-                                 std::to_string(size_) + " within " + std::to_string(wait.count()) +
-                                 " ms");
-      }
-      slot = std::move(me.slot);
+    const std::lock_guard lock(idle_mutex_);
+    if (!idle_.empty()) {
+      slot = std::move(idle_.back());
+      idle_.pop_back();
     }
   }
-  // From here on this call holds one of the pool's places: a connection, or the right to open one.
   const bool reused = slot != nullptr && LooksAlive(slot->connection);
   if (!reused) {
     slot.reset();
@@ -103,8 +89,7 @@ PgConnectionPool::Lease PgConnectionPool::Acquire(std::chrono::milliseconds wait
 }
 
 PoolStats PgConnectionPool::Stats() {
-  std::lock_guard lock(mutex_);
-  return PoolStats{size_, open_ - idle_.size(), waiters_.size()};
+  return PoolStats{size_, places_.Taken(), places_.Waiting()};
 }
 
 std::unique_ptr<PgConnectionPool::Slot> PgConnectionPool::Open() {
@@ -118,21 +103,12 @@ std::unique_ptr<PgConnectionPool::Slot> PgConnectionPool::Open() {
 }
 
 void PgConnectionPool::GiveBack(std::unique_ptr<Slot> slot) {
-  std::lock_guard lock(mutex_);
-  if (!waiters_.empty()) {
-    // Straight to the longest waiter, so that a newcomer cannot overtake it.
-    Waiter* next = waiters_.front();
-    waiters_.pop_front();
-    next->slot = std::move(slot);
-    next->granted = true;
-    next->granted_cv.notify_one();
-    return;
-  }
   if (slot != nullptr) {
+    const std::lock_guard lock(idle_mutex_);
     idle_.push_back(std::move(slot));
-  } else {
-    --open_;
   }
+  // After the connection is idle, so that the waiter this place goes to finds it.
+  places_.Release();
 }
 
 }  // namespace docgate

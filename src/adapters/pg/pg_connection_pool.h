@@ -1,9 +1,7 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -12,6 +10,7 @@
 
 #include "adapters/pg/pg_config.h"
 #include "app/pool_stats.h"
+#include "core/fair_semaphore.h"
 
 namespace pqxx {
 class connection_base;
@@ -84,11 +83,9 @@ class PgConnectionPool {
 
  private:
   using Slot = Lease::Slot;
-  struct Waiter;
 
   std::unique_ptr<Slot> Open();
-  // Takes back a connection, or (slot == nullptr) the right to open one; passes it on to the
-  // longest waiter if there is one.
+  // Takes back a connection (null: it broke or was discarded) and the place it held.
   void GiveBack(std::unique_ptr<Slot> slot);
 
   std::string conninfo_;
@@ -97,10 +94,10 @@ class PgConnectionPool {
   std::size_t size_;
   std::chrono::milliseconds wait_;
 
-  std::mutex mutex_;
-  std::size_t open_ = 0;  // connections that exist or are being opened
+  // A permit is a place: an idle connection, or the right to open one.
+  FairSemaphore places_;
+  std::mutex idle_mutex_;
   std::vector<std::unique_ptr<Slot>> idle_;
-  std::deque<Waiter*> waiters_;
 };
 
 }  // namespace docgate

@@ -1,9 +1,7 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -11,36 +9,9 @@
 #include "adapters/sqlite/sqlite_connection.h"
 #include "app/pool_stats.h"
 #include "core/error.h"
+#include "core/fair_semaphore.h"
 
 namespace docgate {
-
-// A counting semaphore that serves waiters strictly in arrival order: a released permit goes to
-// the longest waiter, never to a thread that arrives later, so nobody starves while others loop.
-// Thread-safe.
-class FairSemaphore {
- public:
-  using Deadline = std::chrono::steady_clock::time_point;
-
-  explicit FairSemaphore(std::size_t permits) : free_(permits) {}
-  FairSemaphore(const FairSemaphore&) = delete;
-  FairSemaphore& operator=(const FairSemaphore&) = delete;
-
-  // False when no permit came before the deadline.
-  bool AcquireUntil(Deadline deadline);
-  void Release();
-  // Threads waiting in AcquireUntil now.
-  std::size_t Waiting();
-
- private:
-  struct Waiter {
-    std::condition_variable granted_cv;
-    bool granted = false;
-  };
-
-  std::mutex mutex_;
-  std::size_t free_;
-  std::deque<Waiter*> waiters_;
-};
 
 // The store's connections and its one writer slot. SQLite admits one writer at a time; queueing
 // writers here, in arrival order, instead of in sqlite's sleep-and-retry busy handler keeps a
