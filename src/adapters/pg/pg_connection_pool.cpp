@@ -88,9 +88,7 @@ PgConnectionPool::Lease PgConnectionPool::Acquire(std::chrono::milliseconds wait
   return Lease(*this, std::move(slot), reused);
 }
 
-PoolStats PgConnectionPool::Stats() {
-  return PoolStats{size_, places_.Taken(), places_.Waiting()};
-}
+PoolStats PgConnectionPool::Stats() { return PoolStats{size_, places_.Taken(), places_.Waiting()}; }
 
 std::unique_ptr<PgConnectionPool::Slot> PgConnectionPool::Open() {
   try {
