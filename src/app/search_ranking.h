@@ -9,9 +9,12 @@
 // at most kBm25K1 + 1 times the sum of the other phrases' coefficients. So the engine looks only
 // at the chunks holding a "finder" (the rare phrases, whose lists are short), scores them with
 // every phrase, and the hits are the true first ones when the last of them scores above that
-// bound. When it does not, the plan is widened once: enough of the common phrases become finders
-// that the bound falls below the score the first run reached, which the second run can only
-// raise.
+// bound. When it does not, the plan is widened once, to every chunk that could still score what
+// the first run's last hit reached (which the second run can only raise): those holding a finder
+// or one of the fewest sets of the other phrases whose bounds reach it together ("(a AND b) OR
+// ..."; an engine intersects common phrases' lists in its index, without reading the chunks).
+// When there would be too many such sets, the common phrases that can add the most become
+// finders first.
 
 #include <cstddef>
 #include <cstdint>
@@ -45,6 +48,10 @@ struct SearchPlan {
   std::vector<std::int64_t> holding;  // per phrase: how many chunks hold it (at most)
   bool all_required = false;          // the finders are the query's required phrases, ANDed
   double bound_of_rest = 0;           // the most a chunk holding no finder can score
+  // Sets of phrases that are not finders: a chunk holding all of one is a candidate too.
+  std::vector<std::vector<std::size_t>> together;
+  // A chunk that is no candidate scores below this (0: only bound_of_rest is known).
+  double rest_below = 0;
 };
 
 // A phrase whose chunks are at most this share of all chunks (or at most kFewChunks) finds the
@@ -60,16 +67,20 @@ inline constexpr std::int64_t kFewChunks = 2000;
 SearchPlan PlanSearch(const SearchQuery& query, std::int64_t chunks,
                       std::span<const std::int64_t> holding, int limit);
 
+// Sets of the phrases at most this many: beyond it, the common phrases' lists are cheaper read
+// whole than intersected in so many ways.
+inline constexpr std::size_t kMostTogether = 24;
+
 // nullopt when a run of `plan` that found `scores` (best first, at most `limit`) found the true
-// first `limit`; else a plan that finds more. When the run found `limit`, the phrases that can add
-// the most become finders until the rest's bound is below what its last hit scored: that plan's
-// run is the last. When it found fewer, they become finders until the new ones hold at least
-// twice `limit` chunks (at least one phrase).
+// first `limit`; else a plan that finds more. When the run found `limit`, every chunk that could
+// score what its last hit reached becomes a candidate (above): that plan's run is the last. When
+// it found fewer, the phrases that can add the most become finders until the new ones hold at
+// least twice `limit` chunks (at least one phrase).
 std::optional<SearchPlan> WidenSearch(const SearchPlan& plan, std::span<const double> scores,
                                       int limit);
 
-// The most chunks a run of `plan` can find: the finders' holdings, summed (the fewest of them
-// when they are required).
+// The most chunks a run of `plan` can find: the finders' holdings and each set's fewest, summed
+// (the fewest of the finders when they are required).
 std::int64_t MostCandidates(const SearchPlan& plan);
 
 // An engine reads the text and document of this many of the best-scored chunks per hit wanted
@@ -77,7 +88,8 @@ std::int64_t MostCandidates(const SearchPlan& plan);
 inline constexpr std::int64_t kLookedAtPerHit = 4;
 
 // The finders of `plan` in an engine's syntax, each phrase as `phrase` writes it: the required
-// ones joined by `all_of`, else the optional ones by `any_of`, in parentheses. "" for none.
+// ones joined by `all_of`, else the optional ones and the sets (their phrases joined by `all_of`,
+// in parentheses) by `any_of`, in parentheses. "" for none.
 std::string WriteFinders(const SearchQuery& query, const SearchPlan& plan,
                          const std::function<void(const SearchPhrase&, std::string&)>& phrase,
                          std::string_view all_of, std::string_view any_of);

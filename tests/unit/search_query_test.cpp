@@ -199,6 +199,12 @@ TEST(PgTextSearch, FindersAreOredAndRequiredOnesAnded) {
   EXPECT_EQ(TsFindersLiteral(required, PlanOf(required, {5, 5, 5})),
             "(('知识' <-> '识库') & ('死信'))");
   EXPECT_EQ(TsFindersLiteral(ParseSearchQuery("!!!"), SearchPlan{}), "");
+  SearchPlan with_sets = PlanOf(required, {5, 5, 5});
+  with_sets.all_required = false;
+  with_sets.finds = {false, true, false};
+  with_sets.together = {{0, 2}};
+  EXPECT_EQ(TsFindersLiteral(required, with_sets), "(('lock') | (('知识' <-> '识库') & ('死信')))")
+      << "a set of phrases finds the chunks holding all of them";
 }
 
 TEST(SqliteFtsQuery, FindersThenEveryPhraseToScore) {
@@ -222,6 +228,15 @@ TEST(SqliteFtsQuery, FindersThenEveryPhraseToScore) {
       << "operators are words in strings";
   coefficients.clear();
   EXPECT_EQ(FtsQuery(ParseSearchQuery("!!!"), SearchPlan{}, coefficients), "");
+  SearchPlan with_sets = PlanOf(optional, {5, 600000, 900000});
+  with_sets.finds = {true, false, false};
+  with_sets.together = {{1, 2}};
+  coefficients.clear();
+  EXPECT_EQ(FtsQuery(optional, with_sets, coefficients),
+            "(\"知识\" OR (\"识库\" AND \"o'clock\")) AND (\"知识\" OR \"识库\" OR \"o'clock\")");
+  EXPECT_EQ(coefficients, (std::vector<double>{0, 0, 0, with_sets.coefficient[0],
+                                               with_sets.coefficient[1], with_sets.coefficient[2]}))
+      << "a set's phrases are copies that score nothing too";
 }
 
 TEST(PgTextSearch, PostgresLimitsAreKept) {

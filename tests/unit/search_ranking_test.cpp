@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -77,6 +78,56 @@ TEST(SearchRanking, FindersThatHoldTooFewChunksForTheLimitAreJoinedByTheNextPhra
   EXPECT_EQ(wider->finds, (std::vector<bool>{true, true, true}));
 }
 
+TEST(SearchRanking, ALastHitTheCommonPhrasesCouldReachOnlyTogetherAddsThoseSets) {
+  const SearchQuery query = QueryOf({"rare", "a", "b", "c", "none"});
+  const std::vector<std::int64_t> holding{50, 100000, 150000, 200000, 0};
+  const SearchPlan plan = PlanSearch(query, 1000000, holding, 10);
+  EXPECT_EQ(plan.finds, (std::vector<bool>{true, false, false, false, true}));
+  const double a = (kBm25K1 + 1) * plan.coefficient[1];
+  const double b = (kBm25K1 + 1) * plan.coefficient[2];
+  const double c = (kBm25K1 + 1) * plan.coefficient[3];
+  ASSERT_GT(a, b);
+  ASSERT_GT(b, c);
+  ASSERT_GT(b + c, a) << "the test needs any two to reach more than one alone";
+  // The last hit reached more than any two of them, less than all three: only the three together
+  // can beat it, and no phrase becomes a finder.
+  const auto all_three = WidenSearch(plan, std::vector<double>(10, a + b + 0.01), 10);
+  ASSERT_TRUE(all_three.has_value());
+  EXPECT_EQ(all_three->finds, plan.finds);
+  EXPECT_EQ(all_three->together, (std::vector<std::vector<std::size_t>>{{1, 2, 3}}));
+  EXPECT_EQ(MostCandidates(*all_three), 50 + 100000);
+  EXPECT_EQ(WriteFinders(
+                query, *all_three, [](const SearchPhrase& p, std::string& out) { out += p.text; },
+                " & ", " | "),
+            "(rare | none | (a & b & c))");
+  // Reaching more than any one alone: the pairs (a and c also stands for a, b and c).
+  const auto pairs = WidenSearch(plan, std::vector<double>(10, a + 0.01), 10);
+  ASSERT_TRUE(pairs.has_value());
+  EXPECT_EQ(pairs->together, (std::vector<std::vector<std::size_t>>{{1, 2}, {1, 3}, {2, 3}}));
+  // The run of a plan with sets is the last when it reaches what they were made for.
+  EXPECT_EQ(WidenSearch(*pairs, std::vector<double>(10, a + 0.01), 10), std::nullopt);
+  // More than the three together can reach: no set, and no second run.
+  EXPECT_EQ(WidenSearch(plan, std::vector<double>(10, a + b + c + 0.01), 10), std::nullopt);
+}
+
+TEST(SearchRanking, TooManySetsMakeTheCommonPhrasesThatAddTheMostFinders) {
+  std::vector<std::string> terms{"rare"};
+  std::vector<std::int64_t> holding{50};
+  for (int i = 0; i < 12; ++i) {
+    terms.push_back("c" + std::to_string(i));
+    holding.push_back(100000 + 1000 * i);
+  }
+  const SearchQuery query = QueryOf(terms);
+  const SearchPlan plan = PlanSearch(query, 1000000, holding, 10);
+  // Half of the twelve reach it together: C(12, 6) sets, far more than kMostTogether.
+  const double one = (kBm25K1 + 1) * plan.coefficient[12];
+  const auto wider = WidenSearch(plan, std::vector<double>(10, 5.5 * one), 10);
+  ASSERT_TRUE(wider.has_value());
+  EXPECT_TRUE(wider->finds[1]) << "c0 can add the most";
+  EXPECT_LE(wider->together.size(), kMostTogether);
+  EXPECT_FALSE(wider->finds[12]) << "not every phrase had to find";
+}
+
 // A corpus in memory and an engine that does what SQLite and PostgreSQL do with a plan: score
 // every chunk holding a finder with every phrase, and return the best `limit`.
 struct Corpus {
@@ -88,13 +139,19 @@ struct Corpus {
                                                   int limit) const {
     std::vector<std::pair<double, std::size_t>> hits;
     for (std::size_t chunk = 0; chunk < frequency.size(); ++chunk) {
+      const auto holds = [&](std::size_t i) {
+        return frequency[chunk].contains(query.phrases[i].terms[0]);
+      };
       bool found = false;
       double score = 0;
       for (std::size_t i = 0; i < query.phrases.size(); ++i) {
-        const auto f = frequency[chunk].find(query.phrases[i].terms[0]);
-        if (f == frequency[chunk].end()) continue;
+        if (!holds(i)) continue;
         found = found || plan.finds[i];
-        score += plan.coefficient[i] * Saturation(f->second, length[chunk] / average_length);
+        score += plan.coefficient[i] * Saturation(frequency[chunk].at(query.phrases[i].terms[0]),
+                                                  length[chunk] / average_length);
+      }
+      for (const std::vector<std::size_t>& set : plan.together) {
+        found = found || std::all_of(set.begin(), set.end(), holds);
       }
       if (found) hits.emplace_back(score, chunk);
     }
@@ -106,20 +163,28 @@ struct Corpus {
   }
 };
 
-// MaxScore's promise: the pruned runs give exactly the first hits of scoring every chunk.
-TEST(SearchRanking, PrunedRunsFindExactlyTheBestOfScoringEveryChunk) {
+// MaxScore's promise: the pruned runs give exactly the first hits of scoring every chunk. Term t
+// of the corpus is held by about share(t) of its chunks; 300 random queries of up to 8 of the
+// terms below `drawn`, and one of the terms from `rarest` on when it is below kTerms. The plans
+// count `planned_chunks` chunks (at least the corpus'): more make its terms rarer, and weigh more.
+struct PrunedRuns {
+  int pruned = 0;     // queries whose last plan left a phrase out of finding
+  int with_sets = 0;  // queries whose last plan found by sets of common phrases
+};
+
+constexpr int kTerms = 24;
+
+PrunedRuns CheckPrunedRunsFindTheBest(const std::function<double(int)>& share, int drawn,
+                                      int rarest = kTerms, std::int64_t planned_chunks = 0) {
   std::mt19937 random(20261204);
   constexpr std::size_t kChunks = 6000;
-  constexpr int kTerms = 24;
   Corpus corpus;
   std::vector<std::int64_t> holding_of(kTerms, 0);
   double total_length = 0;
   for (std::size_t chunk = 0; chunk < kChunks; ++chunk) {
     std::map<std::string, double> frequency;
     for (int t = 0; t < kTerms; ++t) {
-      // Term t is held by about 0.9 / 1.5^t of the chunks: from most of them to a handful.
-      const double share = 0.9 / std::pow(1.5, t);
-      if (std::uniform_real_distribution<double>(0, 1)(random) < share) {
+      if (std::uniform_real_distribution<double>(0, 1)(random) < share(t)) {
         frequency["t" + std::to_string(t)] =
             std::uniform_int_distribution<int>(1, 4)(random) * (random() % 5 == 0 ? 2.5 : 1.0);
         ++holding_of[static_cast<std::size_t>(t)];
@@ -131,20 +196,23 @@ TEST(SearchRanking, PrunedRunsFindExactlyTheBestOfScoringEveryChunk) {
   }
   corpus.average_length = total_length / kChunks;
 
-  int pruned = 0;
+  PrunedRuns counted;
   for (int round = 0; round < 300; ++round) {
     std::vector<std::string> terms;
     std::vector<std::int64_t> holding;
-    const int size = std::uniform_int_distribution<int>(1, 8)(random);
+    const int size = std::uniform_int_distribution<int>(1, 8)(random) + (rarest < kTerms ? 1 : 0);
     for (int i = 0; i < size; ++i) {
-      const int t = std::uniform_int_distribution<int>(0, kTerms - 1)(random);
+      const int t = rarest < kTerms && i == 0
+                        ? std::uniform_int_distribution<int>(rarest, kTerms - 1)(random)
+                        : std::uniform_int_distribution<int>(0, drawn - 1)(random);
       if (std::find(terms.begin(), terms.end(), "t" + std::to_string(t)) != terms.end()) continue;
       terms.push_back("t" + std::to_string(t));
       holding.push_back(holding_of[static_cast<std::size_t>(t)]);
     }
     const SearchQuery query = QueryOf(terms);
     const int limit = round % 3 == 0 ? 50 : 10;
-    std::optional<SearchPlan> plan = PlanSearch(query, kChunks, holding, limit);
+    std::optional<SearchPlan> plan =
+        PlanSearch(query, std::max<std::int64_t>(kChunks, planned_chunks), holding, limit);
     SearchPlan every = *plan;
     every.finds.assign(terms.size(), true);
     const auto expected = corpus.Run(query, every, limit);
@@ -157,12 +225,28 @@ TEST(SearchRanking, PrunedRunsFindExactlyTheBestOfScoringEveryChunk) {
       std::vector<double> scores;
       for (const auto& hit : hits) scores.push_back(hit.first);
       plan = WidenSearch(*plan, scores, limit);
-      ASSERT_LE(++runs, size + 1) << "every run makes a phrase a finder, or is the last";
+      EXPECT_LE(++runs, size + 1) << "every run makes a phrase a finder, or is the last";
+      if (runs > size + 1) break;
     }
     EXPECT_EQ(hits, expected) << "round " << round;
-    if (std::find(last.finds.begin(), last.finds.end(), false) != last.finds.end()) ++pruned;
+    if (std::find(last.finds.begin(), last.finds.end(), false) != last.finds.end()) {
+      ++counted.pruned;
+    }
+    if (!last.together.empty()) ++counted.with_sets;
   }
-  EXPECT_GT(pruned, 30) << "the corpus should let many queries leave a phrase out of finding";
+  return counted;
+}
+
+TEST(SearchRanking, PrunedRunsFindExactlyTheBestOfScoringEveryChunk) {
+  // From most chunks to a handful.
+  const auto geometric = [](int t) { return 0.9 / std::pow(1.5, t); };
+  EXPECT_GT(CheckPrunedRunsFindTheBest(geometric, kTerms).pruned, 30)
+      << "the corpus should let many queries leave a phrase out of finding";
+  // Twelve common terms (2,100 to 4,800 of the chunks) and twelve of about three chunks each, in
+  // plans of 100,000 chunks: the common ones weigh as words held by 2 to 5 % of them do.
+  const auto common_and_rare = [](int t) { return t < 12 ? 0.35 + 0.45 * t / 11 : 0.0005; };
+  EXPECT_GT(CheckPrunedRunsFindTheBest(common_and_rare, 12, 12, 100000).with_sets, 10)
+      << "a question of common words and one rare one should often find by sets of them";
 }
 
 }  // namespace

@@ -84,13 +84,13 @@ constexpr Statement kChunksHolding{
     " FROM unnest($1::text[]) WITH ORDINALITY AS p (text, n) ORDER BY p.n"};
 // How many chunks there are, and their average length (as kSearch counts it) from a sample of about
 // 1,000 (all of them when the sample is empty): exact enough for BM25's length normalisation at
-// any size.
+// any size. The sample is the same pages while the table is (REPEATABLE): instances rank alike.
 constexpr Statement kChunkTotals{
     "chunk_totals",
     "WITH total AS (SELECT count(*) AS n FROM kh_document_chunk)"
     " SELECT total.n, coalesce("
     "  (SELECT avg(coalesce(s.search_length, length(s.search_terms))) FROM kh_document_chunk s"
-    "   TABLESAMPLE SYSTEM (least(100, 100000.0 / greatest(total.n, 1)))),"
+    "   TABLESAMPLE SYSTEM (least(100, 100000.0 / greatest(total.n, 1))) REPEATABLE (0)),"
     "  (SELECT avg(coalesce(a.search_length, length(a.search_terms))) FROM kh_document_chunk a),"
     "  1)::float8"
     " FROM total"};

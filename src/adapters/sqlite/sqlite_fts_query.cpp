@@ -14,17 +14,21 @@ void AppendFtsString(std::string_view text, std::string& fts) {
 std::string FtsQuery(const SearchQuery& query, const SearchPlan& plan,
                      std::vector<double>& coefficients) {
   if (query.empty()) return "";
-  const auto quoted = [](const SearchPhrase& phrase, std::string& out) {
-    AppendFtsString(phrase.text, out);
-  };
+  // Each phrase written to find weighs nothing: it is scored where it is written again, below.
+  const std::string finders = WriteFinders(
+      query, plan,
+      [&](const SearchPhrase& phrase, std::string& out) {
+        AppendFtsString(phrase.text, out);
+        coefficients.push_back(0);
+      },
+      " AND ", " OR ");
   std::string all;
-  for (std::size_t i = 0; i < query.phrases.size(); ++i) {
-    if (plan.finds[i]) coefficients.push_back(0);
+  for (const SearchPhrase& phrase : query.phrases) {
     if (!all.empty()) all += " OR ";
-    quoted(query.phrases[i], all);
+    AppendFtsString(phrase.text, all);
   }
   coefficients.insert(coefficients.end(), plan.coefficient.begin(), plan.coefficient.end());
-  return WriteFinders(query, plan, quoted, " AND ", " OR ") + " AND (" + all + ")";
+  return finders + " AND (" + all + ")";
 }
 
 }  // namespace docgate
