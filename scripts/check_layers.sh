@@ -20,7 +20,9 @@
 #       sys/socket.h, netinet/, arpa/, netdb.h, sys/epoll.h, poll.h (sockets)
 #       fcntl.h, unistd.h, sys/stat.h, <fstream>, <iostream>, <filesystem> (files and the console)
 #     <sstream> (strings) and <cstdio> (snprintf) stay allowed.
-#  4. src/adapters/X/ includes no other adapter (adapters/Y/, Y != X), no worker/ and no runtime/.
+#  4. src/adapters/X/ includes no other adapter (adapters/Y/, Y != X), no worker/ and no runtime/;
+#     but adapters/pg/ and adapters/sqlite/ include adapters/sql/ (the statements both run alike),
+#     which includes only the C++ standard library.
 #  5. src/worker/ includes no adapters/ and no runtime/.
 # src/runtime/ and src/main.cpp compose everything and may include anything. Generated headers
 # and third-party headers outside core and app are not this script's business.
@@ -106,11 +108,22 @@ while IFS='|' read -r file line text delimiter header; do
       fi
       ;;
     adapters)
-      [ "$delimiter" = '"' ] || continue
       adapter=${file#src/adapters/}
       adapter=${adapter%%/*}
+      if [ "$adapter" = sql ]; then
+        [ "$delimiter" = '<' ] && [[ $header != */* && $header != *.* ]] && continue
+        report "$file" "$line" "$text" "adapters/sql/ includes the C++ standard library only"
+        continue
+      fi
+      [ "$delimiter" = '"' ] || continue
       case $header in
         adapters/"$adapter"/*) ;;
+        adapters/sql/*)
+          case $adapter in
+            pg | sqlite) ;;
+            *) report "$file" "$line" "$text" "adapters/sql/ is for adapters/pg/ and adapters/sqlite/ only" ;;
+          esac
+          ;;
         adapters/*)
           report "$file" "$line" "$text" "adapters/$adapter/ includes another adapter: adapters never include each other"
           ;;

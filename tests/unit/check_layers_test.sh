@@ -54,6 +54,12 @@ plant src/adapters/redis/redis_config.h '#include "adapters/pg/pg_config.h"' \
 plant src/adapters/http/dto.h '#  include "runtime/config.h"' "an adapter includes runtime"
 plant src/adapters/amqp/amqp_url.h '#include "worker/janitor.h"' "an adapter includes worker"
 plant src/worker/janitor.h '#include "adapters/redis/redis_config.h"' "worker includes an adapter"
+plant src/adapters/redis/redis_config.h '#include "adapters/sql/shared_statements.h"' \
+  "an adapter other than PostgreSQL and SQLite includes the shared statements"
+plant src/adapters/sql/shared_statements.h '#include "adapters/pg/pg_config.h"' \
+  "the shared statements include an adapter"
+plant src/adapters/sql/shared_statements.h '#include <sqlite3.h>' \
+  "the shared statements include a database library"
 
 # What the rule allows stays allowed.
 cp "$work/src/adapters/redis/redis_config.h" "$work/saved"

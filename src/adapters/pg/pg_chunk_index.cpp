@@ -8,6 +8,7 @@
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_text_search.h"
+#include "adapters/sql/shared_statements.h"
 #include "app/search_ranking.h"
 
 namespace docgate {
@@ -42,9 +43,7 @@ constexpr Statement kMarkOrphans{
     "UPDATE kh_embedding e SET orphaned_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
     " WHERE e.text_key = ANY($1::text[]) AND e.orphaned_at IS NULL"
     " AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c WHERE c.text_key = e.text_key)"};
-constexpr Statement kListChunks{"list_chunks",
-                                "SELECT content FROM kh_document_chunk WHERE "
-                                "document_id = $1 ORDER BY ordinal"};
+constexpr Statement kListChunks{"list_chunks", sql::kListChunks};
 // $1 the finders of a plan (TsFindersLiteral), $2 the limit, $3 the most chunks of one document
 // (1: its best, the first of equals), $4 each of the query's phrases (TsPhraseLiterals), $5 their
 // coefficients (app/search_ranking.h), $6 the average length of a chunk, $7 how many of the

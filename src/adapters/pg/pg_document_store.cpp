@@ -11,6 +11,7 @@
 #include "adapters/pg/pg_outbox_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/sql/shared_statements.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -49,12 +50,7 @@ constexpr Statement kLockDocumentWithContent{
     " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
     " FROM kh_document d LEFT JOIN kh_document_content c ON c.document_id = d.id"
     " AND c.version = $2 WHERE d.id = $1 FOR UPDATE OF d"};
-constexpr Statement kInsertDocument{
-    "insert_document",
-    "INSERT INTO kh_document (title, status, version, author_id, "
-    "current_review_id,"
-    " approved_version, approved_at, ingest_status, created_at, updated_at)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id"};
+constexpr Statement kInsertDocument{"insert_document", sql::kInsertDocument};
 // The mutable columns only: the author and the creation time never change.
 constexpr Statement kUpdateDocument{"update_document",
                                     "UPDATE kh_document SET title = $2, status = $3, "
@@ -72,11 +68,7 @@ constexpr Statement kLockReview{
     "SELECT id, document_id, document_version, status, submitted_by, "
     "submitted_at, decided_by,"
     " decided_at, comment FROM kh_document_review WHERE id = $1 FOR UPDATE"};
-constexpr Statement kInsertReview{"insert_review",
-                                  "INSERT INTO kh_document_review (document_id, "
-                                  "document_version, status, submitted_by,"
-                                  " submitted_at, decided_by, decided_at, comment)"
-                                  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id"};
+constexpr Statement kInsertReview{"insert_review", sql::kInsertReview};
 // The decision only: what was submitted, by whom and when, never changes.
 constexpr Statement kUpdateReview{"update_review",
                                   "UPDATE kh_document_review SET status = $2, decided_by = "
@@ -88,13 +80,8 @@ constexpr Statement kSelectDocumentReviews{"select_document_reviews",
                                            " decided_at, comment FROM kh_document_review "
                                            "WHERE document_id = $1 ORDER BY id DESC"};
 
-constexpr Statement kSelectContent{"select_content",
-                                   "SELECT content FROM kh_document_content "
-                                   "WHERE document_id = $1 AND version = $2"};
-constexpr Statement kInsertVersion{"insert_version",
-                                   "INSERT INTO kh_document_content (document_id, version, title, "
-                                   "content, edited_by, created_at)"
-                                   " VALUES ($1, $2, $3, $4, $5, $6)"};
+constexpr Statement kSelectContent{"select_content", sql::kSelectContent};
+constexpr Statement kInsertVersion{"insert_version", sql::kInsertVersion};
 // An editor's newest version: versions only grow, so GREATEST keeps an upsert of an older one
 // from moving it back.
 constexpr Statement kRecordEditor{"record_editor",
@@ -108,24 +95,12 @@ constexpr Statement kDropUnsubmittedVersion{
     "DELETE FROM kh_document_content c WHERE c.document_id = $1 AND c.version = $2"
     " AND NOT EXISTS (SELECT 1 FROM kh_document_review r"
     "                  WHERE r.document_id = $1 AND r.document_version = $2)"};
-constexpr Statement kSelectEditors{"select_editors",
-                                   "SELECT editor FROM kh_document_editor"
-                                   " WHERE document_id = $1 AND last_version > $2 ORDER BY editor"};
-constexpr Statement kSelectVersion{"select_version",
-                                   "SELECT document_id, version, title, content, edited_by, "
-                                   "created_at FROM kh_document_content"
-                                   " WHERE document_id = $1 AND version = $2"};
+constexpr Statement kSelectEditors{"select_editors", sql::kSelectEditors};
+constexpr Statement kSelectVersion{"select_version", sql::kSelectVersion};
 // Each kept version with its newest review (kh_document_review_by_version finds it).
-constexpr Statement kListVersions{
-    "list_versions",
-    "SELECT c.version, c.title, c.edited_by, c.created_at, r.id, r.status"
-    " FROM kh_document_content c"
-    " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
-    "   WHERE document_id = c.document_id AND document_version = c.version)"
-    " WHERE c.document_id = $1 ORDER BY c.version DESC"};
+constexpr Statement kListVersions{"list_versions", sql::kListVersions};
 
-constexpr Statement kSetIngestStatus{"set_ingest_status",
-                                     "UPDATE kh_document SET ingest_status = $2 WHERE id = $1"};
+constexpr Statement kSetIngestStatus{"set_ingest_status", sql::kSetIngestStatus};
 
 constexpr std::array kDocumentStatements{
     kSelectDocument,

@@ -8,6 +8,7 @@
 
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/sql/shared_statements.h"
 #include "core/vector_bytes.h"
 
 namespace docgate {
@@ -20,16 +21,9 @@ using pg_sql::Statement;
 constexpr std::int64_t kEmbeddingsLock = 0x646f6367'656d6264;
 
 // Throughout: $1 the model's name, $2 its dimensions.
-constexpr Statement kChunksWithoutKey{
-    "embeddings_chunks_without_key",
-    "SELECT document_id, ordinal, content FROM kh_document_chunk WHERE text_key IS NULL"
-    " ORDER BY document_id, ordinal LIMIT $1"};
-constexpr Statement kSetKey{"embeddings_set_key",
-                            "UPDATE kh_document_chunk SET text_key = $3"
-                            " WHERE document_id = $1 AND ordinal = $2 AND text_key IS NULL"};
-constexpr Statement kAdoptOrphans{"embeddings_adopt_orphans",
-                                  "UPDATE kh_embedding SET orphaned_at = NULL"
-                                  " WHERE text_key = $1 AND orphaned_at IS NOT NULL"};
+constexpr Statement kChunksWithoutKey{"embeddings_chunks_without_key", sql::kChunksWithoutKey};
+constexpr Statement kSetKey{"embeddings_set_key", sql::kSetKey};
+constexpr Statement kAdoptOrphans{"embeddings_adopt_orphans", sql::kAdoptOrphans};
 // $3 now, $4 the limit. The keys of pending approved versions' chunks with neither an embedding
 // nor a live claim, with one of their texts: the first $4 such chunks, oldest document first.
 constexpr Statement kWantedPending{
@@ -124,10 +118,7 @@ constexpr Statement kVectorsAfter{
     "SELECT id, text_key, vector FROM kh_embedding"
     " WHERE model = $1 AND dimensions = $2 AND id > $3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT $4"};
-constexpr Statement kVectorIds{
-    "embeddings_vector_ids",
-    "SELECT id FROM kh_embedding WHERE model = $1 AND dimensions = $2 AND vector IS NOT NULL"
-    " ORDER BY id"};
+constexpr Statement kVectorIds{"embeddings_vector_ids", sql::kVectorIds};
 
 // $3 the keys: those with a vector.
 constexpr Statement kKeysWithVectors{

@@ -5,6 +5,7 @@
 
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/sql/shared_statements.h"
 
 namespace docgate {
 namespace {
@@ -27,18 +28,10 @@ constexpr Statement kReserveIdempotencyKey{
     "   expires_at = EXCLUDED.expires_at"
     " WHERE kh_idempotency.expires_at <= $5"
     " RETURNING owner"};
-constexpr Statement kSelectIdempotencyKey{
-    "select_idempotency_key",
-    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
-    " WHERE caller = $1 AND idem_key = $2"};
-constexpr Statement kCompleteIdempotencyKey{
-    "complete_idempotency_key",
-    "UPDATE kh_idempotency SET response = $4, expires_at = $5"
-    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL"};
-constexpr Statement kReleaseIdempotencyKey{
-    "release_idempotency_key",
-    "DELETE FROM kh_idempotency"
-    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL"};
+constexpr Statement kSelectIdempotencyKey{"select_idempotency_key", sql::kSelectIdempotencyKey};
+constexpr Statement kCompleteIdempotencyKey{"complete_idempotency_key",
+                                            sql::kCompleteIdempotencyKey};
+constexpr Statement kReleaseIdempotencyKey{"release_idempotency_key", sql::kReleaseIdempotencyKey};
 // Rows another instance is pruning right now are skipped, not waited for.
 constexpr Statement kPruneIdempotencyKeys{
     "prune_idempotency_keys",

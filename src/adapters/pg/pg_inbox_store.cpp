@@ -11,6 +11,7 @@
 #include "adapters/pg/pg_embedding_store.h"
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/sql/shared_statements.h"
 #include "app/inbox_rows.h"
 
 namespace docgate {
@@ -49,9 +50,7 @@ constexpr Statement kClaimInboxAll{
 constexpr Statement kSelectInboxAll{"select_inbox_all",
                                     "SELECT event_id, state FROM kh_consumer_inbox WHERE "
                                     "consumer = $1 AND event_id = ANY($2::text[])"};
-constexpr Statement kSelectInbox{"select_inbox",
-                                 "SELECT state, attempts FROM kh_consumer_inbox WHERE "
-                                 "consumer = $1 AND event_id = $2"};
+constexpr Statement kSelectInbox{"select_inbox", sql::kSelectInbox};
 // A failed attempt of a new or failing pair, $3 the attempt limit; the event
 // ($6..$11) is kept whole. A pair done or parked is left alone and nothing is
 // returned.
@@ -75,12 +74,7 @@ constexpr Statement kRecordFailure{
     " WHERE kh_consumer_inbox.state = 'failing'"
     " RETURNING state, attempts"};
 // ToParked reads these columns by position.
-constexpr Statement kListParked{
-    "list_parked",
-    "SELECT consumer, event_id, event_type, document_id, review_id, version, "
-    "actor_id,"
-    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
-    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT $1"};
+constexpr Statement kListParked{"list_parked", sql::kListParked};
 // $1 the event_id, or NULL for every parked pair.
 constexpr Statement kUnpark{"unpark",
                             "DELETE FROM kh_consumer_inbox WHERE state = "

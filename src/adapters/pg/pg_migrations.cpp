@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "adapters/pg/pg_errors.h"
+#include "adapters/sql/shared_statements.h"
 #include "core/error.h"
 #include "core/migration_plan.h"
 
@@ -21,8 +22,7 @@ constexpr std::string_view kHasMigrationsTable =
 constexpr std::string_view kCreateMigrationsTable =
     "CREATE TABLE schema_migrations ("
     " version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)";
-constexpr std::string_view kSelectApplied =
-    "SELECT version, name FROM schema_migrations ORDER BY version";
+constexpr std::string_view kSelectApplied = sql::kSelectApplied;
 constexpr std::string_view kRecordApplied =
     "INSERT INTO schema_migrations (version, name, applied_at)"
     " VALUES ($1, $2, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)";

@@ -6,6 +6,7 @@
 
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/sql/shared_statements.h"
 
 namespace docgate {
 namespace {
@@ -70,9 +71,7 @@ constexpr Statement kDeferEvents{"defer_events",
                                  "   last_error = $4"
                                  " WHERE id = ANY ($1::bigint[]) AND delivered_at IS NULL "
                                  "AND claimed_by = $5"};
-constexpr Statement kReleaseClaims{"release_claims",
-                                   "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
-                                   " WHERE claimed_by = $1 AND delivered_at IS NULL"};
+constexpr Statement kReleaseClaims{"release_claims", sql::kReleaseClaims};
 // Extends instance $1's claims on undelivered rows to $2 ms from now.
 constexpr Statement kRenewClaims{"renew_claims",
                                  "UPDATE kh_outbox"
@@ -81,35 +80,11 @@ constexpr Statement kRenewClaims{"renew_claims",
                                  " WHERE claimed_by = $1 AND delivered_at IS NULL"};
 // Keeps the approval event of every approved version whose ingestion is not
 // done: the reconciler replays it (FindStuckIngestions).
-constexpr Statement kPruneDelivered{
-    "prune_delivered",
-    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
-    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < $1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = "
-    "'document.approved'"
-    "                   AND d.id = o.document_id AND d.approved_version = "
-    "o.version"
-    "                   AND d.ingest_status <> 'done')"
-    " ORDER BY o.delivered_at LIMIT $2)"};
-constexpr Statement kBacklog{"outbox_backlog",
-                             "SELECT count(*), min(occurred_at) FROM kh_outbox "
-                             "WHERE delivered_at IS NULL"};
+constexpr Statement kPruneDelivered{"prune_delivered", sql::kPruneDelivered};
+constexpr Statement kBacklog{"outbox_backlog", sql::kBacklog};
 // The newest approval event of each approved version not ingested, if delivered
 // before $1.
-constexpr Statement kFindStuckIngestions{
-    "find_stuck_ingestions",
-    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
-    "o.version, o.actor_id,"
-    " o.occurred_at FROM kh_document d"
-    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
-    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
-    "     AND n.version = d.approved_version)"
-    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', "
-    "'pending')"
-    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < $1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c"
-    "     WHERE c.document_id = d.id AND c.version = d.approved_version)"
-    " ORDER BY o.delivered_at, o.id LIMIT $2"};
+constexpr Statement kFindStuckIngestions{"find_stuck_ingestions", sql::kFindStuckIngestions};
 
 constexpr std::array kOutboxStatements{
     kInsertEvent,   kRequeueEvent, kClaimEvents,    kMarkDelivered, kDeferEvents,

@@ -5,6 +5,7 @@
 
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/sql/shared_statements.h"
 
 namespace docgate {
 namespace {
@@ -25,10 +26,7 @@ constexpr Statement kUpsertPreviews{
     " ON CONFLICT (document_id) DO UPDATE SET version = EXCLUDED.version,"
     "   content = EXCLUDED.content, approved_at = EXCLUDED.approved_at"
     " WHERE EXCLUDED.version > kh_document_preview.version"};
-constexpr Statement kSelectPreview{
-    "select_preview",
-    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
-    " WHERE document_id = $1"};
+constexpr Statement kSelectPreview{"select_preview", sql::kSelectPreview};
 
 constexpr std::array kPreviewStatements{kUpsertPreviews, kSelectPreview};
 

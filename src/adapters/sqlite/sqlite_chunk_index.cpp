@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_bm25.h"
 #include "adapters/sqlite/sqlite_fts_query.h"
 #include "adapters/sqlite/sqlite_rows.h"
@@ -28,11 +29,8 @@ constexpr std::string_view kMarkOrphans =
     "INTEGER)"
     " WHERE text_key = ?1 AND orphaned_at IS NULL"
     " AND NOT EXISTS (SELECT 1 FROM kh_document_chunk WHERE text_key = ?1)";
-constexpr std::string_view kAdoptOrphans =
-    "UPDATE kh_embedding SET orphaned_at = NULL WHERE text_key = ?1 AND orphaned_at IS NOT NULL";
-constexpr std::string_view kListChunks =
-    "SELECT content FROM kh_document_chunk WHERE document_id = ?1 ORDER BY "
-    "ordinal";
+constexpr std::string_view kAdoptOrphans = sql::kSqlite<sql::kAdoptOrphans>;
+constexpr std::string_view kListChunks = sql::kSqlite<sql::kListChunks>;
 // ?1 an FTS5 query (FtsQuery), ?2 the limit, ?3 the most chunks of one document (1: its best,
 // the first of equals), ?4 the coefficients of the query's phrases (sqlite_bm25.h), ?5 how many of
 // the best-scored chunks are looked at (a chunk's text, version and document are read for these

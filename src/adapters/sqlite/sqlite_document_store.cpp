@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_idempotency_store.h"
 #include "adapters/sqlite/sqlite_outbox_store.h"
 #include "adapters/sqlite/sqlite_rows.h"
@@ -40,26 +41,17 @@ constexpr auto kListDocumentsByStatusAndAuthor =
     Sql(kSelectDocuments, "status = ?1 AND author_id = ?2 AND id < ?3", kNewestFirst);
 // Insert and update share the parameter numbers of BindDocument; update leaves
 // author_id (?4) and created_at (?9) alone and names the row by ?11.
-constexpr std::string_view kInsertDocument =
-    "INSERT INTO kh_document (title, status, version, author_id, "
-    "current_review_id,"
-    " approved_version, approved_at, ingest_status, created_at, updated_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id";
+constexpr std::string_view kInsertDocument = sql::kSqlite<sql::kInsertDocument>;
 constexpr std::string_view kUpdateDocument =
     "UPDATE kh_document SET title = ?1, status = ?2, version = ?3, "
     "current_review_id = ?5,"
     " approved_version = ?6, approved_at = ?7, ingest_status = ?8, updated_at "
     "= ?10"
     " WHERE id = ?11";
-constexpr std::string_view kSetIngestStatus =
-    "UPDATE kh_document SET ingest_status = ?2 WHERE id = ?1";
+constexpr std::string_view kSetIngestStatus = sql::kSqlite<sql::kSetIngestStatus>;
 
-constexpr std::string_view kSelectContent =
-    "SELECT content FROM kh_document_content WHERE document_id = ?1 AND "
-    "version = ?2";
-constexpr std::string_view kInsertVersion =
-    "INSERT INTO kh_document_content (document_id, version, title, content, edited_by, "
-    "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+constexpr std::string_view kSelectContent = sql::kSqlite<sql::kSelectContent>;
+constexpr std::string_view kInsertVersion = sql::kSqlite<sql::kInsertVersion>;
 // An editor's newest version: versions only grow, so max() keeps an upsert of an older one from
 // moving it back.
 constexpr std::string_view kRecordEditor =
@@ -70,19 +62,10 @@ constexpr std::string_view kDropUnsubmittedVersion =
     "DELETE FROM kh_document_content WHERE document_id = ?1 AND version = ?2"
     " AND NOT EXISTS (SELECT 1 FROM kh_document_review"
     "                  WHERE document_id = ?1 AND document_version = ?2)";
-constexpr std::string_view kSelectEditors =
-    "SELECT editor FROM kh_document_editor WHERE document_id = ?1 AND last_version > ?2"
-    " ORDER BY editor";
-constexpr std::string_view kSelectVersion =
-    "SELECT document_id, version, title, content, edited_by, created_at"
-    " FROM kh_document_content WHERE document_id = ?1 AND version = ?2";
+constexpr std::string_view kSelectEditors = sql::kSqlite<sql::kSelectEditors>;
+constexpr std::string_view kSelectVersion = sql::kSqlite<sql::kSelectVersion>;
 // Each kept version with its newest review (kh_document_review_by_version finds it).
-constexpr std::string_view kListVersions =
-    "SELECT c.version, c.title, c.edited_by, c.created_at, r.id, r.status"
-    " FROM kh_document_content c"
-    " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
-    "   WHERE document_id = c.document_id AND document_version = c.version)"
-    " WHERE c.document_id = ?1 ORDER BY c.version DESC";
+constexpr std::string_view kListVersions = sql::kSqlite<sql::kListVersions>;
 
 constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
 // Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
@@ -92,11 +75,7 @@ constexpr auto kListReviewsByStatus = Sql(kSelectReviews, "status = ?1 AND id > 
 constexpr auto kListDocumentReviews = Sql(kSelectReviews, "document_id = ?1 ORDER BY id DESC");
 // Insert and update share the parameter numbers of BindReview; a decision
 // changes only ?3, ?6-?8.
-constexpr std::string_view kInsertReview =
-    "INSERT INTO kh_document_review (document_id, document_version, status, "
-    "submitted_by,"
-    " submitted_at, decided_by, decided_at, comment)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id";
+constexpr std::string_view kInsertReview = sql::kSqlite<sql::kInsertReview>;
 constexpr std::string_view kUpdateReview =
     "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = "
     "?7, comment = ?8"

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
 #include "core/vector_bytes.h"
@@ -14,14 +15,9 @@ namespace {
 using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
 
 // Throughout: ?1 the model's name, ?2 its dimensions.
-constexpr std::string_view kChunksWithoutKey =
-    "SELECT document_id, ordinal, content FROM kh_document_chunk WHERE text_key IS NULL"
-    " ORDER BY document_id, ordinal LIMIT ?1";
-constexpr std::string_view kSetKey =
-    "UPDATE kh_document_chunk SET text_key = ?3"
-    " WHERE document_id = ?1 AND ordinal = ?2 AND text_key IS NULL";
-constexpr std::string_view kAdoptOrphans =
-    "UPDATE kh_embedding SET orphaned_at = NULL WHERE text_key = ?1 AND orphaned_at IS NOT NULL";
+constexpr std::string_view kChunksWithoutKey = sql::kSqlite<sql::kChunksWithoutKey>;
+constexpr std::string_view kSetKey = sql::kSqlite<sql::kSetKey>;
+constexpr std::string_view kAdoptOrphans = sql::kSqlite<sql::kAdoptOrphans>;
 // ?3 a key: a row when it has a vector.
 constexpr std::string_view kHasVector =
     "SELECT 1 FROM kh_embedding"
@@ -74,8 +70,7 @@ constexpr std::string_view kSettleable =
     "   ON e.model = ?1 AND e.dimensions = ?2 AND e.text_key = c.text_key"
     " WHERE d.ingest_status = 'pending' AND d.approved_version IS NOT NULL"
     " GROUP BY d.id HAVING COUNT(e.id) = COUNT(*) ORDER BY d.id LIMIT ?3";
-constexpr std::string_view kSetIngestStatus =
-    "UPDATE kh_document SET ingest_status = ?2 WHERE id = ?1";
+constexpr std::string_view kSetIngestStatus = sql::kSqlite<sql::kSetIngestStatus>;
 constexpr std::string_view kCountMissing =
     "SELECT COUNT(DISTINCT c.text_key) FROM kh_document_chunk c"
     " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
@@ -94,9 +89,7 @@ constexpr std::string_view kVectorsAfter =
     "SELECT id, text_key, vector FROM kh_embedding"
     " WHERE +model = ?1 AND +dimensions = ?2 AND id > ?3 AND vector IS NOT NULL"
     " ORDER BY id LIMIT ?4";
-constexpr std::string_view kVectorIds =
-    "SELECT id FROM kh_embedding WHERE model = ?1 AND dimensions = ?2 AND vector IS NOT NULL"
-    " ORDER BY id";
+constexpr std::string_view kVectorIds = sql::kSqlite<sql::kVectorIds>;
 
 // ?1 the keys as a JSON array of strings.
 constexpr std::string_view kApprovedChunksWithKeys =

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
 #include "core/error.h"
@@ -14,19 +15,13 @@ using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
 // Idempotency keys bind ?1 caller, ?2 key, ?3 owner. Reservation reads and
 // writes under BEGIN IMMEDIATE, which makes the check and the write one step
 // for every process on the file.
-constexpr std::string_view kSelectIdempotencyKey =
-    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
-    " WHERE caller = ?1 AND idem_key = ?2";
+constexpr std::string_view kSelectIdempotencyKey = sql::kSqlite<sql::kSelectIdempotencyKey>;
 constexpr std::string_view kReserveIdempotencyKey =
     "INSERT OR REPLACE INTO kh_idempotency"
     " (caller, idem_key, owner, fingerprint, response, created_at, expires_at)"
     " VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6)";
-constexpr std::string_view kCompleteIdempotencyKey =
-    "UPDATE kh_idempotency SET response = ?4, expires_at = ?5"
-    " WHERE caller = ?1 AND idem_key = ?2 AND owner = ?3 AND response IS NULL";
-constexpr std::string_view kReleaseIdempotencyKey =
-    "DELETE FROM kh_idempotency"
-    " WHERE caller = ?1 AND idem_key = ?2 AND owner = ?3 AND response IS NULL";
+constexpr std::string_view kCompleteIdempotencyKey = sql::kSqlite<sql::kCompleteIdempotencyKey>;
+constexpr std::string_view kReleaseIdempotencyKey = sql::kSqlite<sql::kReleaseIdempotencyKey>;
 constexpr std::string_view kPruneIdempotencyKeys =
     "DELETE FROM kh_idempotency WHERE rowid IN (SELECT rowid FROM "
     "kh_idempotency"

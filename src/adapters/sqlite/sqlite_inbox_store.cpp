@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_chunk_index.h"
 #include "adapters/sqlite/sqlite_document_store.h"
 #include "adapters/sqlite/sqlite_embedding_store.h"
@@ -25,9 +26,7 @@ constexpr std::string_view kClaimInbox =
     " ON CONFLICT (consumer, event_id) DO UPDATE SET state = 'done',"
     "   updated_at = excluded.updated_at"
     " WHERE kh_consumer_inbox.state = 'failing'";
-constexpr std::string_view kSelectInbox =
-    "SELECT state, attempts FROM kh_consumer_inbox WHERE consumer = ?1 AND "
-    "event_id = ?2";
+constexpr std::string_view kSelectInbox = sql::kSqlite<sql::kSelectInbox>;
 // A failed attempt of consumer ?1 on the event ?5..?11 (BindEvent), ?2 the
 // attempt limit, ?3 the error, ?4 the time; the event is kept whole. A pair
 // done or parked is left alone.
@@ -48,11 +47,7 @@ constexpr std::string_view kRecordFailure =
     "   occurred_at = excluded.occurred_at"
     " WHERE kh_consumer_inbox.state = 'failing'";
 // ParkedFromRow reads these columns by position.
-constexpr std::string_view kListParked =
-    "SELECT consumer, event_id, event_type, document_id, review_id, version, "
-    "actor_id,"
-    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
-    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT ?1";
+constexpr std::string_view kListParked = sql::kSqlite<sql::kListParked>;
 // ?1 the event_id, or NULL for every parked pair.
 constexpr std::string_view kUnpark =
     "DELETE FROM kh_consumer_inbox WHERE state = 'parked' AND (?1 IS NULL OR "

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "adapters/sql/shared_statements.h"
 #include "core/error.h"
 #include "core/migration_plan.h"
 
@@ -17,8 +18,7 @@ constexpr std::string_view kCountOtherTables =
 constexpr std::string_view kCreateMigrationsTable =
     "CREATE TABLE schema_migrations ("
     " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT";
-constexpr std::string_view kSelectApplied =
-    "SELECT version, name FROM schema_migrations ORDER BY version";
+constexpr std::string_view kSelectApplied = sql::kSqlite<sql::kSelectApplied>;
 // Milliseconds since the epoch, the unit of every time column.
 constexpr std::string_view kRecordApplied =
     "INSERT INTO schema_migrations (version, name, applied_at)"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
 #include "adapters/sqlite/sqlite_sql_text.h"
@@ -66,9 +67,7 @@ constexpr std::string_view kDeferEvent =
     "min(attempts, 30)),"
     "   last_error = ?4"
     " WHERE id = ?1 AND delivered_at IS NULL AND claimed_by = ?5";
-constexpr std::string_view kReleaseClaims =
-    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
-    " WHERE claimed_by = ?1 AND delivered_at IS NULL";
+constexpr std::string_view kReleaseClaims = sql::kSqlite<sql::kReleaseClaims>;
 // Extends instance ?1's claims on undelivered rows to ?2 ms from now.
 constexpr std::string_view kRenewClaims =
     "WITH now_ms AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 "
@@ -77,33 +76,11 @@ constexpr std::string_view kRenewClaims =
     " WHERE claimed_by = ?1 AND delivered_at IS NULL";
 // Keeps the approval event of every approved version whose ingestion is not
 // done: the reconciler replays it (FindStuckIngestions).
-constexpr std::string_view kPruneDelivered =
-    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
-    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = "
-    "'document.approved'"
-    "                   AND d.id = o.document_id AND d.approved_version = "
-    "o.version"
-    "                   AND d.ingest_status <> 'done')"
-    " ORDER BY o.delivered_at LIMIT ?2)";
-constexpr std::string_view kBacklog =
-    "SELECT count(*), min(occurred_at) FROM "
-    "kh_outbox WHERE delivered_at IS NULL";
+constexpr std::string_view kPruneDelivered = sql::kSqlite<sql::kPruneDelivered>;
+constexpr std::string_view kBacklog = sql::kSqlite<sql::kBacklog>;
 // The newest approval event of each approved version not ingested, if delivered
 // before ?1.
-constexpr std::string_view kFindStuckIngestions =
-    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
-    "o.version, o.actor_id,"
-    " o.occurred_at FROM kh_document d"
-    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
-    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
-    "     AND n.version = d.approved_version)"
-    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', "
-    "'pending')"
-    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < ?1"
-    "   AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c"
-    "     WHERE c.document_id = d.id AND c.version = d.approved_version)"
-    " ORDER BY o.delivered_at, o.id LIMIT ?2";
+constexpr std::string_view kFindStuckIngestions = sql::kSqlite<sql::kFindStuckIngestions>;
 
 std::int64_t Millis(std::chrono::milliseconds duration) {
   return static_cast<std::int64_t>(duration.count());

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "adapters/sql/shared_statements.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
 
@@ -15,9 +16,7 @@ constexpr std::string_view kUpsertPreview =
     " ON CONFLICT (document_id) DO UPDATE SET version = excluded.version,"
     "   content = excluded.content, approved_at = excluded.approved_at"
     " WHERE excluded.version > kh_document_preview.version";
-constexpr std::string_view kSelectPreview =
-    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
-    " WHERE document_id = ?1";
+constexpr std::string_view kSelectPreview = sql::kSqlite<sql::kSelectPreview>;
 
 PreviewRecord PreviewFromRow(const SqliteStatement& row) {
   return PreviewRecord{row.Int64(0), row.Int32(1), row.Text(2), row.Time(3)};

@@ -1,0 +1,155 @@
+#pragma once
+
+// The statements PostgreSQL and SQLite run alike, written once. Their text is PostgreSQL's, with
+// `$N` placeholders; SQLite runs the same text with `?N` (kSqlite, made at compile time: the same
+// number binds the same value, whatever order the placeholders come in).
+//
+// Why the others are not here: they differ in more than the placeholder. PostgreSQL's casts
+// (`$1::bigint`, `unnest($4::text[])`), its row locks (`FOR UPDATE [SKIP LOCKED]`, while SQLite's
+// writer lock is the whole file), its clock (`clock_timestamp()` against a time docgate binds),
+// its upserts and arrays, and SQLite's FTS5 `MATCH` and `INSERT OR REPLACE` are each backend's
+// own; a statement shared through a layer of string substitutions would hide that from the reader
+// of either file. A statement that becomes the same on both moves here.
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace docgate::sql {
+
+// `postgres` with each `$` that starts a placeholder (a digit follows) made `?`.
+template <std::size_t N>
+struct SqliteText {
+  std::array<char, N> text{};
+  consteval explicit SqliteText(const char (&postgres)[N]) {
+    for (std::size_t i = 0; i < N; ++i) {
+      const bool placeholder =
+          postgres[i] == '$' && i + 1 < N && postgres[i + 1] >= '0' && postgres[i + 1] <= '9';
+      text[i] = placeholder ? '?' : postgres[i];
+    }
+  }
+  constexpr operator std::string_view() const { return {text.data(), N - 1}; }
+};
+
+static_assert(std::string_view(SqliteText("a = $2 AND b = $12 AND c = '$x'")) ==
+                  "a = ?2 AND b = ?12 AND c = '$x'",
+              "a placeholder keeps its number; a `$` before no digit is text");
+
+// The SQLite text of a statement below: `sql::kSqlite<sql::kBacklog>`.
+template <const auto& kPostgres>
+inline constexpr SqliteText kSqlite{kPostgres};
+
+// idempotency store
+inline constexpr char kCompleteIdempotencyKey[] =
+    "UPDATE kh_idempotency SET response = $4, expires_at = $5"
+    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL";
+inline constexpr char kReleaseIdempotencyKey[] =
+    "DELETE FROM kh_idempotency"
+    " WHERE caller = $1 AND idem_key = $2 AND owner = $3 AND response IS NULL";
+inline constexpr char kSelectIdempotencyKey[] =
+    "SELECT fingerprint, response, expires_at, owner FROM kh_idempotency"
+    " WHERE caller = $1 AND idem_key = $2";
+
+// embedding store
+inline constexpr char kAdoptOrphans[] =
+    "UPDATE kh_embedding SET orphaned_at = NULL"
+    " WHERE text_key = $1 AND orphaned_at IS NOT NULL";
+inline constexpr char kChunksWithoutKey[] =
+    "SELECT document_id, ordinal, content FROM kh_document_chunk WHERE text_key IS NULL"
+    " ORDER BY document_id, ordinal LIMIT $1";
+inline constexpr char kSetKey[] =
+    "UPDATE kh_document_chunk SET text_key = $3"
+    " WHERE document_id = $1 AND ordinal = $2 AND text_key IS NULL";
+inline constexpr char kVectorIds[] =
+    "SELECT id FROM kh_embedding WHERE model = $1 AND dimensions = $2 AND vector IS NOT NULL"
+    " ORDER BY id";
+
+// document store
+inline constexpr char kInsertDocument[] =
+    "INSERT INTO kh_document (title, status, version, author_id, "
+    "current_review_id,"
+    " approved_version, approved_at, ingest_status, created_at, updated_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id";
+inline constexpr char kInsertReview[] =
+    "INSERT INTO kh_document_review (document_id, "
+    "document_version, status, submitted_by,"
+    " submitted_at, decided_by, decided_at, comment)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+inline constexpr char kInsertVersion[] =
+    "INSERT INTO kh_document_content (document_id, version, title, "
+    "content, edited_by, created_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6)";
+inline constexpr char kListVersions[] =
+    "SELECT c.version, c.title, c.edited_by, c.created_at, r.id, r.status"
+    " FROM kh_document_content c"
+    " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
+    "   WHERE document_id = c.document_id AND document_version = c.version)"
+    " WHERE c.document_id = $1 ORDER BY c.version DESC";
+inline constexpr char kSelectContent[] =
+    "SELECT content FROM kh_document_content "
+    "WHERE document_id = $1 AND version = $2";
+inline constexpr char kSelectEditors[] =
+    "SELECT editor FROM kh_document_editor"
+    " WHERE document_id = $1 AND last_version > $2 ORDER BY editor";
+inline constexpr char kSelectVersion[] =
+    "SELECT document_id, version, title, content, edited_by, "
+    "created_at FROM kh_document_content"
+    " WHERE document_id = $1 AND version = $2";
+inline constexpr char kSetIngestStatus[] =
+    "UPDATE kh_document SET ingest_status = $2 WHERE id = $1";
+
+// inbox store
+inline constexpr char kListParked[] =
+    "SELECT consumer, event_id, event_type, document_id, review_id, version, "
+    "actor_id,"
+    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
+    " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT $1";
+inline constexpr char kSelectInbox[] =
+    "SELECT state, attempts FROM kh_consumer_inbox WHERE "
+    "consumer = $1 AND event_id = $2";
+
+// outbox store
+inline constexpr char kBacklog[] =
+    "SELECT count(*), min(occurred_at) FROM kh_outbox "
+    "WHERE delivered_at IS NULL";
+inline constexpr char kFindStuckIngestions[] =
+    "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
+    "o.version, o.actor_id,"
+    " o.occurred_at FROM kh_document d"
+    " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
+    "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
+    "     AND n.version = d.approved_version)"
+    " WHERE d.approved_version IS NOT NULL AND d.ingest_status IN ('none', "
+    "'pending')"
+    "   AND o.delivered_at IS NOT NULL AND o.delivered_at < $1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_document_chunk c"
+    "     WHERE c.document_id = d.id AND c.version = d.approved_version)"
+    " ORDER BY o.delivered_at, o.id LIMIT $2";
+inline constexpr char kPruneDelivered[] =
+    "DELETE FROM kh_outbox WHERE id IN (SELECT o.id FROM kh_outbox o"
+    " WHERE o.delivered_at IS NOT NULL AND o.delivered_at < $1"
+    "   AND NOT EXISTS (SELECT 1 FROM kh_document d WHERE o.event_type = "
+    "'document.approved'"
+    "                   AND d.id = o.document_id AND d.approved_version = "
+    "o.version"
+    "                   AND d.ingest_status <> 'done')"
+    " ORDER BY o.delivered_at LIMIT $2)";
+inline constexpr char kReleaseClaims[] =
+    "UPDATE kh_outbox SET claimed_by = NULL, claimed_until = NULL"
+    " WHERE claimed_by = $1 AND delivered_at IS NULL";
+
+// chunk index
+inline constexpr char kListChunks[] =
+    "SELECT content FROM kh_document_chunk WHERE "
+    "document_id = $1 ORDER BY ordinal";
+
+// migrations
+inline constexpr char kSelectApplied[] =
+    "SELECT version, name FROM schema_migrations ORDER BY version";
+
+// preview store
+inline constexpr char kSelectPreview[] =
+    "SELECT document_id, version, content, approved_at FROM kh_document_preview"
+    " WHERE document_id = $1";
+
+}  // namespace docgate::sql
