@@ -1,8 +1,51 @@
+// @ts-check
 // The console's client of /api/v1: the bearer token, the console's language for the server's
 // problem details, and the one place where a click becomes a request that is safe to repeat.
+// The shapes below are shared/API.md's resources as the console reads them; an answer's body is
+// `unknown` until a caller says which of them it is (`/** @type {ApiDocument} */ (await ...)`).
+
+/**
+ * @typedef {'draft' | 'pending_review' | 'approved' | 'rejected'} DocumentStatus
+ * @typedef {{id: string, title: string, status: DocumentStatus, version: number,
+ *   author_id: string, current_review_id: string | null, approved_version: number | null,
+ *   ingest_status: 'none' | 'pending' | 'done' | 'failed', created_at: string,
+ *   updated_at: string}} ApiDocument
+ * @typedef {{id: string, document_id: string, document_version: number,
+ *   status: 'pending' | 'approved' | 'rejected' | 'withdrawn', submitted_by: string,
+ *   submitted_at: string, decided_by: string | null, decided_at: string | null,
+ *   comment: string | null}} ApiReview
+ * @typedef {{document_id: string, version: number, content: string}} ApiContent
+ * @typedef {{document_id: string, version: number, content: string, approved_at: string}}
+ *   ApiPreview
+ * @typedef {{version: number, title: string, edited_by: string, edited_at: string}}
+ *   ApiVersionItem
+ * @typedef {{document_id: string, version: number, title: string, content: string}} ApiVersion
+ * A hit; `highlights`: the matches in `snippet`, [start, end) in code points.
+ * @typedef {{document_id: string, version: number, title: string, snippet: string,
+ *   score: number, highlights?: [number, number][], chunk_index?: number,
+ *   section?: string}} ApiSearchItem
+ * @typedef {{items: ApiSearchItem[], mode?: string, fallback?: string}} ApiSearchAnswer
+ */
+/**
+ * A page of a list: `next` is the cursor of the next page, null on the last.
+ * @template T
+ * @typedef {{items: T[], next: string | null}} ApiPage
+ */
+/**
+ * @typedef {{type?: string, title?: string, status?: number, detail?: string, code?: string,
+ *   [field: string]: unknown}} Problem
+ * @typedef {{status: number, body: unknown, etag: string | null}} ApiAnswer
+ * @typedef {{method: string, path: string, body?: unknown, key: string}} Intent
+ * @typedef {{code: string, seconds: number, attempt: number}} Wait
+ */
 
 export class ApiError extends Error {
   // status: HTTP status (0: no answer); problem: the problem+json body, when there was one.
+  /**
+   * @param {number} status
+   * @param {Problem | null} problem
+   * @param {number | undefined} retryAfter
+   */
   constructor(status, problem, retryAfter) {
     super(problem?.detail ?? `HTTP ${status}`);
     this.status = status;
@@ -23,6 +66,7 @@ export function newIdempotencyKey() {
 const RETRY_CODES = new Set(['NETWORK', 'LOCK_BUSY', 'IDEMPOTENCY_IN_FLIGHT', 'UNAVAILABLE']);
 export const MAX_ATTEMPTS = 8;
 
+/** @param {Response} response */
 function retryAfterSeconds(response) {
   const value = Number.parseInt(response.headers.get('Retry-After') ?? '', 10);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
@@ -31,6 +75,10 @@ function retryAfterSeconds(response) {
 export class Api {
   // token(): the current bearer token; language(): 'zh-CN' or 'en'; onUnauthenticated(error):
   // called on any 401 (expired or revoked token) before the error is thrown.
+  /**
+   * @param {{token: () => string | null, language: () => string,
+   *   onUnauthenticated: (error: ApiError) => void}} options
+   */
   constructor({token, language, onUnauthenticated}) {
     this.token = token;
     this.language = language;
@@ -38,19 +86,24 @@ export class Api {
   }
 
   // {status, body, etag}; throws ApiError for any answer that is not 2xx, and for no answer.
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {{body?: unknown, headers?: Record<string, string>}} [options]
+   * @returns {Promise<ApiAnswer>}
+   */
   async request(method, path, {body, headers = {}} = {}) {
-    const init = {
-      method,
-      headers: {
-        Accept: 'application/json',
-        'Accept-Language': this.language(),
-        Authorization: 'Bearer ' + this.token(),
-        ...headers,
-      },
-      cache: 'no-store',
+    /** @type {Record<string, string>} */
+    const sent = {
+      Accept: 'application/json',
+      'Accept-Language': this.language(),
+      Authorization: 'Bearer ' + this.token(),
+      ...headers,
     };
+    /** @type {RequestInit} */
+    const init = {method, headers: sent, cache: 'no-store'};
     if (body !== undefined) {
-      init.headers['Content-Type'] = 'application/json';
+      sent['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
     let response;
@@ -60,6 +113,7 @@ export class Api {
       throw new ApiError(0, null, undefined);
     }
     const text = await response.text();
+    /** @type {unknown} */
     let parsed = null;
     try {
       parsed = text === '' ? null : JSON.parse(text);
@@ -67,13 +121,19 @@ export class Api {
       parsed = null;
     }
     if (!response.ok) {
-      const error = new ApiError(response.status, parsed, retryAfterSeconds(response));
+      const problem =
+          parsed !== null && typeof parsed === 'object' ? /** @type {Problem} */ (parsed) : null;
+      const error = new ApiError(response.status, problem, retryAfterSeconds(response));
       if (response.status === 401) this.onUnauthenticated(error);
       throw error;
     }
     return {status: response.status, body: parsed, etag: response.headers.get('ETag')};
   }
 
+  /**
+   * @param {string} path
+   * @returns {Promise<unknown>}
+   */
   get(path) {
     return this.request('GET', path).then((r) => r.body);
   }
@@ -84,6 +144,11 @@ export class Api {
   // Retry-After (or 1, 2, 4 ... s), so a retry that reaches a server which already did the work
   // gets the stored answer instead of doing it again. onWait({code, seconds, attempt}) is told
   // before each wait. Other errors are thrown at once.
+  /**
+   * @param {Intent} intent
+   * @param {{onWait?: (wait: Wait) => void, sleep?: (ms: number) => Promise<void>}} [options]
+   * @returns {Promise<ApiAnswer>}
+   */
   async perform(intent, {onWait = () => {}, sleep = defaultSleep} = {}) {
     for (let attempt = 1;; attempt++) {
       try {
@@ -104,6 +169,10 @@ export class Api {
   }
 }
 
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 function defaultSleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

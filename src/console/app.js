@@ -1,8 +1,9 @@
+// @ts-check
 // The reviewer console: a hash-routed page over /api/v1 (issue 18, ADR 0011). This module starts
 // it: the views by section (router.js), the language switch, and the session kept in the tab or
 // brought by a sign-in link (session.js).
 
-import {main} from './dom.js';
+import {byId, main} from './dom.js';
 import {route, setViews} from './router.js';
 import {restoreSession, takeTokenFromLink} from './session.js';
 import {LANGUAGE_KEY, state} from './state.js';
@@ -15,14 +16,15 @@ setViews({
       (id === 'new' ? renderEditorNew() :
            id       ? renderDocument(id) :
                       renderDocuments(query)),
-  queue: (id, query) => renderQueue(query),
-  reviews: (id) => renderReview(id),
-  search: (id, query) => renderSearch(query),
+  queue: (_id, query) => renderQueue(query),
+  reviews: (id) => renderReview(id ?? ''),
+  search: (_id, query) => renderSearch(query),
 });
 
 function start() {
-  document.getElementById('language-switch').addEventListener('change', (e) => {
-    state.language = e.target.value === 'zh-CN' ? 'zh-CN' : 'en';
+  byId('language-switch').addEventListener('change', (e) => {
+    const choice = /** @type {HTMLSelectElement} */ (e.target).value;
+    state.language = choice === 'zh-CN' ? 'zh-CN' : 'en';
     localStorage.setItem(LANGUAGE_KEY, state.language);
     route();
   });

@@ -1,3 +1,4 @@
+// @ts-check
 // The review diff: what changed from the last approved version to the submitted one.
 //
 // Lines first (Myers' O(ND) algorithm over lines), then each changed block again by tokens:
@@ -13,26 +14,52 @@
 //     added.
 // No DOM here, so Node's test runner can load the module as it is.
 
+/**
+ * @typedef {'=' | '-' | '+'} Op
+ * @typedef {{op: Op, text: string}} Part
+ */
+/**
+ * One step of an edit script: keep, remove or add an item.
+ * @template T
+ * @typedef {[Op, T]} Edit
+ */
+
 export const LIMITS = Object.freeze({lineEdits: 2000, blockTokens: 20000, tokenEdits: 1000});
 
 const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
 const TOKEN = new RegExp(`[${CJK}]|[^\\s\\p{P}\\p{S}${CJK}]+|\\s+|[^]`, 'gu');
 
+/**
+ * @param {string} text
+ * @returns {string[]}
+ */
 export function tokenize(text) {
   return text.match(TOKEN) ?? [];
 }
 
+/**
+ * @param {string} text
+ * @returns {string[]}
+ */
 function splitLines(text) {
   return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
 // The shortest edit script from a to b (arrays compared with ===), as [op, item] pairs with op
 // '=', '-' or '+'; null when it needs more than maxEdits insertions and deletions.
+/**
+ * @template T
+ * @param {readonly T[]} a
+ * @param {readonly T[]} b
+ * @param {number} maxEdits
+ * @returns {Edit<T>[] | null}
+ */
 function myers(a, b, maxEdits) {
   const n = a.length;
   const m = b.length;
   const offset = maxEdits + 1;
   const v = new Int32Array(2 * maxEdits + 3);
+  /** @type {Int32Array[]} */
   const trace = [];
   for (let d = 0; d <= maxEdits; d++) {
     trace.push(v.slice(offset - d - 1, offset + d + 2));
@@ -52,12 +79,22 @@ function myers(a, b, maxEdits) {
   return null;
 }
 
+/**
+ * @template T
+ * @param {readonly T[]} a
+ * @param {readonly T[]} b
+ * @param {readonly Int32Array[]} trace
+ * @param {number} edits
+ * @returns {Edit<T>[]}
+ */
 function backtrack(a, b, trace, edits) {
+  /** @type {Edit<T>[]} */
   const script = [];
   let x = a.length;
   let y = b.length;
   for (let d = edits; d > 0; d--) {
     const row = trace[d];
+    /** @type {(k: number) => number} */
     const at = (k) => row[k + d + 1];
     const k = x - y;
     const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
@@ -85,12 +122,25 @@ function backtrack(a, b, trace, edits) {
   return script.reverse();
 }
 
+/**
+ * @template T
+ * @param {readonly T[]} a
+ * @param {readonly T[]} b
+ * @returns {number}
+ */
 function commonPrefix(a, b) {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
 }
 
+/**
+ * @template T
+ * @param {readonly T[]} a
+ * @param {readonly T[]} b
+ * @param {number} prefix
+ * @returns {number}
+ */
 function commonSuffix(a, b, prefix) {
   let i = 0;
   while (i < a.length - prefix && i < b.length - prefix &&
@@ -101,6 +151,14 @@ function commonSuffix(a, b, prefix) {
 
 // Myers over the part of a and b between their common prefix and suffix; null when that part
 // of either is longer than maxItems or needs more than maxEdits edits.
+/**
+ * @template T
+ * @param {readonly T[]} a
+ * @param {readonly T[]} b
+ * @param {number} maxEdits
+ * @param {number} [maxItems]
+ * @returns {Edit<T>[] | null}
+ */
 function diffItems(a, b, maxEdits, maxItems = Infinity) {
   const prefix = commonPrefix(a, b);
   const suffix = commonSuffix(a, b, prefix);
@@ -110,16 +168,21 @@ function diffItems(a, b, maxEdits, maxItems = Infinity) {
   const middle = myers(changedA, changedB, maxEdits);
   if (middle === null) return null;
   return [
-    ...a.slice(0, prefix).map((item) => ['=', item]),
+    ...a.slice(0, prefix).map((item) => /** @type {Edit<T>} */ (['=', item])),
     ...middle,
-    ...a.slice(a.length - suffix).map((item) => ['=', item]),
+    ...a.slice(a.length - suffix).map((item) => /** @type {Edit<T>} */ (['=', item])),
   ];
 }
 
 class Parts {
   constructor() {
+    /** @type {Part[]} */
     this.list = [];
   }
+  /**
+   * @param {Op} op
+   * @param {string} text
+   */
   add(op, text) {
     if (text === '') return;
     const last = this.list[this.list.length - 1];
@@ -130,6 +193,11 @@ class Parts {
   }
 }
 
+/**
+ * @param {string} removed
+ * @param {string} added
+ * @param {Parts} parts
+ */
 function refineBlock(removed, added, parts) {
   const a = tokenize(removed);
   const b = tokenize(added);
@@ -165,6 +233,11 @@ function refineBlock(removed, added, parts) {
 // {complete: true, parts: [{op: '=' | '-' | '+', text}]}: the texts of '=' and '-' parts make
 // `before`, those of '=' and '+' make `after`. {complete: false, parts: []} when the line budget
 // is exceeded.
+/**
+ * @param {string} before
+ * @param {string} after
+ * @returns {{complete: boolean, parts: Part[]}}
+ */
 export function diff(before, after) {
   const script = diffItems(splitLines(before), splitLines(after), LIMITS.lineEdits);
   if (script === null) return {complete: false, parts: []};

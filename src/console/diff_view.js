@@ -1,3 +1,4 @@
+// @ts-check
 // A diff as the console shows it (the review page, a save's conflict).
 
 import {diff, LIMITS} from './diff.js';
@@ -8,6 +9,13 @@ const CONTEXT_LINES = 3;
 
 // The diff of `before` to `after`, unchanged stretches folded to CONTEXT_LINES lines around each
 // change; the full text of `after` when the diff exceeds its budget (diff.js LIMITS).
+/**
+ * @param {string} before
+ * @param {string} after
+ * @param {string} labelKey
+ * @param {Record<string, string | number>} [vars]
+ * @returns {HTMLDivElement}
+ */
 export function diffView(before, after, labelKey, vars = {}) {
   const result = diff(before, after);
   const box = h('div', {
@@ -36,6 +44,12 @@ export function diffView(before, after, labelKey, vars = {}) {
   return box;
 }
 
+/**
+ * @param {string} text
+ * @param {boolean} first
+ * @param {boolean} last
+ * @returns {(string | HTMLSpanElement)[]}
+ */
 function folded(text, first, last) {
   const lines = text.split(/(?<=\n)/);
   const keepBefore = first ? 0 : CONTEXT_LINES;

@@ -1,3 +1,4 @@
+// @ts-check
 // Building the page: every node with textContent, never innerHTML (titles, contents, comments and
 // snippets are user text); the message line, buttons that run once at a time, the dialog.
 
@@ -5,20 +6,36 @@ import {ApiError} from './api.js';
 import {CATALOG} from './i18n.js';
 import {state, t} from './state.js';
 
+/**
+ * A child of h(): a node, text (a number is shown as text), nothing, or a list of them.
+ * @typedef {Node | string | number | null | undefined | false} Leaf
+ * @typedef {Leaf | Leaf[]} Child
+ */
+
+/**
+ * An element: `on<event>` props are listeners, `testid` the data-testid, `text` the text, a prop
+ * the element has (and not given as a string) is set as a property, any other an attribute (true:
+ * present); null, undefined and false props are left out.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown>} [props]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith('on'))
-      node.addEventListener(name.slice(2), value);
+      node.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
     else if (name === 'testid')
-      node.dataset.testid = value;
+      node.dataset.testid = String(value);
     else if (name === 'text')
-      node.textContent = value;
+      node.textContent = String(value);
     else if (name in node && typeof value !== 'string')
-      node[name] = value;
+      /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (node))[name] = value;
     else
-      node.setAttribute(name, value === true ? '' : value);
+      node.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue;
@@ -27,24 +44,50 @@ export function h(tag, props = {}, ...children) {
   return node;
 }
 
+/**
+ * @param {string} status
+ * @param {string} [testid]
+ */
 export function badge(status, testid) {
   return h('span', {class: 'badge ' + status, testid}, t('status.' + status));
 }
 
-export const main = () => document.getElementById('main');
+/** @returns {HTMLElement} */
+export const main = () => byId('main');
 
-export function show(...nodes) {
-  main().replaceChildren(...nodes.filter((node) => node !== null && node !== undefined));
+/**
+ * The element of `id`, which index.html has: a missing one is a bug, thrown at once.
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+export function byId(id) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error('index.html has no #' + id);
+  return node;
 }
 
+/** @param {...(Node | null | undefined)} nodes */
+export function show(...nodes) {
+  main().replaceChildren(
+      .../** @type {Node[]} */ (nodes.filter((node) => node !== null && node !== undefined)));
+}
+
+/**
+ * @param {string} text
+ * @param {'info' | 'busy' | 'error' | 'ok'} [kind]
+ */
 export function message(text, kind = 'info') {
-  const box = document.getElementById('message');
+  const box = byId('message');
   box.textContent = text;
   box.className = 'message ' + kind;
   box.hidden = !text;
   box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
 }
 
+/**
+ * @param {unknown} error
+ * @returns {string}
+ */
 export function errorText(error) {
   if (!(error instanceof ApiError)) return t('error.unexpected', {detail: String(error)});
   if (error.code === 'NETWORK') return t('error.network');
@@ -53,6 +96,7 @@ export function errorText(error) {
                     error.problem?.detail ?? t('error.http', {status: error.status});
 }
 
+/** @param {import('./api.js').Wait} wait */
 export function waitingText({code, seconds}) {
   const key = code === 'LOCK_BUSY' ? 'wait.lock' :
       code === 'NETWORK'           ? 'wait.network' :
@@ -60,6 +104,11 @@ export function waitingText({code, seconds}) {
   return t(key, {seconds});
 }
 
+/**
+ * @param {string} labelKey
+ * @param {HTMLElement} control
+ * @param {Node | string | null} [hint]
+ */
 export function field(labelKey, control, hint) {
   control.id ||= 'f-' + Math.random().toString(36).slice(2);
   return h('div', {}, h('label', { for: control.id
@@ -67,6 +116,12 @@ export function field(labelKey, control, hint) {
 }
 
 // A button whose action runs once at a time: disabled, and marked busy, while in flight.
+/**
+ * @param {string} labelKey
+ * @param {string} testid
+ * @param {() => Promise<void>} run
+ * @param {string} [cls]
+ */
 export function actionButton(labelKey, testid, run, cls = '') {
   const button = h('button', {type: 'button', testid, class: cls}, t(labelKey));
   button.addEventListener('click', async () => {
@@ -84,16 +139,22 @@ export function actionButton(labelKey, testid, run, cls = '') {
 }
 
 // Opens the confirmation dialog; resolves true when `confirm` is chosen.
+/**
+ * @param {string} titleKey
+ * @param {Record<string, string | number>} vars
+ * @param {Node | null} [body]
+ * @returns {Promise<boolean>}
+ */
 export function confirmDialog(titleKey, vars, body) {
-  const dialog = document.getElementById('dialog');
-  document.getElementById('dialog-title').textContent = t(titleKey, vars);
-  document.getElementById('dialog-body').replaceChildren(...(body ? [body] : []));
+  const dialog = /** @type {HTMLDialogElement} */ (byId('dialog'));
+  byId('dialog-title').textContent = t(titleKey, vars);
+  byId('dialog-body').replaceChildren(...(body ? [body] : []));
   return new Promise((resolve) => {
     const confirm =
         h('button', {type: 'submit', value: 'confirm', testid: 'confirm'}, t('action.confirm'));
     const cancel =
         h('button', {type: 'submit', value: 'cancel', class: 'secondary'}, t('action.cancel'));
-    document.getElementById('dialog-actions').replaceChildren(confirm, cancel);
+    byId('dialog-actions').replaceChildren(confirm, cancel);
     dialog.returnValue = '';
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), {once: true});
     dialog.showModal();

@@ -1,12 +1,22 @@
+// @ts-check
 // Every string the console shows, in English and Simplified Chinese. `{name}` is filled in by t().
 // A key missing in one language is a bug: tests/browser/i18n.test.mjs compares the two key sets.
 
+/** @typedef {'zh-CN' | 'en'} Language */
+
+/** @type {readonly Language[]} */
 export const LANGUAGES = ['zh-CN', 'en'];
 
 // The stored choice if there is one, else the first of the browser's languages the console speaks
 // (zh, zh-CN, zh-Hans, zh-SG are Simplified Chinese; zh-TW, zh-HK, zh-Hant are not), else English.
+/**
+ * @param {string | null} stored
+ * @param {readonly string[]} [browserLanguages]
+ * @returns {Language}
+ */
 export function pickLanguage(stored, browserLanguages = []) {
-  if (LANGUAGES.includes(stored)) return stored;
+  const known = LANGUAGES.find((language) => language === stored);
+  if (known) return known;
   for (const tag of browserLanguages) {
     const lower = String(tag).toLowerCase();
     if (lower === 'zh' || lower === 'zh-cn' || lower === 'zh-sg' || lower.startsWith('zh-hans'))
@@ -16,6 +26,7 @@ export function pickLanguage(stored, browserLanguages = []) {
   return 'en';
 }
 
+/** @type {Record<Language, Record<string, string>>} */
 export const CATALOG = {
   en: {
     'app.title': 'docgate review console',

@@ -1,43 +1,54 @@
+// @ts-check
 // Hash routing: #/documents  #/documents/new  #/documents/<id>  #/queue  #/reviews/<id>
 // #/search?q=  and the top bar that goes with each view.
 
 import {ApiError} from './api.js';
-import {errorText, h, message} from './dom.js';
+import {byId, errorText, h, message} from './dom.js';
 import {isAuthor, isReviewer, renderSignIn, signOut} from './session.js';
 import {state, t} from './state.js';
 
+/**
+ * A view: draws the page of a section from the hash's id (`#/documents/<id>`) and query.
+ * @typedef {(id: string | undefined, query: URLSearchParams) => Promise<unknown>} View
+ */
+
 // Section -> (id, query) => a promise of the view drawn; filled by app.js (setViews).
+/** @type {Record<string, View>} */
 const views = {};
 
+/** @param {Record<string, View>} table */
 export function setViews(table) {
   Object.assign(views, table);
 }
 
+/** @param {string | undefined} current */
 function renderChrome(current) {
   document.documentElement.lang = state.language;
   document.title = t('app.title');
-  document.getElementById('skip-link').textContent = t('app.skip');
-  document.getElementById('language-label').textContent = t('language.label');
-  document.getElementById('language-switch').value = state.language;
-  const nav = document.getElementById('nav');
+  byId('skip-link').textContent = t('app.skip');
+  byId('language-label').textContent = t('language.label');
+  /** @type {HTMLSelectElement} */ (byId('language-switch')).value = state.language;
+  const nav = byId('nav');
   nav.setAttribute('aria-label', t('nav.label'));
-  const account = document.getElementById('account');
-  const who = document.getElementById('who');
-  if (!state.claims) {
+  const account = byId('account');
+  const who = byId('who');
+  const claims = state.claims;
+  if (!claims) {
     nav.replaceChildren();
     account.replaceChildren();
     who.textContent = '';
     return;
   }
+  /** @type {(key: string, href: string, testid: string, name: string) => HTMLAnchorElement} */
   const link = (key, href, testid, name) =>
       h('a', {href, testid, 'aria-current': current === name ? 'page' : null}, t(key));
   nav.replaceChildren(...[link('nav.documents', '#/documents', 'nav-documents', 'documents'),
                           isReviewer() ? link('nav.queue', '#/queue', 'nav-queue', 'queue') : null,
                           link('nav.search', '#/search', 'nav-search', 'search'),
-  ].filter(Boolean));
+  ].filter((item) => item !== null));
   who.textContent = t('who', {
-    name: state.claims.name ?? state.claims.sub,
-    roles: state.claims.roles.map((role) => t('role.' + role)).join(t('list.separator')),
+    name: claims.name ?? claims.sub,
+    roles: claims.roles.map((role) => t('role.' + role)).join(t('list.separator')),
   });
   account.replaceChildren(
       h('button', {
@@ -55,11 +66,12 @@ function parseHash() {
   return {parts: path.split('/').filter(Boolean), query: new URLSearchParams(query)};
 }
 
+/** @returns {Promise<unknown> | void} */
 export function route() {
   state.render++;
   for (const timer of state.timers) clearInterval(timer);
   state.timers = [];
-  const dialog = document.getElementById('dialog');
+  const dialog = /** @type {HTMLDialogElement} */ (byId('dialog'));
   if (dialog.open) dialog.close('cancel');
   if (!state.claims) {
     renderChrome('signin');
@@ -68,7 +80,7 @@ export function route() {
   const {parts, query} = parseHash();
   const [section, id] = parts;
   renderChrome(section);
-  const view = views[section];
+  const view = section === undefined ? undefined : views[section];
   if (!view) {
     location.replace(isAuthor() ? '#/documents' : isReviewer() ? '#/queue' : '#/search');
     return undefined;

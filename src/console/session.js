@@ -1,3 +1,4 @@
+// @ts-check
 // Sign-in: a pasted token, or a link `/#token=<jwt>` (`docgate token ... --console`); the fragment
 // never reaches the server, and the token is moved to sessionStorage and out of the address bar
 // at once. The token's claims say who is signed in and which views they get.
@@ -6,11 +7,19 @@ import {errorText, field, h, message, show} from './dom.js';
 import {route} from './router.js';
 import {api, state, t, TOKEN_KEY} from './state.js';
 
+/** @typedef {import('./state.js').Claims} Claims */
+
+/**
+ * The claims of a JWT's payload, unverified (the server verifies every request); null when it is
+ * not a JWT with a string `sub` and an array of `roles` (or none).
+ * @param {string} token
+ * @returns {Claims | null}
+ */
 export function decodeClaims(token) {
   const parts = token.split('.');
   if (parts.length !== 3) return null;
   try {
-    const base64 = parts[1].replace(/-/g, '+').replace(/_/g, '/');
+    const base64 = (parts[1] ?? '').replace(/-/g, '+').replace(/_/g, '/');
     const bytes = Uint8Array.from(
         atob(base64.padEnd(Math.ceil(base64.length / 4) * 4, '=')), (c) => c.charCodeAt(0));
     const claims = JSON.parse(new TextDecoder().decode(bytes));
@@ -21,14 +30,21 @@ export function decodeClaims(token) {
   }
 }
 
-export const hasRole = (...roles) => roles.some((role) => state.claims?.roles.includes(role));
+/** @type {(...roles: string[]) => boolean} */
+export const hasRole = (...roles) =>
+    roles.some((role) => state.claims?.roles.includes(role) === true);
 export const isAuthor = () => hasRole('author', 'admin');
 export const isReviewer = () => hasRole('reviewer', 'admin');
 
+/** @param {Claims} claims */
 export function expired(claims) {
   return typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now();
 }
 
+/**
+ * @param {string} token
+ * @param {{quiet?: boolean}} [options]
+ */
 export async function signIn(token, {quiet = false} = {}) {
   const claims = decodeClaims(token.trim());
   if (!claims) return message(t('signin.malformed'), 'error');
@@ -38,10 +54,11 @@ export async function signIn(token, {quiet = false} = {}) {
   try {
     await api.get('api/v1/documents?limit=1');
   } catch (error) {
-    if (error.status === 401) return undefined;  // signOut has said why
-    if (error.code !== 'NETWORK' && error.status !== 503) throw error;
+    const failed = /** @type {{status?: number, code?: string}} */ (error);
+    if (failed.status === 401) return undefined;  // signOut has said why
+    if (failed.code !== 'NETWORK' && failed.status !== 503) throw error;
   }
-  sessionStorage.setItem(TOKEN_KEY, state.token);
+  sessionStorage.setItem(TOKEN_KEY, token.trim());
   if (!quiet) message('');
   scheduleExpiry();
   if (!location.hash.startsWith('#/') || location.hash === '#/signin') {
@@ -58,9 +75,10 @@ export function scheduleExpiry() {
   const ms = state.claims.exp * 1000 - Date.now();
   // setTimeout's delay is a 32-bit number of milliseconds.
   if (ms < 2 ** 31)
-    state.expiryTimer = setTimeout(() => signOut('session.expired'), Math.max(0, ms));
+    state.expiryTimer = window.setTimeout(() => signOut('session.expired'), Math.max(0, ms));
 }
 
+/** @param {string} [reasonKey] the message to show, if any */
 export function signOut(reasonKey) {
   state.token = null;
   state.claims = null;
@@ -78,7 +96,7 @@ export function renderSignIn() {
   const form =
       h('form', {
         class: 'signin',
-        onsubmit: (e) => {
+        onsubmit: (/** @type {SubmitEvent} */ e) => {
           e.preventDefault();
           signIn(input.value);
         }

@@ -1,3 +1,4 @@
+// @ts-check
 // The console's state, its API client and its text (issue 18, ADR 0011): what every view shares.
 
 import {Api} from './api.js';
@@ -8,6 +9,16 @@ export const TOKEN_KEY = 'docgate.token';
 export const LANGUAGE_KEY = 'docgate.language';
 export const PAGE_SIZE = 20;
 
+/**
+ * What the token says of its holder (session.js reads it, unverified: the server checks it).
+ * @typedef {{sub: string, name?: string, roles: string[], exp?: number}} Claims
+ */
+
+/**
+ * @type {{language: import('./i18n.js').Language, token: string | null, claims: Claims | null,
+ *   render: number, timers: number[], searchModes: string[] | null,
+ *   expiryTimer?: number}}
+ */
 export const state = {
   language: pickLanguage(localStorage.getItem(LANGUAGE_KEY), navigator.languages),
   token: sessionStorage.getItem(TOKEN_KEY),
@@ -23,11 +34,18 @@ export const api = new Api({
   onUnauthenticated: () => signOut('session.expired'),
 });
 
+/**
+ * The text of `key` in the console's language (English when it has none), `{name}` filled in.
+ * @param {string} key
+ * @param {Record<string, string | number>} [vars]
+ * @returns {string}
+ */
 export function t(key, vars = {}) {
   const text = CATALOG[state.language][key] ?? CATALOG.en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
 }
 
+/** @param {string | null | undefined} iso */
 export function formatTime(iso) {
   if (!iso) return '';
   return new Date(iso).toLocaleString(state.language);

@@ -1,3 +1,4 @@
+// @ts-check
 // The author's views: the document list, a new document, a document with its editor (a save with
 // If-Match, a 412 shown as a diff), submit and withdraw, the review history and the preview.
 
@@ -8,14 +9,41 @@ import {renderTicket, route} from './router.js';
 import {isAuthor, isReviewer} from './session.js';
 import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
 
+/**
+ * @typedef {import('./api.js').ApiDocument} ApiDocument
+ * @typedef {import('./api.js').ApiReview} ApiReview
+ * @typedef {import('./api.js').ApiContent} ApiContent
+ * @typedef {import('./api.js').ApiPreview} ApiPreview
+ * @typedef {import('./api.js').Intent} Intent
+ * @typedef {import('./state.js').Claims} Claims
+ */
+/**
+ * What a request's caller may catch: an ApiError, as a rule.
+ * @typedef {Partial<import('./api.js').ApiError>} Failure
+ */
+/**
+ * The version an editor's text is based on (a save's If-Match) and its title and content.
+ * @typedef {{version: number, title: string, content: string}} Base
+ */
+/**
+ * @template T
+ * @typedef {import('./api.js').ApiPage<T>} ApiPage
+ */
+/**
+ * An answer whose body is a T.
+ * @template T
+ * @typedef {import('./api.js').ApiAnswer & {body: T}} Answer
+ */
+
+/** @param {URLSearchParams} query */
 export async function renderDocuments(query) {
   const stale = renderTicket();
   const after = query.get('after');
   const params = new URLSearchParams({limit: String(PAGE_SIZE)});
   const mine = isAuthor() && query.get('all') !== '1';
-  if (mine) params.set('author_id', state.claims.sub);
+  if (mine) params.set('author_id', /** @type {Claims} */ (state.claims).sub);
   if (after) params.set('after', after);
-  const page = await api.get('api/v1/documents?' + params);
+  const page = /** @type {ApiPage<ApiDocument>} */ (await api.get('api/v1/documents?' + params));
   if (stale()) return;
   const rows = page.items.map(
       (doc) =>
@@ -45,6 +73,11 @@ export async function renderDocuments(query) {
       pager(after, page.next, base));
 }
 
+/**
+ * @param {string | null} after
+ * @param {string | null} next
+ * @param {string} base
+ */
 export function pager(after, next, base) {
   return h(
       'div', {class: 'actions'},
@@ -62,6 +95,7 @@ function editorControls(title = '', content = '') {
 
 export async function renderEditorNew() {
   const {titleInput, contentInput} = editorControls();
+  /** @type {Intent | null} */
   let intent = null;  // one key for this form's "create", reused by every retry of it
   const save = actionButton('action.save', 'save', async () => {
     const body = {title: titleInput.value, content: contentInput.value};
@@ -70,8 +104,8 @@ export async function renderEditorNew() {
     }
     try {
       message(t('saving'), 'busy');
-      const {body: doc} =
-          await api.perform(intent, {onWait: (w) => message(waitingText(w), 'busy')});
+      const {body: doc} = /** @type {Answer<ApiDocument>} */ (
+          await api.perform(intent, {onWait: (w) => message(waitingText(w), 'busy')}));
       message(t('saved', {version: doc.version}), 'ok');
       location.hash = '#/documents/' + doc.id;
     } catch (error) {
@@ -80,36 +114,42 @@ export async function renderEditorNew() {
   });
   show(
       h('h1', {}, t('documents.new')),
-      h('form', {onsubmit: (e) => e.preventDefault()}, field('field.title', titleInput),
+      h('form', {onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault()},
+        field('field.title', titleInput),
         field('field.content', contentInput), h('div', {class: 'actions'}, save)));
   titleInput.focus();
 }
 
+/** @param {string} id */
 async function loadDocument(id) {
-  const [doc, content, reviews] = await Promise.all([
+  const [doc, content, reviews] =
+      /** @type {[ApiDocument, ApiContent, ApiPage<ApiReview>]} */ (await Promise.all([
     api.get(`api/v1/documents/${id}`),
     api.get(`api/v1/documents/${id}/content`),
     api.get(`api/v1/documents/${id}/reviews`),
-  ]);
+  ]));
+  /** @type {ApiPreview | null} */
   let preview = null;
   if (doc.approved_version !== null) {
     try {
-      preview = await api.get(`api/v1/documents/${id}/preview`);
+      preview = /** @type {ApiPreview} */ (await api.get(`api/v1/documents/${id}/preview`));
     } catch (error) {
-      if (error.status !== 404) throw error;
+      if (/** @type {Failure} */ (error).status !== 404) throw error;
     }
   }
   return {doc, content, reviews: reviews.items, preview};
 }
 
+/** @param {string} id */
 export async function renderDocument(id) {
   const stale = renderTicket();
   const loaded = await loadDocument(id);
   if (stale()) return;
   const {doc, content, reviews, preview} = loaded;
-  const mine = doc.author_id === state.claims.sub;
+  const mine = doc.author_id === /** @type {Claims} */ (state.claims).sub;
   const editable = mine && ['draft', 'rejected', 'approved'].includes(doc.status);
   const conflictBox = h('div');
+  /** @type {HTMLElement[]} */
   const sections = [
     h('h1', {}, doc.title),
     h('p', {class: 'meta'}, badge(doc.status, 'status-badge'), ' ',
@@ -128,7 +168,8 @@ export async function renderDocument(id) {
     if (doc.status === 'approved')
       sections.push(h('p', {class: 'note'}, t('document.revisionNote')));
     sections.push(
-        h('form', {onsubmit: (e) => e.preventDefault()}, field('field.title', titleInput),
+        h('form', {onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault()},
+          field('field.title', titleInput),
           field('field.content', contentInput), conflictBox,
           h('div', {class: 'actions'}, save,
             doc.status !== 'approved' ?
@@ -174,19 +215,28 @@ export async function renderDocument(id) {
 
 // PUT with If-Match. A 412 shows what changed on the server since this page loaded, and lets the
 // author keep theirs (saved over the new version) or take the server's.
+/**
+ * @param {string} id
+ * @param {Base} base
+ * @param {HTMLInputElement} titleInput
+ * @param {HTMLTextAreaElement} contentInput
+ * @param {HTMLElement} conflictBox
+ * @param {(next: Base) => void} rebase
+ */
 async function saveDocument(id, base, titleInput, contentInput, conflictBox, rebase) {
   const body = {title: titleInput.value, content: contentInput.value};
   message(t('saving'), 'busy');
   try {
-    const {body: doc} = await api.request(
-        'PUT', `api/v1/documents/${id}`, {body, headers: {'If-Match': `"${base.version}"`}});
+    const {body: doc} = /** @type {Answer<ApiDocument>} */ (await api.request(
+        'PUT', `api/v1/documents/${id}`, {body, headers: {'If-Match': `"${base.version}"`}}));
     rebase({version: doc.version, title: body.title, content: body.content});
     message(t('saved', {version: doc.version}), 'ok');
     if (doc.status !== 'draft' || base.version + 1 !== doc.version) route();
   } catch (error) {
-    if (error.code !== 'VERSION_MISMATCH') return message(errorText(error), 'error');
-    const [doc, current] = await Promise.all(
-        [api.get(`api/v1/documents/${id}`), api.get(`api/v1/documents/${id}/content`)]);
+    if (/** @type {Failure} */ (error).code !== 'VERSION_MISMATCH')
+      return message(errorText(error), 'error');
+    const [doc, current] = /** @type {[ApiDocument, ApiContent]} */ (await Promise.all(
+        [api.get(`api/v1/documents/${id}`), api.get(`api/v1/documents/${id}/content`)]));
     if (doc.title === body.title && current.content === body.content) {
       // Our own earlier attempt did land (its answer was lost): nothing to resolve.
       rebase({version: doc.version, title: doc.title, content: current.content});
@@ -213,6 +263,12 @@ async function saveDocument(id, base, titleInput, contentInput, conflictBox, reb
 }
 
 // Submit or withdraw: one Idempotency-Key per intent, reused by the automatic retries.
+/**
+ * @param {string} labelKey
+ * @param {string} testid
+ * @param {string} path
+ * @param {() => boolean} [unsaved]
+ */
 function transitionButton(labelKey, testid, path, unsaved = () => false) {
   return actionButton(labelKey, testid, async () => {
     if (unsaved()) return message(t('submit.unsaved'), 'error');
@@ -224,12 +280,13 @@ function transitionButton(labelKey, testid, path, unsaved = () => false) {
       route();
     } catch (error) {
       message(errorText(error), 'error');
-      if (error.code === 'INVALID_STATE') route();
+      if (/** @type {Failure} */ (error).code === 'INVALID_STATE') route();
     }
     return undefined;
   }, testid === 'withdraw' ? 'secondary' : '');
 }
 
+/** @param {ApiReview[]} reviews */
 function historyTable(reviews) {
   if (reviews.length === 0) return h('p', {}, t('history.empty'));
   return h(

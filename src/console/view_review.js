@@ -1,3 +1,4 @@
+// @ts-check
 // The reviewer's views: the queue (oldest first, refreshed) and a review, its diff against the last
 // approved version and the decision (approve, reject; each once, with an Idempotency-Key).
 
@@ -10,22 +11,45 @@ import {isReviewer} from './session.js';
 import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
 import {pager} from './view_documents.js';
 
+/**
+ * @typedef {import('./api.js').ApiDocument} ApiDocument
+ * @typedef {import('./api.js').ApiReview} ApiReview
+ * @typedef {import('./api.js').ApiPreview} ApiPreview
+ * @typedef {import('./api.js').ApiVersion} ApiVersion
+ * @typedef {import('./api.js').ApiVersionItem} ApiVersionItem
+ * @typedef {import('./state.js').Claims} Claims
+ */
+/**
+ * What a request's caller may catch: an ApiError, as a rule.
+ * @typedef {Partial<import('./api.js').ApiError>} Failure
+ */
+/**
+ * @template T
+ * @typedef {import('./api.js').ApiPage<T>} ApiPage
+ */
+/**
+ * A page of the queue and the document of each review (null: deleted since).
+ * @typedef {{page: ApiPage<ApiReview>, docs: (ApiDocument | null)[]}} QueuePage
+ */
+
 const QUEUE_REFRESH_MS = 5000;
 
+/** @param {URLSearchParams} query */
 export async function renderQueue(query) {
   const stale = renderTicket();
   const after = query.get('after');
   const load = async () => {
     const params = new URLSearchParams({status: 'pending', limit: String(PAGE_SIZE)});
     if (after) params.set('after', after);
-    const page = await api.get('api/v1/reviews?' + params);
-    const docs = await Promise.all(page.items.map(
+    const page = /** @type {ApiPage<ApiReview>} */ (await api.get('api/v1/reviews?' + params));
+    const docs = /** @type {(ApiDocument | null)[]} */ (await Promise.all(page.items.map(
         (review) => api.get('api/v1/documents/' + review.document_id).catch((error) => {
-          if (error.status === 404) return null;
+          if (/** @type {Failure} */ (error).status === 404) return null;
           throw error;
-        })));
+        }))));
     return {page, docs};
   };
+  /** @type {(loaded: QueuePage) => void} */
   const draw = ({page, docs}) => {
     const items = page.items.map(
         (review, i) =>
@@ -62,33 +86,47 @@ export async function renderQueue(query) {
   }, QUEUE_REFRESH_MS));
 }
 
+/**
+ * @param {string} docId
+ * @param {number} version
+ * @returns {Promise<string | null>}
+ */
 async function versionContent(docId, version) {
   try {
-    return (await api.get(`api/v1/documents/${docId}/versions/${version}`)).content;
+    return /** @type {ApiVersion} */ (
+        await api.get(`api/v1/documents/${docId}/versions/${version}`)).content;
   } catch (error) {
-    if (error.status === 404) return null;
+    if (/** @type {Failure} */ (error).status === 404) return null;
     throw error;
   }
 }
 
 // Why the signed-in user may not decide this review (the four-eyes rule of API.md v1.1), or null.
+/**
+ * @param {ApiDocument} doc
+ * @param {ApiReview} review
+ * @param {ApiVersionItem[]} versions
+ * @returns {string | null}
+ */
 function selfReviewReason(doc, review, versions) {
-  if (doc.author_id === state.claims.sub) return t('self.author');
+  if (doc.author_id === /** @type {Claims} */ (state.claims).sub) return t('self.author');
   const since = doc.approved_version ?? 0;
   const edited = versions.some(
       (v) => v.version > since && v.version <= review.document_version &&
-          v.edited_by === state.claims.sub);
+          v.edited_by === /** @type {Claims} */ (state.claims).sub);
   return edited ? t('self.editor', {version: review.document_version}) : null;
 }
 
+/** @param {string} id */
 export async function renderReview(id) {
   const stale = renderTicket();
-  const review = await api.get('api/v1/reviews/' + id);
-  const [doc, versions] = await Promise.all([
+  const review = /** @type {ApiReview} */ (await api.get('api/v1/reviews/' + id));
+  const [doc, versions] = /** @type {[ApiDocument, ApiPage<ApiVersionItem>]} */ (await Promise.all([
     api.get('api/v1/documents/' + review.document_id),
     api.get(`api/v1/documents/${review.document_id}/versions`),
-  ]);
+  ]));
   const submitted = await versionContent(doc.id, review.document_version);
+  /** @type {string | null} */
   let approved = null;
   const baseVersion =
       doc.approved_version !== null && doc.approved_version < review.document_version ?
@@ -97,11 +135,13 @@ export async function renderReview(id) {
   if (baseVersion !== null) {
     approved = await versionContent(doc.id, baseVersion);
     if (approved === null) {
-      const preview = await api.get(`api/v1/documents/${doc.id}/preview`).catch(() => null);
+      const preview = /** @type {ApiPreview | null} */ (
+          await api.get(`api/v1/documents/${doc.id}/preview`).catch(() => null));
       if (preview?.version === baseVersion) approved = preview.content;
     }
   }
   if (stale()) return;
+  /** @type {(HTMLElement | null)[]} */
   const sections = [
     h('h1', {}, t('review.title', {
         title: versions.items.find((v) => v.version === review.document_version)?.title ?? doc.title
@@ -129,11 +169,14 @@ export async function renderReview(id) {
         },
           submitted));
   } else {
+    // approved is read only when there is a base version: baseVersion is not null here.
     sections.push(
-        h('h2', {}, t('review.diffTitle', {from: baseVersion, to: review.document_version})),
+        h('h2', {},
+          t('review.diffTitle',
+            {from: /** @type {number} */ (baseVersion), to: review.document_version})),
         diffView(
             approved, submitted, 'review.diffTitle',
-            {from: baseVersion, to: review.document_version}));
+            {from: /** @type {number} */ (baseVersion), to: review.document_version}));
   }
   if (review.status !== 'pending') {
     sections.push(h('p', {class: 'note'}, decidedText(review)));
@@ -143,6 +186,7 @@ export async function renderReview(id) {
   show(...sections);
 }
 
+/** @param {ApiReview} review */
 function decidedText(review) {
   return t('review.decided', {
     status: t('status.' + review.status),
@@ -152,12 +196,18 @@ function decidedText(review) {
   });
 }
 
+/**
+ * @param {ApiReview} review
+ * @param {ApiDocument} doc
+ * @param {string | null} blocked why the user may not decide, or null
+ */
 function decisionControls(review, doc, blocked) {
   const comment =
       h('textarea', {testid: 'comment-input', class: 'short', rows: 3, maxlength: 2000});
   const reason = h('textarea', {testid: 'reason-input', class: 'short', rows: 3, maxlength: 2000});
   const blockedNote =
       blocked ? h('p', {class: 'note', id: 'self-review-note', role: 'note'}, blocked) : null;
+  /** @param {'approve' | 'reject'} verb */
   const decide = (verb) => actionButton('action.' + verb, verb, async () => {
     const body = verb === 'approve' ? (comment.value.trim() ? {comment: comment.value} : {}) :
                                       {reason: reason.value};
@@ -181,8 +231,8 @@ function decisionControls(review, doc, blocked) {
       message(t(verb + '.done'), 'ok');
       await renderReview(review.id);
     } catch (error) {
-      if (error.code === 'INVALID_STATE') {
-        const now = await api.get('api/v1/reviews/' + review.id);
+      if (/** @type {Failure} */ (error).code === 'INVALID_STATE') {
+        const now = /** @type {ApiReview} */ (await api.get('api/v1/reviews/' + review.id));
         message(t('review.alreadyDecided', {state: decidedText(now)}), 'error');
         await renderReview(review.id);
         return;

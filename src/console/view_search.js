@@ -1,13 +1,18 @@
+// @ts-check
 // Search: keyword, semantic or hybrid as this docgate offers, the matches highlighted.
 
 import {field, h, show} from './dom.js';
 import {renderTicket} from './router.js';
 import {api, state, t} from './state.js';
 
+/** @typedef {import('./api.js').ApiSearchAnswer} SearchAnswer */
+
+/** @returns {Promise<string[]>} */
 async function searchModes() {
   if (state.searchModes) return state.searchModes;
   try {
-    const ready = await fetch('readyz', {cache: 'no-store'}).then((r) => r.json());
+    const ready = /** @type {{checks?: {embeddings?: string}}} */ (
+        await fetch('readyz', {cache: 'no-store'}).then((r) => r.json()));
     state.searchModes = ready.checks?.embeddings && ready.checks.embeddings !== 'off' ?
         ['hybrid', 'keyword', 'semantic'] :
         ['keyword'];
@@ -17,11 +22,14 @@ async function searchModes() {
   return state.searchModes;
 }
 
+/** @param {URLSearchParams} query */
 export async function renderSearch(query) {
   const stale = renderTicket();
   const q = query.get('q') ?? '';
   const modes = await searchModes();
-  const mode = modes.includes(query.get('mode')) ? query.get('mode') : modes[0];
+  // Included in modes, so not null.
+  const mode = /** @type {string} */ (
+      modes.includes(/** @type {string} */ (query.get('mode'))) ? query.get('mode') : modes[0]);
   const input = h('input', {type: 'search', testid: 'search-input', value: q});
   const modeSelect = modes.length > 1 ?
       h('select', {},
@@ -30,7 +38,7 @@ export async function renderSearch(query) {
   const form =
       h('form', {
         role: 'search',
-        onsubmit: (e) => {
+        onsubmit: (/** @type {SubmitEvent} */ e) => {
           e.preventDefault();
           const params = new URLSearchParams({q: input.value});
           if (modeSelect) params.set('mode', modeSelect.value);
@@ -45,7 +53,7 @@ export async function renderSearch(query) {
   if (!q.trim()) return;
   const params = new URLSearchParams({q, limit: '20'});
   if (modeSelect) params.set('mode', mode);
-  const answer = await api.get('api/v1/search?' + params);
+  const answer = /** @type {SearchAnswer} */ (await api.get('api/v1/search?' + params));
   if (stale()) return;
   results.replaceChildren(
       h('p', {class: 'meta'},
@@ -61,8 +69,14 @@ export async function renderSearch(query) {
 }
 
 // The snippet with its [start, end) ranges, in code points, wrapped in <mark>.
+/**
+ * @param {string} snippet
+ * @param {readonly [number, number][]} ranges
+ * @returns {(string | HTMLElement)[]}
+ */
 function highlighted(snippet, ranges) {
   const points = Array.from(snippet);
+  /** @type {(string | HTMLElement)[]} */
   const out = [];
   let at = 0;
   for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
