@@ -28,13 +28,12 @@ IdempotencyDecision IdempotencyService::Begin(const IdempotentRequest& request) 
 }
 
 CommitHook IdempotencyService::CompleteOnCommit(const IdempotentRequest& request,
-                                                const std::string& owner, OnStored on_stored) {
-  return [this, request, owner, on_stored = std::move(on_stored)](
-             StoreTransaction& tx, const Document& document, const Review* review) {
-    const IdempotentOutcome outcome = IdempotentOutcome::Committed(document, review);
-    tx.CompleteIdempotentRequest(request.caller, request.key, owner, EncodeOutcome(outcome),
+                                                const std::string& owner) {
+  return [this, request, owner](StoreTransaction& tx, const Document& document,
+                                const Review* review) {
+    tx.CompleteIdempotentRequest(request.caller, request.key, owner,
+                                 EncodeOutcome(IdempotentOutcome::Committed(document, review)),
                                  clock_.Now() + config_.ttl);
-    if (on_stored) on_stored(outcome);
   };
 }
 

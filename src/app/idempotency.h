@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -71,9 +70,6 @@ bool IsStoredRefusal(ErrorCode code);
 // the service.
 class IdempotencyService {
  public:
-  // Told, inside the effect's transaction, the outcome just stored with it.
-  using OnStored = std::function<void(const IdempotentOutcome&)>;
-
   IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,
                      IdempotencyConfig config = {});
 
@@ -81,11 +77,10 @@ class IdempotencyService {
   IdempotencyDecision Begin(const IdempotentRequest& request);
 
   // A CommitHook storing the committed rows (IdempotentOutcome::Committed) as the answer of
-  // `owner`'s reservation, kept for the TTL, in the effect's transaction; then it tells
-  // `on_stored`, if set. When the reservation is no longer `owner`'s (its lease ran out and another
+  // `owner`'s reservation, kept for the TTL, in the effect's transaction: the same outcome the use
+  // case answers with (its Transition's or Document's rows). When the reservation is no longer `owner`'s (its lease ran out and another
   // request took the key), the hook throws StorageError and the effect rolls back.
-  CommitHook CompleteOnCommit(const IdempotentRequest& request, const std::string& owner,
-                              OnStored on_stored = {});
+  CommitHook CompleteOnCommit(const IdempotentRequest& request, const std::string& owner);
   // Stores `outcome` (an answer without an effect, such as a refusal) for the TTL. False when the
   // reservation is no longer `owner`'s; nothing is stored then.
   bool CompleteWithoutEffect(const IdempotentRequest& request, const std::string& owner,

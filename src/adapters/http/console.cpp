@@ -75,4 +75,12 @@ HttpResponse ConsoleAsset(std::string_view name, const HttpRequest& request) {
   return response;
 }
 
+void AddConsoleRoutes(Router& router) {
+  router.Add(HttpVerb::get, "/",
+             [](const RouteContext& ctx) { return ConsoleAsset("index.html", ctx.request); });
+  router.Add(HttpVerb::get, "/console/{file}", [](const RouteContext& ctx) {
+    return ConsoleAsset(ctx.params.Get("file"), ctx.request);
+  });
+}
+
 }  // namespace docgate

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "adapters/http/http_message.h"
+#include "adapters/http/router.h"
 
 namespace docgate {
 
@@ -18,5 +19,8 @@ namespace docgate {
 // (no inline script, no other origin), `X-Content-Type-Options: nosniff`,
 // `Referrer-Policy: no-referrer` and `X-Frame-Options: DENY`.
 HttpResponse ConsoleAsset(std::string_view name, const HttpRequest& request);
+
+// GET / and GET /console/{file}: ConsoleAsset, without a token.
+void AddConsoleRoutes(Router& router);
 
 }  // namespace docgate

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -9,8 +8,9 @@
 namespace docgate {
 
 // How a POST handler commits its effect. Without an Idempotency-Key it is inert: no hook. With
-// one, the hook stores the outcome inside the use case's transaction, with the effect, and keeps
-// it, so that the first answer is rendered from exactly what a replay will render.
+// one, the hook stores the outcome inside the use case's transaction, with the effect
+// (IdempotencyService::CompleteOnCommit), and notes that it did: the use case's answer is then the
+// stored outcome, and the key needs nothing more.
 class IdempotentEffect {
  public:
   IdempotentEffect() = default;
@@ -19,18 +19,21 @@ class IdempotentEffect {
 
   CommitHook Hook() {
     if (idempotency_ == nullptr) return {};
-    return idempotency_->CompleteOnCommit(
-        request_, owner_, [this](const IdempotentOutcome& outcome) { stored_ = outcome; });
+    return [this, store = idempotency_->CompleteOnCommit(request_, owner_)](
+               StoreTransaction& tx, const Document& document, const Review* review) {
+      store(tx, document, review);
+      committed_ = true;
+    };
   }
 
-  // The outcome stored with the effect; nullopt when none was (the effect did not commit).
-  const std::optional<IdempotentOutcome>& stored() const { return stored_; }
+  // Whether the outcome was stored with a committed effect.
+  bool committed() const { return committed_; }
 
  private:
   IdempotencyService* idempotency_ = nullptr;
   IdempotentRequest request_;
   std::string owner_;
-  std::optional<IdempotentOutcome> stored_;
+  bool committed_ = false;
 };
 
 }  // namespace docgate

@@ -99,4 +99,9 @@ Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string
   return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
 }
 
+Result<IdempotentOutcome> Transitioned(Result<Transition> result) {
+  if (!result) return result.error();
+  return IdempotentOutcome::Transitioned(std::move(result->document), std::move(result->review));
+}
+
 }  // namespace docgate

@@ -17,6 +17,8 @@
 #include "adapters/http/responses.h"
 #include "adapters/http/router.h"
 #include "app/chunk_index.h"
+#include "app/document_service.h"
+#include "app/idempotent_outcome.h"
 #include "app/reader_service.h"
 #include "core/error.h"
 
@@ -33,6 +35,10 @@ Result<HttpResponse> Ok200(const Result<T>& result) {
   if (!result) return result.error();
   return JsonResponse(HttpStatus::ok, ToJson(*result));
 }
+
+// The answer of a route whose use case moved a document (and its review): transitioned, or its
+// error.
+Result<IdempotentOutcome> Transitioned(Result<Transition> result);
 
 // The route's {id}, of a `what` ("document", "review"): a positive int64 without leading zeros.
 Result<std::int64_t> PathId(const RouteContext& ctx, std::string_view what);

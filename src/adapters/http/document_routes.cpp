@@ -1,0 +1,161 @@
+#include "adapters/http/document_routes.h"
+
+#include <string>
+#include <utility>
+
+#include "adapters/http/request_params.h"
+
+namespace docgate {
+
+namespace http = boost::beast::http;
+
+void DocumentRoutes::AddTo(Router& router, const RouteGuard& guard) const {
+  using V = HttpVerb;
+  router.Add(V::post, "/api/v1/documents", guard.Idempotent(Bind(this, &DocumentRoutes::Create)));
+  router.Add(V::get, "/api/v1/documents", guard.Authenticated(Bind(this, &DocumentRoutes::List)));
+  router.Add(V::get, "/api/v1/documents/{id}",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Get)));
+  router.Add(V::put, "/api/v1/documents/{id}",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Edit)));
+  router.Add(V::get, "/api/v1/documents/{id}/content",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Content)));
+  router.Add(V::get, "/api/v1/documents/{id}/preview",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Preview)));
+  router.Add(V::post, "/api/v1/documents/{id}/submit",
+             guard.Idempotent(Bind(this, &DocumentRoutes::Submit)));
+  router.Add(V::post, "/api/v1/documents/{id}/withdraw",
+             guard.Idempotent(Bind(this, &DocumentRoutes::Withdraw)));
+  router.Add(V::get, "/api/v1/documents/{id}/reviews",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Reviews)));
+  router.Add(V::get, "/api/v1/documents/{id}/versions",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Versions)));
+  router.Add(V::get, "/api/v1/documents/{id}/versions/{version}",
+             guard.Authenticated(Bind(this, &DocumentRoutes::Version)));
+}
+
+Result<IdempotentOutcome> DocumentRoutes::Create(const RouteContext& ctx, const Actor& actor,
+                                                 IdempotentEffect& effect) const {
+  auto body = ObjectBody(ctx.request, /*optional=*/false);
+  if (!body) return body.error();
+  auto title = RequiredString(*body, "title");
+  if (!title) return title.error();
+  auto content = RequiredString(*body, "content");
+  if (!content) return content.error();
+  auto doc = service_.Create(actor, *title, *content, effect.Hook());
+  if (!doc) return doc.error();
+  return IdempotentOutcome::Created(std::move(*doc));
+}
+
+Result<HttpResponse> DocumentRoutes::List(const RouteContext& ctx, const Actor&) const {
+  auto query = Query(ctx, {"status", "author_id", "limit", "after"});
+  if (!query) return query.error();
+  ListDocumentsRequest request;
+  if (const auto it = query->find("status"); it != query->end()) {
+    request.status = ParseDocumentStatus(it->second);
+    if (!request.status) {
+      return Invalid("status must be draft, pending_review, approved or rejected, got '" +
+                     it->second + "'");
+    }
+  }
+  if (const auto it = query->find("author_id"); it != query->end()) {
+    // An author id is a token's `sub`: anything longer names nobody.
+    if (it->second.empty() || it->second.size() > kMaxSubjectBytes) {
+      return Invalid("author_id must be 1.." + std::to_string(kMaxSubjectBytes) + " bytes, got " +
+                     std::to_string(it->second.size()));
+    }
+    request.author_id = it->second;
+  }
+  auto paging = PagingParams(*query);
+  if (!paging) return paging.error();
+  request.limit = paging->limit;
+  request.after = paging->after;
+  return Ok200(service_.ListDocuments(request));
+}
+
+Result<HttpResponse> DocumentRoutes::Get(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  auto doc = service_.GetDocument(*id);
+  if (!doc) return doc.error();
+  return DocumentResponse(HttpStatus::ok, *doc);
+}
+
+Result<HttpResponse> DocumentRoutes::Edit(const RouteContext& ctx, const Actor& actor) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  EditRequest request;
+  if (const auto it = ctx.request.find(http::field::if_match); it != ctx.request.end()) {
+    const auto value = View(it->value());
+    if (value != "*") {
+      request.if_match = ParseVersionTag(value);
+      if (!request.if_match) {
+        return Invalid("If-Match must be a version tag like \"3\", got '" + std::string(value) +
+                       "'");
+      }
+    }
+  }
+  auto body = ObjectBody(ctx.request, /*optional=*/false);
+  if (!body) return body.error();
+  auto title = StringField(*body, "title");
+  if (!title) return title.error();
+  auto content = StringField(*body, "content");
+  if (!content) return content.error();
+  request.title = std::move(*title);
+  request.content = std::move(*content);
+  auto doc = service_.Edit(actor, *id, request);
+  if (!doc) return doc.error();
+  return DocumentResponse(HttpStatus::ok, *doc);
+}
+
+Result<HttpResponse> DocumentRoutes::Content(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.GetContent(*id));
+}
+
+Result<HttpResponse> DocumentRoutes::Preview(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(reader_.GetPreview(*id));
+}
+
+Result<IdempotentOutcome> DocumentRoutes::Submit(const RouteContext& ctx, const Actor& actor,
+                                                 IdempotentEffect& effect) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Transitioned(service_.Submit(actor, *id, effect.Hook()));
+}
+
+Result<IdempotentOutcome> DocumentRoutes::Withdraw(const RouteContext& ctx, const Actor& actor,
+                                                   IdempotentEffect& effect) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Transitioned(service_.Withdraw(actor, *id, effect.Hook()));
+}
+
+Result<HttpResponse> DocumentRoutes::Reviews(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.ReviewHistory(*id));
+}
+
+Result<HttpResponse> DocumentRoutes::Versions(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  return Ok200(service_.ListVersions(*id));
+}
+
+Result<HttpResponse> DocumentRoutes::Version(const RouteContext& ctx, const Actor&) const {
+  auto id = PathId(ctx, "document");
+  if (!id) return id.error();
+  const auto raw = ctx.params.Get("version");
+  const auto version = ParseVersion(raw);
+  if (!version) {
+    return Invalid(
+        "version must be a positive 32-bit decimal integer without leading zeros, got '" +
+        std::string(raw) + "'");
+  }
+  return Ok200(service_.GetVersion(*id, *version));
+}
+
+}  // namespace docgate

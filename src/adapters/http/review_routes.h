@@ -1,0 +1,29 @@
+#pragma once
+
+// The routes of /api/v1/reviews: the review queue, a review, approve and reject (shared/API.md).
+
+#include "adapters/http/route_guard.h"
+#include "adapters/http/router.h"
+#include "app/document_service.h"
+
+namespace docgate {
+
+// Thread-safe; the service must outlive it and the routes it adds.
+class ReviewRoutes {
+ public:
+  explicit ReviewRoutes(DocumentService& service) : service_(service) {}
+
+  void AddTo(Router& router, const RouteGuard& guard) const;
+
+ private:
+  Result<HttpResponse> Queue(const RouteContext& ctx, const Actor& actor) const;
+  Result<HttpResponse> Get(const RouteContext& ctx, const Actor& actor) const;
+  Result<IdempotentOutcome> Approve(const RouteContext& ctx, const Actor& actor,
+                                    IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Reject(const RouteContext& ctx, const Actor& actor,
+                                   IdempotentEffect& effect) const;
+
+  DocumentService& service_;
+};
+
+}  // namespace docgate

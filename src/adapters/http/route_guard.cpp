@@ -1,0 +1,38 @@
+#include "adapters/http/route_guard.h"
+
+#include <utility>
+
+#include "adapters/http/error_mapper.h"
+#include "adapters/http/request_params.h"
+
+namespace docgate {
+
+namespace http = boost::beast::http;
+
+Result<Actor> RouteGuard::Authenticate(const RouteContext& ctx) const {
+  const auto authorization = ctx.request.find(http::field::authorization);
+  return verifier_.Authenticate(authorization == ctx.request.end() ? std::string_view{}
+                                                                   : View(authorization->value()));
+}
+
+RouteHandler RouteGuard::Authenticated(ReadHandler handler) const {
+  return [this, handler = std::move(handler)](const RouteContext& ctx) -> HttpResponse {
+    auto actor = Authenticate(ctx);
+    if (!actor) return ProblemResponse(actor.error());
+    if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
+    auto response = handler(ctx, *actor);
+    if (!response) return ProblemResponse(response.error());
+    return std::move(response).value();
+  };
+}
+
+RouteHandler RouteGuard::Idempotent(EffectHandler handler) const {
+  return [this, handler = std::move(handler)](const RouteContext& ctx) -> HttpResponse {
+    auto actor = Authenticate(ctx);
+    if (!actor) return ProblemResponse(actor.error());
+    if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
+    return idempotency_.Run(ctx, *actor, handler);
+  };
+}
+
+}  // namespace docgate

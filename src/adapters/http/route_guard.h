@@ -1,0 +1,55 @@
+#pragma once
+
+// What a route of /api/v1 opts into: its caller authenticated from the bearer token, and for a
+// POST route the Idempotency-Key protocol (idempotency_middleware.h) around its effect.
+
+#include <functional>
+
+#include "adapters/http/http_message.h"
+#include "adapters/http/idempotency_middleware.h"
+#include "adapters/http/jwt_auth.h"
+#include "adapters/http/router.h"
+#include "core/model.h"
+
+namespace docgate {
+
+// A route without an effect to replay: its response, or the problem to answer.
+using ReadHandler = std::function<Result<HttpResponse>(const RouteContext&, const Actor&)>;
+
+// Thread-safe; `verifier` and `idempotency` must outlive it.
+class RouteGuard {
+ public:
+  RouteGuard(const JwtVerifier& verifier, IdempotencyService& idempotency)
+      : verifier_(verifier), idempotency_(idempotency) {}
+
+  // The handler for an authenticated caller (noted in the request's trace); 401 before it runs
+  // without a valid token.
+  RouteHandler Authenticated(ReadHandler handler) const;
+  // Authenticated, then the Idempotency-Key protocol around the handler's effect.
+  RouteHandler Idempotent(EffectHandler handler) const;
+
+ private:
+  Result<Actor> Authenticate(const RouteContext& ctx) const;
+
+  const JwtVerifier& verifier_;
+  IdempotencyMiddleware idempotency_;
+};
+
+// A route group's member function as a handler: `guard.Authenticated(Bind(this, &X::Get))`.
+template <typename Group>
+ReadHandler Bind(const Group* group,
+                 Result<HttpResponse> (Group::*handler)(const RouteContext&, const Actor&) const) {
+  return [group, handler](const RouteContext& ctx, const Actor& actor) {
+    return (group->*handler)(ctx, actor);
+  };
+}
+template <typename Group>
+EffectHandler Bind(const Group* group,
+                   Result<IdempotentOutcome> (Group::*handler)(const RouteContext&, const Actor&,
+                                                               IdempotentEffect&) const) {
+  return [group, handler](const RouteContext& ctx, const Actor& actor, IdempotentEffect& effect) {
+    return (group->*handler)(ctx, actor, effect);
+  };
+}
+
+}  // namespace docgate
