@@ -179,7 +179,7 @@ TEST_P(RedisGateTest, ASentinelFailoverWhileClientsRaceKeepsOneWinnerAndNo5xx) {
   const auto failover_deadline = std::chrono::steady_clock::now() + 30s;
   while (std::chrono::steady_clock::now() < failover_deadline) {
     RaceRound("during the failover");
-    if (RedisSentinelGroup::Within(0ms, [&] { return group.MasterPort() != old_master; })) break;
+    if (WithinRedis(0ms, [&] { return group.MasterPort() != old_master; })) break;
   }
   const int new_master = group.MasterPort();
   ASSERT_NE(new_master, old_master) << "Sentinel did not fail over within 30 s";
@@ -195,8 +195,7 @@ TEST_P(RedisGateTest, ASentinelFailoverWhileClientsRaceKeepsOneWinnerAndNo5xx) {
   const std::string held_id = Create(Alice());
   const auto held = app_->internals().gate.Acquire("doc:submit:" + held_id, 8s);
   ASSERT_EQ(held.outcome, AcquireOutcome::kAcquired);
-  EXPECT_FALSE(
-      RedisSentinelGroup::Ask(new_master, {"KEYS", "*doc:submit:" + held_id}).elements.empty());
+  EXPECT_FALSE(AskRedis(new_master, {"KEYS", "*doc:submit:" + held_id}).elements.empty());
   ExpectProblem(Post("/api/v1/documents/" + held_id + "/submit", Alice()), 409, "LOCK_BUSY");
 }
 

@@ -20,7 +20,6 @@ namespace docgate {
 namespace {
 
 using namespace std::chrono_literals;
-using Group = RedisSentinelGroup;
 
 class RedisSentinelTest : public ::testing::Test {
  protected:
@@ -37,7 +36,7 @@ class RedisSentinelTest : public ::testing::Test {
 
   // The value of the gate's key `key` on the server on `port` ("" when absent).
   static std::string ValueOn(int port, const std::string& key) {
-    return Group::Ask(port, {"GET", "sentinel-test:" + key}).text;
+    return AskRedis(port, {"GET", "sentinel-test:" + key}).text;
   }
 
   static bool NamesMaster(const RedisLockGate& gate, int port) {
@@ -45,7 +44,7 @@ class RedisSentinelTest : public ::testing::Test {
     return master && master->port == std::to_string(port);
   }
 
-  Group group_;
+  RedisSentinelGroup group_;
   FakeRandom random_;
 };
 
@@ -68,16 +67,16 @@ TEST_F(RedisSentinelTest, AMasterSwitchIsFollowedBeforeAnythingFails) {
   const int old_master = group_.OriginalMasterPort();
 
   group_.ManualFailover();
-  ASSERT_TRUE(Group::Within(30s, [&] { return group_.MasterPort() != old_master; }));
+  ASSERT_TRUE(WithinRedis(30s, [&] { return group_.MasterPort() != old_master; }));
   const int new_master = group_.MasterPort();
   // The old master is alive and now a replica: it refuses writes.
-  ASSERT_TRUE(Group::Within(30s, [&] {
-    return Group::Ask(old_master, {"SET", "probe", "1"}).text.starts_with("READONLY");
+  ASSERT_TRUE(WithinRedis(30s, [&] {
+    return AskRedis(old_master, {"SET", "probe", "1"}).text.starts_with("READONLY");
   }));
 
   // With no traffic at all, the gate asks the Sentinels every probe_interval and moves to the
   // new master, so the next acquisition goes there without a single failure.
-  EXPECT_TRUE(Group::Within(10s, [&] { return NamesMaster(*gate, new_master); }));
+  EXPECT_TRUE(WithinRedis(10s, [&] { return NamesMaster(*gate, new_master); }));
   const Acquisition after = gate->Acquire("doc:after", 10s);
   ASSERT_EQ(after.outcome, AcquireOutcome::kAcquired);
   EXPECT_EQ(ValueOn(new_master, "doc:after"), after.token);
@@ -114,15 +113,15 @@ TEST_F(RedisSentinelTest, AKilledMasterIsFollowedToThePromotedReplicaWhileClient
     });
   }
   const int old_master = group_.OriginalMasterPort();
-  ASSERT_TRUE(Group::Within(10s, [&] { return acquired > 20; }));
+  ASSERT_TRUE(WithinRedis(10s, [&] { return acquired > 20; }));
 
   group_.Kill(old_master);
-  ASSERT_TRUE(Group::Within(30s, [&] { return group_.MasterPort() != old_master; }))
+  ASSERT_TRUE(WithinRedis(30s, [&] { return group_.MasterPort() != old_master; }))
       << "Sentinel did not fail over";
   const int new_master = group_.MasterPort();
-  EXPECT_TRUE(Group::Within(20s, [&] { return NamesMaster(*gate, new_master); }));
+  EXPECT_TRUE(WithinRedis(20s, [&] { return NamesMaster(*gate, new_master); }));
   const int acquired_after_failover = acquired.load();
-  EXPECT_TRUE(Group::Within(20s, [&] { return acquired > acquired_after_failover + 20; }))
+  EXPECT_TRUE(WithinRedis(20s, [&] { return acquired > acquired_after_failover + 20; }))
       << "the gate did not acquire on the new master";
   stop = true;
   clients.clear();

@@ -18,6 +18,7 @@
 
 #include "adapters/redis/redis_connection.h"
 #include "support/child_process.h"
+#include "support/scratch_redis.h"
 #include "support/tcp_proxy.h"
 #include "support/temp_dir.h"
 
@@ -35,14 +36,14 @@ class RedisSentinelGroup {
     const int replica = Start("replica", {"--replicaof", "127.0.0.1", std::to_string(master)});
     servers_ = {master, replica};
     Await(limit, "the replica to follow the master", [&] {
-      return Ask(replica, {"INFO", "replication"}).text.find("master_link_status:up") !=
+      return AskRedis(replica, {"INFO", "replication"}).text.find("master_link_status:up") !=
              std::string::npos;
     });
     for (int i = 0; i < 3; ++i) sentinels_.push_back(StartSentinel(i, master));
     Await(limit, "the Sentinels to know each other and the replica", [&] {
       for (const int sentinel : sentinels_) {
-        if (Ask(sentinel, {"SENTINEL", "sentinels", kMasterName}).elements.size() != 2 ||
-            Ask(sentinel, {"SENTINEL", "replicas", kMasterName}).elements.size() != 1) {
+        if (AskRedis(sentinel, {"SENTINEL", "sentinels", kMasterName}).elements.size() != 2 ||
+            AskRedis(sentinel, {"SENTINEL", "replicas", kMasterName}).elements.size() != 1) {
           return false;
         }
       }
@@ -50,7 +51,7 @@ class RedisSentinelGroup {
     });
   }
   ~RedisSentinelGroup() {
-    for (const auto& [port, pid] : pids_) KillAndReap(pid);
+    for (const auto& [port, pid] : sentinel_pids_) KillAndReap(pid);
   }
   RedisSentinelGroup(const RedisSentinelGroup&) = delete;
   RedisSentinelGroup& operator=(const RedisSentinelGroup&) = delete;
@@ -71,7 +72,7 @@ class RedisSentinelGroup {
     for (const int sentinel : sentinels_) {
       try {
         const RedisReply reply =
-            Ask(sentinel, {"SENTINEL", "get-master-addr-by-name", kMasterName});
+            AskRedis(sentinel, {"SENTINEL", "get-master-addr-by-name", kMasterName});
         if (reply.elements.size() == 2) return std::stoi(reply.elements[1].text);
       } catch (const RedisError&) {
         // that Sentinel is down; ask the next
@@ -84,70 +85,27 @@ class RedisSentinelGroup {
   // SENTINEL FAILOVER: a Sentinel promotes the replica and turns the master into its replica,
   // both alive. Throws std::runtime_error when the Sentinel refuses.
   void ManualFailover() {
-    const RedisReply answer = Ask(sentinels_.front(), {"SENTINEL", "FAILOVER", kMasterName});
+    const RedisReply answer = AskRedis(sentinels_.front(), {"SENTINEL", "FAILOVER", kMasterName});
     if (answer.IsError()) throw std::runtime_error("SENTINEL FAILOVER: " + answer.text);
   }
 
   // SIGKILLs the server on `port` (a master or the replica).
   void Kill(int port) {
-    const auto it = pids_.find(port);
-    if (it == pids_.end()) return;
-    KillAndReap(it->second);
-    pids_.erase(it);
-  }
-
-  // One command to the server or Sentinel on `port`, on a fresh connection. Throws RedisError.
-  static RedisReply Ask(int port, const std::vector<std::string_view>& args) {
-    using namespace std::chrono_literals;
-    RedisEndpoint endpoint;
-    endpoint.host = "127.0.0.1";
-    endpoint.port = std::to_string(port);
-    return RedisConnection(endpoint, nullptr, 2s, 2s).Command(args);
-  }
-
-  // Polls `done` (a RedisError counts as not yet) every 50 ms until it holds, for at most `limit`.
-  static bool Within(std::chrono::milliseconds limit, const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-      try {
-        if (done()) return true;
-      } catch (const RedisError&) {
-        // not up yet, or just killed
-      }
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    if (const auto it = servers_by_port_.find(port); it != servers_by_port_.end())
+      it->second->Kill();
   }
 
  private:
   static void Await(std::chrono::milliseconds limit, const std::string& what,
                     const std::function<bool()>& done) {
-    if (!Within(limit, done)) throw std::runtime_error("timed out waiting for " + what);
+    if (!WithinRedis(limit, done)) throw std::runtime_error("timed out waiting for " + what);
   }
 
-  // redis-server with `args` on a free port, in a directory of its own; returns the port once it
-  // answers PING.
-  int Start(const std::string& name, std::vector<std::string> args) {
-    const int port = ClosedPort();
-    const std::string dir = (dir_.path() / name).string();
-    std::filesystem::create_directories(dir);
-    std::vector<std::string> argv = {"redis-server",
-                                     "--port",
-                                     std::to_string(port),
-                                     "--bind",
-                                     "127.0.0.1",
-                                     "--save",
-                                     "",
-                                     "--appendonly",
-                                     "no",
-                                     "--dir",
-                                     dir,
-                                     "--logfile",
-                                     dir + "/redis.log"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    pids_[port] = SpawnFromPath(argv);
-    Await(std::chrono::seconds(10), name + " to answer",
-          [&] { return Ask(port, {"PING"}).text == "PONG"; });
+  // A redis-server with `args` in a directory of its own; returns its port once it answers PING.
+  int Start(const std::string& name, const std::vector<std::string>& args) {
+    auto server = std::make_unique<ScratchRedis>(dir_.path() / name, args);
+    const int port = server->port();
+    servers_by_port_[port] = std::move(server);
     return port;
   }
 
@@ -163,15 +121,16 @@ class RedisSentinelGroup {
                         << kMasterName << " 127.0.0.1 " << master
                         << " 2\nsentinel down-after-milliseconds " << kMasterName
                         << " 500\nsentinel failover-timeout " << kMasterName << " 3000\n";
-    pids_[port] = SpawnFromPath({"redis-server", conf, "--sentinel"});
+    sentinel_pids_[port] = SpawnFromPath({"redis-server", conf, "--sentinel"});
     Await(std::chrono::seconds(10), "a Sentinel to answer",
-          [&] { return Ask(port, {"PING"}).text == "PONG"; });
+          [&] { return AskRedis(port, {"PING"}).text == "PONG"; });
     return port;
   }
 
   TempDir dir_;
-  std::map<int, pid_t> pids_;  // by port
-  std::vector<int> servers_;   // master, replica (as started)
+  std::map<int, std::unique_ptr<ScratchRedis>> servers_by_port_;
+  std::map<int, pid_t> sentinel_pids_;  // by port
+  std::vector<int> servers_;            // master, replica (as started)
   std::vector<int> sentinels_;
 };
 
