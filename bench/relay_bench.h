@@ -32,7 +32,6 @@
 #include "adapters/amqp/event_message.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/pg/pg_stores.h"
-#include "app/clock.h"
 #include "e2e/http_client.h"
 #include "runtime/application.h"
 #include "support/amqp_test_queue.h"

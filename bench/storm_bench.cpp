@@ -38,7 +38,7 @@
 
 #include "adapters/amqp/event_message.h"
 #include "adapters/http/jwt_auth.h"
-#include "app/clock.h"
+#include "app/system_clock.h"
 #include "e2e/docgate_process.h"
 #include "e2e/storm.h"
 #include "e2e/storm_invariants.h"

@@ -20,6 +20,9 @@
 #       sys/socket.h, netinet/, arpa/, netdb.h, sys/epoll.h, poll.h (sockets)
 #       fcntl.h, unistd.h, sys/stat.h, <fstream>, <iostream>, <filesystem> (files and the console)
 #     <sstream> (strings) and <cstdio> (snprintf) stay allowed.
+#  2a. src/app/ports/ (the contracts, one port per header) includes, of the project, only core/
+#     and app/ports/, and app/search_query.h, the query the chunk index answers: a contract does
+#     not depend on the services and algorithms of app/ that use it.
 #  4. src/adapters/X/ includes no other adapter (adapters/Y/, Y != X), no worker/ and no runtime/;
 #     but adapters/pg/ and adapters/sqlite/ include adapters/sql/ (the statements both run alike),
 #     which includes only the C++ standard library.
@@ -100,6 +103,15 @@ while IFS='|' read -r file line text delimiter header; do
           report "$file" "$line" "$text" "$layer/ includes the C++ standard library only"
         fi
       else
+        case $file in
+          src/app/ports/*)
+            case $header in
+              core/* | app/ports/* | app/search_query.h) ;;
+              *) report "$file" "$line" "$text" "app/ports/ includes only core/ and app/ports/: a contract depends on no service" ;;
+            esac
+            continue
+            ;;
+        esac
         case $layer/$header in
           core/core/* | app/core/* | app/app/*) ;;
           core/*) report "$file" "$line" "$text" "core/ includes only core/" ;;

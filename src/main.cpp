@@ -4,10 +4,10 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -22,7 +22,7 @@
 #include "adapters/amqp/event_message.h"
 #include "adapters/crypto/openssl_random.h"
 #include "adapters/http/jwt_auth.h"
-#include "app/clock.h"
+#include "app/system_clock.h"
 #include "core/redact.h"
 #include "core/time_format.h"
 #include "runtime/application.h"
@@ -65,8 +65,8 @@ int Serve(const Config& config) {
   const sigset_t signals = BlockStopSignals();
   Application app(config);
   app.Start();
-  spdlog::info("docgate: serving http://{}:{} (database {})",
-               config.http.address, app.port(), RedactUrl(config.database.url));
+  spdlog::info("docgate: serving http://{}:{} (database {})", config.http.address, app.port(),
+               RedactUrl(config.database.url));
   WaitForStop(signals);
   app.Stop();
   spdlog::info("docgate: stopped");
@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
 
   std::string listen;
   std::string database_url;
-  auto* serve = cli.add_subcommand("serve", "serve the HTTP API (settings from DOCGATE_* variables)");
+  auto* serve =
+      cli.add_subcommand("serve", "serve the HTTP API (settings from DOCGATE_* variables)");
   serve->add_option("--listen", listen, "HOST:PORT to listen on (overrides DOCGATE_LISTEN)");
   serve->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
 
@@ -244,18 +245,16 @@ int main(int argc, char** argv) {
     }
     if (migrate->parsed()) {
       ApplyMigrations(config);
-      std::cout << "docgate: migrations applied to "
-                << RedactUrl(config.database.url) << "\n";
+      std::cout << "docgate: migrations applied to " << RedactUrl(config.database.url) << "\n";
       return 0;
     }
   } catch (const std::exception& e) {
     // A library's message may quote a URL whole; none of its passwords reaches
     // the terminal.
     std::string message = e.what();
-    for (const char *name : {"DOCGATE_DATABASE_URL", "DOCGATE_REDIS_URL",
-                             "DOCGATE_AMQP_URL", "DOCGATE_MONGODB_URI"}) {
-      if (const char *url = std::getenv(name))
-        message = RedactSecretsOf(message, url);
+    for (const char* name :
+         {"DOCGATE_DATABASE_URL", "DOCGATE_REDIS_URL", "DOCGATE_AMQP_URL", "DOCGATE_MONGODB_URI"}) {
+      if (const char* url = std::getenv(name)) message = RedactSecretsOf(message, url);
     }
     std::cerr << "docgate: " << RedactSecretsOf(message, database_url) << "\n";
     return kStartupFailure;

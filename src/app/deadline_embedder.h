@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "app/embedder.h"
+#include "app/ports/embedder.h"
 
 namespace docgate {
 

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "app/clock.h"
-#include "app/document_store.h"
-#include "app/events.h"
-#include "app/lock_gate.h"
-#include "app/random_source.h"
+#include "app/ports/clock.h"
+#include "app/ports/document_store.h"
+#include "app/ports/lock_gate.h"
+#include "app/ports/outbox_wakeup.h"
+#include "app/ports/random_source.h"
+#include "app/ports/store_transaction.h"
 #include "core/error.h"
 #include "core/model.h"
 

@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "app/clock.h"
 #include "app/document_service.h"
-#include "app/document_store.h"
 #include "app/idempotent_outcome.h"
-#include "app/random_source.h"
+#include "app/ports/clock.h"
+#include "app/ports/idempotency_store.h"
+#include "app/ports/random_source.h"
 #include "core/model.h"
 
 namespace docgate {
@@ -42,7 +42,7 @@ enum class IdempotencyVerdict {
 
 struct IdempotencyDecision {
   IdempotencyVerdict verdict = IdempotencyVerdict::kProceed;
-  std::string owner;     // kProceed: this request's reservation, for the calls below
+  std::string owner;  // kProceed: this request's reservation, for the calls below
   // kReplay: the stored record, EncodeOutcome's text (DecodeOutcome) - or, when IsEncodedOutcome
   // says it is not, a record written before outcomes were stored, in the caller's own form.
   std::string response;
@@ -78,8 +78,9 @@ class IdempotencyService {
 
   // A CommitHook storing the committed rows (IdempotentOutcome::Committed) as the answer of
   // `owner`'s reservation, kept for the TTL, in the effect's transaction: the same outcome the use
-  // case answers with (its Transition's or Document's rows). When the reservation is no longer `owner`'s (its lease ran out and another
-  // request took the key), the hook throws StorageError and the effect rolls back.
+  // case answers with (its Transition's or Document's rows). When the reservation is no longer
+  // `owner`'s (its lease ran out and another request took the key), the hook throws StorageError
+  // and the effect rolls back.
   CommitHook CompleteOnCommit(const IdempotentRequest& request, const std::string& owner);
   // Stores `outcome` (an answer without an effect, such as a refusal) for the TTL. False when the
   // reservation is no longer `owner`'s; nothing is stored then.

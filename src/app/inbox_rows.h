@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/inbox_store.h"
+#include "app/ports/consumer_transaction.h"
 #include "core/model.h"
 
 namespace docgate {

@@ -2,6 +2,9 @@
 
 #include <string>
 
+#include "app/consumer_runner.h"
+#include "app/embedding_text_key.h"
+
 namespace docgate {
 namespace {
 

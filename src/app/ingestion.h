@@ -10,9 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "app/consumer_runner.h"
-#include "app/digest.h"
-#include "app/embedding_store.h"
+#include "app/ports/digest.h"
+#include "app/ports/embedding_store.h"
+#include "app/ports/inbox_consumer.h"
+#include "app/ports/inbox_store.h"
 #include "core/chunker.h"
 
 namespace docgate {

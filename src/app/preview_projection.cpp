@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "app/consumer_runner.h"
+
 namespace docgate {
 
 void PreviewProjection::Prepare(const OutboxEvent& event) { PrepareAll(std::span(&event, 1)); }

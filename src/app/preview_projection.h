@@ -3,9 +3,9 @@
 #include <span>
 #include <string_view>
 
-#include "app/consumer_runner.h"
-#include "app/document_store.h"
-#include "app/preview_store.h"
+#include "app/ports/document_store.h"
+#include "app/ports/inbox_consumer.h"
+#include "app/ports/preview_store.h"
 
 namespace docgate {
 
@@ -18,20 +18,19 @@ namespace docgate {
 // has nothing left to do: the runner commits the inbox row.
 class PreviewProjection final : public InboxConsumer {
  public:
-   // `previews` and `documents` must outlive the projection.
-   PreviewProjection(PreviewStore &previews, DocumentStore &documents)
-       : previews_(previews), documents_(documents) {}
+  // `previews` and `documents` must outlive the projection.
+  PreviewProjection(PreviewStore& previews, DocumentStore& documents)
+      : previews_(previews), documents_(documents) {}
 
-   std::string_view Name() const override { return "preview"; }
-   void Prepare(const OutboxEvent &event) override;
-   // The batch's approvals in one read of the documents and one write of the previews.
-   void PrepareAll(std::span<const OutboxEvent> events) override;
-   void Handle(const OutboxEvent & /*event*/,
-               ConsumerTransaction & /*tx*/) override {}
+  std::string_view Name() const override { return "preview"; }
+  void Prepare(const OutboxEvent& event) override;
+  // The batch's approvals in one read of the documents and one write of the previews.
+  void PrepareAll(std::span<const OutboxEvent> events) override;
+  void Handle(const OutboxEvent& /*event*/, ConsumerTransaction& /*tx*/) override {}
 
  private:
   PreviewStore& previews_;
-  DocumentStore &documents_;
+  DocumentStore& documents_;
 };
 
 }  // namespace docgate

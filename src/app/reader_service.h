@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "app/chunk_index.h"
 #include "app/document_service.h"
-#include "app/document_store.h"
-#include "app/preview_store.h"
+#include "app/ports/chunk_index.h"
+#include "app/ports/document_store.h"
+#include "app/ports/preview_store.h"
 #include "app/semantic_search.h"
 #include "app/snippet.h"
 #include "core/error.h"

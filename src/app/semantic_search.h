@@ -11,10 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "app/clock.h"
-#include "app/embedder.h"
-#include "app/embedding_store.h"
-#include "app/vector_index.h"
+#include "app/ports/clock.h"
+#include "app/ports/embedder.h"
+#include "app/ports/embedding_store.h"
+#include "app/ports/vector_index.h"
 
 namespace docgate {
 
@@ -68,8 +68,8 @@ class SemanticSearch {
   const std::chrono::milliseconds resync_interval_;
   const EmbeddingModel model_;
   std::mutex follow_mutex_;
-  std::int64_t last_id_ = 0;  // guarded by follow_mutex_
-  TimePoint next_resync_{};   // guarded by follow_mutex_; on clock_
+  std::int64_t last_id_ = 0;         // guarded by follow_mutex_
+  TimePoint next_resync_{};          // guarded by follow_mutex_; on clock_
   std::atomic<bool> loaded_{false};  // a Follow has read every stored vector once
   mutable std::shared_mutex keys_mutex_;
   std::unordered_map<std::int64_t, std::string> keys_;  // vector id -> text key

@@ -3,12 +3,14 @@
 #include <functional>
 #include <memory>
 
-#include "app/chunk_index.h"
-#include "app/document_store.h"
-#include "app/embedding_store.h"
-#include "app/inbox_store.h"
 #include "app/pool_stats.h"
-#include "app/preview_store.h"
+#include "app/ports/chunk_index.h"
+#include "app/ports/document_store.h"
+#include "app/ports/embedding_store.h"
+#include "app/ports/idempotency_store.h"
+#include "app/ports/inbox_store.h"
+#include "app/ports/outbox_store.h"
+#include "app/ports/preview_store.h"
 
 namespace docgate {
 

@@ -21,12 +21,13 @@
 #include "adapters/pg/pg_outbox_listener.h"
 #include "adapters/prometheus/metrics_registry.h"
 #include "adapters/prometheus/observed_lock_gate.h"
-#include "app/clock.h"
 #include "app/deadline_embedder.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
+#include "app/ports/clock.h"
 #include "app/reader_service.h"
 #include "app/semantic_search.h"
+#include "app/system_clock.h"
 #include "runtime/config.h"
 #include "runtime/consumer_pipeline.h"
 #include "runtime/metrics.h"
@@ -42,9 +43,9 @@ namespace docgate {
 // DOCGATE_LOCK_GATE=off), the outbox relay on its own thread delivering to RabbitMQ when
 // DOCGATE_AMQP_URL is set, else in process (woken by PostgreSQL's NOTIFY as well as by this
 // instance's commits), the janitor pruning expired Idempotency-Keys on its own thread, the
-// consumers (ConsumerPipeline: in process, or from the broker's queue, unless DOCGATE_CONSUMERS=off),
-// the use cases and the HTTP server. main.cpp and the end-to-end tests build
-// exactly this.
+// consumers (ConsumerPipeline: in process, or from the broker's queue, unless
+// DOCGATE_CONSUMERS=off), the use cases and the HTTP server. main.cpp and the end-to-end tests
+// build exactly this.
 //
 // Observability: GET /metrics exposes `metrics()` (the gate through ObservedLockGate, the HTTP
 // series, the pool, the outbox and the relay: runtime/metrics.h); every answered request writes one
@@ -96,8 +97,8 @@ class Application {
     return {*clock_, *service_, *reader_, *pipeline_, *idempotency_,
             *gate_,  stores_,   *relay_,  *metrics_};
   }
-  // Sends the request log to `sink` as well (formatted with RequestLog::MakeFormatter). Thread-safe,
-  // at any time.
+  // Sends the request log to `sink` as well (formatted with RequestLog::MakeFormatter).
+  // Thread-safe, at any time.
   void AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink);
 
  private:
@@ -110,9 +111,9 @@ class Application {
   Stores stores_;
   std::unique_ptr<LockGate> gate_;
   std::unique_ptr<ObservedLockGate> observed_gate_;  // gate_ as the use cases see it: counted
-  std::unique_ptr<InProcessEventSink> consumers_;  // the in-process delivery, and AddConsumer's
-  std::unique_ptr<AmqpEventSink> broker_;          // DOCGATE_AMQP_URL: events go to RabbitMQ
-  EventSink* sink_ = nullptr;                      // the one of the two the relay delivers to
+  std::unique_ptr<InProcessEventSink> consumers_;    // the in-process delivery, and AddConsumer's
+  std::unique_ptr<AmqpEventSink> broker_;            // DOCGATE_AMQP_URL: events go to RabbitMQ
+  EventSink* sink_ = nullptr;                        // the one of the two the relay delivers to
   std::unique_ptr<OutboxRelay> relay_;
   std::unique_ptr<PgOutboxListener> listener_;  // PostgreSQL only: NOTIFY -> relay_->Wake()
   std::unique_ptr<ConsumerPipeline> pipeline_;

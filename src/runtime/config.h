@@ -20,7 +20,7 @@
 #include "app/consumer_runner.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
-#include "app/random_source.h"
+#include "app/ports/random_source.h"
 #include "app/reader_service.h"
 #include "core/chunker.h"
 #include "worker/event_worker.h"
@@ -31,12 +31,13 @@
 namespace docgate {
 
 struct DatabaseConfig {
-  std::string url = "sqlite://./data/docgate.db";     // DOCGATE_DATABASE_URL
-  int pool_size = 4;                                   // DOCGATE_DB_POOL_SIZE
+  std::string url = "sqlite://./data/docgate.db";  // DOCGATE_DATABASE_URL
+  int pool_size = 4;                               // DOCGATE_DB_POOL_SIZE
   // The longest wait for a free connection or SQLite's write lock: DOCGATE_DB_BUSY_TIMEOUT_MS.
   std::chrono::milliseconds busy_timeout{5000};
-  std::chrono::milliseconds connect_timeout{5000};    // DOCGATE_DB_CONNECT_TIMEOUT_MS (PostgreSQL)
-  std::chrono::milliseconds statement_timeout{5000};  // DOCGATE_DB_STATEMENT_TIMEOUT_MS (PostgreSQL)
+  std::chrono::milliseconds connect_timeout{5000};  // DOCGATE_DB_CONNECT_TIMEOUT_MS (PostgreSQL)
+  std::chrono::milliseconds statement_timeout{
+      5000};  // DOCGATE_DB_STATEMENT_TIMEOUT_MS (PostgreSQL)
 };
 
 // Why `database` cannot be used, in one line naming the DOCGATE_DB_* / DOCGATE_DATABASE_URL
@@ -50,8 +51,8 @@ struct AuthConfig {
 };
 
 struct GateConfig {
-  bool enabled = true;                           // DOCGATE_LOCK_GATE=on|off
-  std::string key_prefix = "lock:";              // DOCGATE_LOCK_PREFIX
+  bool enabled = true;                          // DOCGATE_LOCK_GATE=on|off
+  std::string key_prefix = "lock:";             // DOCGATE_LOCK_PREFIX
   std::chrono::milliseconds submit_ttl{8000};   // lock:doc:submit:{id}
   std::chrono::milliseconds review_ttl{10000};  // lock:doc:review:{id}
 };

@@ -13,11 +13,11 @@
 #include "adapters/http/request_trace.h"
 #include "adapters/openai/openai_embedder.h"
 #include "adapters/prometheus/metrics_registry.h"
-#include "app/clock.h"
 #include "app/consumer_runner.h"
-#include "app/document_store.h"
 #include "app/ingestion.h"
 #include "app/pool_stats.h"
+#include "app/ports/clock.h"
+#include "app/ports/outbox_store.h"
 #include "worker/embedding_worker.h"
 #include "worker/janitor.h"
 #include "worker/outbox_relay.h"
@@ -74,8 +74,8 @@ void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters
 // after the inbox retention). `counters` must outlive the registry's scrapes.
 void ExposeJanitorMetrics(MetricsRegistry& registry, const JanitorCounters& counters);
 
-// The consumers (ConsumerRunner's counters, per consumer and event) and the reconciler's re-enqueued
-// approvals. Both must outlive the registry's scrapes.
+// The consumers (ConsumerRunner's counters, per consumer and event) and the reconciler's
+// re-enqueued approvals. Both must outlive the registry's scrapes.
 void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& counters,
                            const Reconciler& reconciler);
 

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "adapters/amqp/amqp_event_source.h"
+#include "app/system_clock.h"
 #include "runtime/stores.h"
 #include "worker/reconciler.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "app/inbox_store.h"
+#include "app/ports/inbox_store.h"
 #include "runtime/config.h"
 
 namespace docgate {

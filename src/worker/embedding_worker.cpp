@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "app/embedding_text_key.h"
 #include "core/error.h"
 #include "worker/stoppable_sleep.h"
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "app/clock.h"
-#include "app/digest.h"
-#include "app/embedder.h"
-#include "app/embedding_store.h"
+#include "app/ports/clock.h"
+#include "app/ports/digest.h"
+#include "app/ports/embedder.h"
+#include "app/ports/embedding_store.h"
 
 namespace docgate {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/consumer_runner.h"
-#include "app/event_source.h"
+#include "app/ports/event_source.h"
 
 namespace docgate {
 

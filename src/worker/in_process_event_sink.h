@@ -2,7 +2,8 @@
 
 #include <vector>
 
-#include "app/events.h"
+#include "app/ports/event_consumer.h"
+#include "app/ports/event_sink.h"
 
 namespace docgate {
 

@@ -7,9 +7,9 @@
 #include <stop_token>
 #include <string>
 
-#include "app/clock.h"
-#include "app/inbox_store.h"
 #include "app/idempotency.h"
+#include "app/ports/clock.h"
+#include "app/ports/inbox_store.h"
 
 namespace docgate {
 

@@ -11,9 +11,10 @@
 #include <thread>
 #include <vector>
 
-#include "app/clock.h"
-#include "app/document_store.h"
-#include "app/events.h"
+#include "app/ports/clock.h"
+#include "app/ports/event_sink.h"
+#include "app/ports/outbox_store.h"
+#include "app/ports/outbox_wakeup.h"
 
 namespace docgate {
 
@@ -101,8 +102,9 @@ class OutboxRelay final : public OutboxWakeup {
 
   // Loops RunOnce until `stop` is requested, sleeping until Wake() or idle_poll between rounds,
   // pruning every prune_interval, calling the sink's Maintain between rounds, and backing off
-  // after a failure (wake-ups do not cut a backoff short). Failures are logged and counted, never propagated. On the way out it releases
-  // the store's claims so that undelivered events wait for nobody.
+  // after a failure (wake-ups do not cut a backoff short). Failures are logged and counted, never
+  // propagated. On the way out it releases the store's claims so that undelivered events wait for
+  // nobody.
   void Run(std::stop_token stop);
 
   const RelayCounters& counters() const { return counters_; }

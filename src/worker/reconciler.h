@@ -7,9 +7,9 @@
 #include <stop_token>
 #include <string>
 
-#include "app/clock.h"
-#include "app/document_store.h"
-#include "app/events.h"
+#include "app/ports/clock.h"
+#include "app/ports/outbox_store.h"
+#include "app/ports/outbox_wakeup.h"
 
 namespace docgate {
 
@@ -32,8 +32,7 @@ std::optional<std::string> ValidateReconcilerConfig(const ReconcilerConfig& conf
 class Reconciler {
  public:
   // `wakeup` (optional: the relay of this process) is told after a round re-enqueued something.
-  Reconciler(OutboxStore& outbox, Clock& clock, OutboxWakeup* wakeup,
-             ReconcilerConfig config = {});
+  Reconciler(OutboxStore& outbox, Clock& clock, OutboxWakeup* wakeup, ReconcilerConfig config = {});
 
   // Re-enqueues every stuck approval, batch_size at a time; returns how many. Throws what the
   // store throws.

@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of ChunkIndex (app/chunk_index.h) and of the consumer transaction's ReplaceChunks
+// The contract of ChunkIndex (app/ports/chunk_index.h) and of the consumer transaction's ReplaceChunks
 // that feeds it. Instantiate with a factory of DocumentStoreContract.
 //
 // Every engine matches with docgate's text analyzer (app/text_analyzer.h) and the same query

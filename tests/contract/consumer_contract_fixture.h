@@ -16,10 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include "app/chunk_index.h"
-#include "app/document_store.h"
-#include "app/inbox_store.h"
-#include "app/preview_store.h"
+#include "app/ports/chunk_index.h"
+#include "app/ports/consumer_transaction.h"
+#include "app/ports/document_store.h"
+#include "app/ports/inbox_store.h"
+#include "app/ports/outbox_store.h"
+#include "app/ports/preview_store.h"
 #include "app/stores.h"
 #include "contract/store_contract_fixture.h"
 #include "core/error.h"

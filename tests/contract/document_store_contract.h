@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of DocumentStore and StoreTransaction (app/document_store.h): documents, reviews,
+// The contract of DocumentStore and StoreTransaction (app/ports/document_store.h, app/ports/store_transaction.h): documents, reviews,
 // every version's content and the transaction of a transition. The factory it is instantiated
 // with, and the fixture, are in store_contract_fixture.h.
 

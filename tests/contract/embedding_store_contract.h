@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of EmbeddingStore (app/embedding_store.h), with what the consumer transaction's
+// The contract of EmbeddingStore (app/ports/embedding_store.h), with what the consumer transaction's
 // ReplaceChunks does to it (the chunks' keys, orphans). Instantiate with a factory of
 // DocumentStoreContract:
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, EmbeddingStoreContract, ::testing::Types<F>);
@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "adapters/crypto/openssl_digest.h"
-#include "app/digest.h"
-#include "app/embedding_store.h"
+#include "app/embedding_text_key.h"
+#include "app/ports/embedding_store.h"
 #include "contract/consumer_contract_fixture.h"
 #include "core/error.h"
 #include "core/model.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of EventSource (app/event_source.h) as one typed suite, run against the fake and
+// The contract of EventSource (app/ports/event_source.h) as one typed suite, run against the fake and
 // RabbitMQ's source so that they cannot drift apart.
 //
 // Instantiate it with a factory type F:
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "app/event_source.h"
-#include "app/events.h"
+#include "app/ports/event_sink.h"
+#include "app/ports/event_source.h"
 #include "core/model.h"
 
 namespace docgate {

@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of IdempotencyStore (app/document_store.h): Idempotency-Keys reserved, completed
+// The contract of IdempotencyStore (app/ports/idempotency_store.h): Idempotency-Keys reserved, completed
 // (on their own or in a StoreTransaction, with its effect), released and pruned. The factory it
 // is instantiated with, and the fixture, are in store_contract_fixture.h.
 

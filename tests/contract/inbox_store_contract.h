@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of InboxStore and ConsumerTransaction (app/inbox_store.h): claims, failures,
+// The contract of InboxStore and ConsumerTransaction (app/ports/inbox_store.h, app/ports/consumer_transaction.h): claims, failures,
 // parking and un-parking, the inbox's retention, and the consumer transaction's own reads and
 // writes. Instantiate with a factory of DocumentStoreContract:
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, InboxStoreContract, ::testing::Types<F>);

@@ -1,7 +1,7 @@
 #pragma once
 
 // The contract of the outbox's replay side (OutboxStore::Requeue and FindStuckIngestions,
-// app/document_store.h) and of the retention rule that serves the reconciler (PruneDelivered keeps
+// app/ports/outbox_store.h) and of the retention rule that serves the reconciler (PruneDelivered keeps
 // an approval until its version is ingested). Instantiate with a factory of DocumentStoreContract.
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of OutboxStore (app/document_store.h): events written through
+// The contract of OutboxStore (app/ports/outbox_store.h): events written through
 // StoreTransaction::AppendEvent, then claimed, delivered, deferred, released, renewed, pruned and
 // counted in the backlog. The factory it is instantiated with, and the fixture, are in
 // store_contract_fixture.h; requeueing and stuck ingestions are in outbox_requeue_contract.h.

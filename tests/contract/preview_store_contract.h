@@ -1,6 +1,6 @@
 #pragma once
 
-// The contract of the database's PreviewStore (app/preview_store.h): a newer version wins, a
+// The contract of the database's PreviewStore (app/ports/preview_store.h): a newer version wins, a
 // stale one never overwrites. Instantiate with a factory of DocumentStoreContract.
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 #pragma once
 
 // What the contract suites of DocumentStore, OutboxStore and IdempotencyStore
-// (app/document_store.h) share: document_store_contract.h, outbox_store_contract.h and
+// (app/ports/) share: document_store_contract.h, outbox_store_contract.h and
 // idempotency_store_contract.h. Each is a typed suite, run against the fake and every real store so
 // that they cannot drift apart.
 //
@@ -33,7 +33,10 @@
 #include <utility>
 #include <vector>
 
-#include "app/document_store.h"
+#include "app/ports/document_store.h"
+#include "app/ports/idempotency_store.h"
+#include "app/ports/outbox_store.h"
+#include "app/ports/store_transaction.h"
 #include "app/stores.h"
 #include "core/error.h"
 #include "core/model.h"
@@ -127,7 +130,7 @@ class StoreContractFixture : public ::testing::Test {
                                            const std::string& fingerprint, const std::string& owner,
                                            std::int64_t at = 0) {
     return keys().ReserveIdempotencyKey(caller, key, fingerprint, owner, ContractTime(at),
-                                         ContractTime(at + 30'000));
+                                        ContractTime(at + 30'000));
   }
 
   // Runs `write` in a transaction of its own and commits it.
@@ -152,8 +155,8 @@ class StoreContractFixture : public ::testing::Test {
   void Update(const Review& review) {
     Committed([&](StoreTransaction& tx) { tx.UpdateReview(review); });
   }
-  void Put(DocumentId id, std::int32_t version, const std::string &content,
-           const UserId &editor = "alice") {
+  void Put(DocumentId id, std::int32_t version, const std::string& content,
+           const UserId& editor = "alice") {
     Committed([&](StoreTransaction& tx) {
       tx.PutVersion(ContractVersion(id, version, content, editor));
     });

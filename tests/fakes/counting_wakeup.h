@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "app/events.h"
+#include "app/ports/outbox_wakeup.h"
 
 namespace docgate {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/chunk_index.h"
+#include "app/ports/chunk_index.h"
 #include "fakes/fake_database.h"
 
 namespace docgate {

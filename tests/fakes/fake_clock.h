@@ -3,7 +3,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "app/clock.h"
+#include "app/ports/clock.h"
 
 namespace docgate {
 

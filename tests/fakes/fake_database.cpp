@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "app/system_clock.h"
+
 namespace docgate {
 
 FakeDatabase::FakeDatabase(std::chrono::milliseconds lock_timeout)

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/clock.h"
+#include "app/ports/clock.h"
 #include "core/model.h"
 #include "fakes/fake_tables.h"
 

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/document_store.h"
+#include "app/ports/document_store.h"
+#include "app/ports/store_transaction.h"
 #include "fakes/fake_database.h"
 
 namespace docgate {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/embedder.h"
+#include "app/ports/embedder.h"
 
 namespace docgate {
 

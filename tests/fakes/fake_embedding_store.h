@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "app/embedding_store.h"
+#include "app/ports/embedding_store.h"
 #include "fakes/fake_database.h"
 
 namespace docgate {

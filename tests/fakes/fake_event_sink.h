@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/events.h"
+#include "app/ports/event_sink.h"
 
 namespace docgate {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "adapters/amqp/event_message.h"
-#include "app/clock.h"
-#include "app/event_source.h"
-#include "app/events.h"
+#include "app/ports/clock.h"
+#include "app/ports/event_sink.h"
+#include "app/ports/event_source.h"
 
 namespace docgate {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "app/document_store.h"
+#include "app/ports/idempotency_store.h"
 #include "fakes/fake_database.h"
 
 namespace docgate {

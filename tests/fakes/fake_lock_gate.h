@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "adapters/memory/in_process_lock_gate.h"
-#include "app/lock_gate.h"
+#include "app/ports/lock_gate.h"
 
 namespace docgate {
 

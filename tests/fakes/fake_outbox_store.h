@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/document_store.h"
+#include "app/ports/outbox_store.h"
 #include "fakes/fake_database.h"
 
 namespace docgate {

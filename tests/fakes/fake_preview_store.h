@@ -3,7 +3,7 @@
 #include <memory>
 #include <optional>
 
-#include "app/preview_store.h"
+#include "app/ports/preview_store.h"
 #include "fakes/fake_database.h"
 
 namespace docgate {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "app/random_source.h"
+#include "app/ports/random_source.h"
 
 namespace docgate {
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <memory>
 
-#include "app/clock.h"
+#include "app/ports/clock.h"
 #include "app/stores.h"
 #include "fakes/fake_database.h"
 

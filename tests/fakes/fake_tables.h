@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "app/document_store.h"
-#include "app/preview_store.h"
+#include "app/ports/idempotency_store.h"
+#include "app/ports/preview_store.h"
 #include "core/error.h"
 #include "core/model.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/vector_index.h"
+#include "app/ports/vector_index.h"
 
 namespace docgate {
 

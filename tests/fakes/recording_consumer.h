@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/events.h"
+#include "app/ports/event_consumer.h"
 
 namespace docgate {
 

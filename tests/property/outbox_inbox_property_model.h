@@ -22,8 +22,7 @@
 #include <vector>
 
 #include "app/document_service.h"
-#include "app/document_store.h"
-#include "app/inbox_store.h"
+#include "app/ports/outbox_store.h"
 #include "property_backends.h"
 #include "property_check.h"
 #include "property_service.h"

@@ -5,7 +5,7 @@
 // the consumer side claims in the inbox with commits and crashes, failures counted up to parking,
 // the parked list, replays (Unpark + Requeue) and inbox retention, with duplicate deliveries and
 // redeliveries throughout; on the fake store and on SQLite. The model encodes the port contracts
-// of app/document_store.h (OutboxStore) and app/inbox_store.h (InboxStore) and predicts
+// of app/ports/outbox_store.h (OutboxStore) and app/ports/inbox_store.h (InboxStore) and predicts
 // every answer; the outbox and its backlog are compared after every command. At the end the relays
 // drain the outbox: every event was published at least once and every row is delivered.
 

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "app/document_store.h"
-#include "app/inbox_store.h"
+#include "app/ports/document_store.h"
+#include "app/ports/inbox_store.h"
+#include "app/ports/outbox_store.h"
 #include "core/model.h"
 
 namespace docgate {

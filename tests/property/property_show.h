@@ -13,7 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/inbox_store.h"
+#include "app/ports/consumer_transaction.h"
+#include "app/ports/inbox_store.h"
 #include "core/error.h"
 #include "core/model.h"
 

@@ -1,4 +1,4 @@
-#include "app/digest.h"
+#include "app/embedding_text_key.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 
 #include "adapters/amqp/amqp_config.h"
 #include "adapters/amqp/amqp_url.h"
-#include "app/events.h"
+#include "app/ports/event_sink.h"
 
 namespace docgate {
 

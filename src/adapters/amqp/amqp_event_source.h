@@ -13,8 +13,8 @@
 #include "adapters/amqp/amqp_config.h"
 #include "adapters/amqp/amqp_connection.h"
 #include "adapters/amqp/amqp_url.h"
-#include "app/event_source.h"
-#include "app/events.h"
+#include "app/ports/event_sink.h"
+#include "app/ports/event_source.h"
 
 namespace docgate {
 

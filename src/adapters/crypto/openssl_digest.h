@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/digest.h"
+#include "app/ports/digest.h"
 
 namespace docgate {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/random_source.h"
+#include "app/ports/random_source.h"
 
 namespace docgate {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "app/vector_index.h"
+#include "app/ports/vector_index.h"
 
 namespace faiss {
 struct Index;

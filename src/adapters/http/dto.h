@@ -11,9 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/chunk_index.h"
 #include "app/document_service.h"
-#include "app/inbox_store.h"
+#include "app/ports/chunk_index.h"
 #include "app/reader_service.h"
 #include "core/error.h"
 #include "core/model.h"
@@ -26,7 +25,8 @@ namespace docgate {
 std::optional<std::int64_t> ParsePositiveId(std::string_view text);
 // A version number written like an id ("3"); nullopt when malformed or not a positive int32.
 std::optional<std::int32_t> ParseVersion(std::string_view text);
-// A strict entity tag naming a version: "\"3\"" -> 3; nullopt when malformed or not a positive int32.
+// A strict entity tag naming a version: "\"3\"" -> 3; nullopt when malformed or not a positive
+// int32.
 std::optional<std::int32_t> ParseVersionTag(std::string_view text);
 // The ETag of a version: 3 -> "\"3\"".
 std::string VersionTag(std::int32_t version);

@@ -12,7 +12,7 @@
 
 #include "adapters/http/http_message.h"
 #include "adapters/http/request_trace.h"
-#include "app/random_source.h"
+#include "app/ports/random_source.h"
 
 namespace docgate {
 
@@ -115,7 +115,8 @@ class HttpServer {
   HttpServerStats stats() const;
   // Graceful: stops accepting, closes idle keep-alive connections, lets in-flight requests finish
   // and write their response (with `Connection: close`), waits up to shutdown_grace for them, then
-  // returns with every thread joined. Idempotent; safe to call from any thread but the server's own.
+  // returns with every thread joined. Idempotent; safe to call from any thread but the server's
+  // own.
   void Stop();
 
  private:

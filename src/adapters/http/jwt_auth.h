@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/clock.h"
+#include "app/ports/clock.h"
 #include "core/error.h"
 #include "core/model.h"
 

@@ -16,9 +16,9 @@
 #include "adapters/http/http_message.h"
 #include "adapters/http/responses.h"
 #include "adapters/http/router.h"
-#include "app/chunk_index.h"
 #include "app/document_service.h"
 #include "app/idempotent_outcome.h"
+#include "app/ports/chunk_index.h"
 #include "app/reader_service.h"
 #include "core/error.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/lock_gate.h"
+#include "app/ports/lock_gate.h"
 
 namespace docgate {
 

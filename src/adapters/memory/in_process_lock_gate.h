@@ -6,9 +6,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "app/clock.h"
-#include "app/lock_gate.h"
-#include "app/random_source.h"
+#include "app/ports/clock.h"
+#include "app/ports/lock_gate.h"
+#include "app/ports/random_source.h"
 
 namespace docgate {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "adapters/mongo/mongo_config.h"
-#include "app/preview_store.h"
+#include "app/ports/preview_store.h"
 
 namespace docgate {
 
@@ -38,7 +38,7 @@ class MongoPreviewStore final : public PreviewStore {
   MongoPreviewStore(const MongoPreviewStore&) = delete;
   MongoPreviewStore& operator=(const MongoPreviewStore&) = delete;
 
-  bool Project(const PreviewRecord &record) override;
+  bool Project(const PreviewRecord& record) override;
   std::optional<PreviewRecord> Find(DocumentId id) override;
   // The ping command, within the timeouts; false on any failure.
   bool Ping() override;

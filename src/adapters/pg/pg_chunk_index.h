@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/chunk_index.h"
+#include "app/ports/chunk_index.h"
 
 namespace pqxx {
 class connection_base;

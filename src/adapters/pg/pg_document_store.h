@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/document_store.h"
+#include "app/ports/document_store.h"
+#include "app/ports/store_transaction.h"
 
 namespace docgate {
 

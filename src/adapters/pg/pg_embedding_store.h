@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/embedding_store.h"
+#include "app/ports/embedding_store.h"
 
 namespace docgate {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/document_store.h"
+#include "app/ports/idempotency_store.h"
 
 namespace docgate {
 

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/inbox_store.h"
+#include "app/ports/consumer_transaction.h"
+#include "app/ports/inbox_store.h"
 
 namespace docgate {
 

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "adapters/pg/pg_config.h"
-#include "app/events.h"
+#include "app/ports/outbox_wakeup.h"
 
 namespace docgate {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/document_store.h"
+#include "app/ports/outbox_store.h"
 
 namespace docgate {
 

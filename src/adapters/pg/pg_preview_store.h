@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "adapters/pg/pg_statements.h"
-#include "app/preview_store.h"
+#include "app/ports/preview_store.h"
 
 namespace docgate {
 

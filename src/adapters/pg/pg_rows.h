@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "app/chunk_index.h"
-#include "app/inbox_store.h"
-#include "app/preview_store.h"
+#include "app/ports/chunk_index.h"
+#include "app/ports/inbox_store.h"
+#include "app/ports/preview_store.h"
 #include "core/error.h"
 #include "core/model.h"
 

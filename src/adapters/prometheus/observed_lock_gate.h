@@ -6,7 +6,7 @@
 #include <string>
 
 #include "adapters/prometheus/metrics_registry.h"
-#include "app/lock_gate.h"
+#include "app/ports/lock_gate.h"
 
 namespace docgate {
 

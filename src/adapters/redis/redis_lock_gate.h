@@ -17,8 +17,8 @@
 #include "adapters/redis/redis_config.h"
 #include "adapters/redis/redis_sentinel.h"
 #include "adapters/redis/redis_url.h"
-#include "app/lock_gate.h"
-#include "app/random_source.h"
+#include "app/ports/lock_gate.h"
+#include "app/ports/random_source.h"
 #include "core/circuit_breaker.h"
 
 namespace boost::asio::ssl {
@@ -157,7 +157,7 @@ class RedisLockGate final : public LockGate {
   // common case (released long before its first renewal) costs no thread wake-up.
   std::chrono::steady_clock::time_point renewer_wakes_at_ =
       std::chrono::steady_clock::time_point::min();
-  std::jthread renewer_;   // last: started after, and joined before, everything it uses
+  std::jthread renewer_;  // last: started after, and joined before, everything it uses
 };
 
 }  // namespace docgate

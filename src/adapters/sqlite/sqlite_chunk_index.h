@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/chunk_index.h"
+#include "app/ports/chunk_index.h"
 
 namespace docgate {
 

@@ -7,7 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/document_store.h"
+#include "app/ports/document_store.h"
+#include "app/ports/store_transaction.h"
 
 namespace docgate {
 

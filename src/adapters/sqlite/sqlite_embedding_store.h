@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/embedding_store.h"
+#include "app/ports/embedding_store.h"
 
 namespace docgate {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/document_store.h"
+#include "app/ports/idempotency_store.h"
 
 namespace docgate {
 

@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/inbox_store.h"
+#include "app/ports/consumer_transaction.h"
+#include "app/ports/inbox_store.h"
 
 namespace docgate {
 

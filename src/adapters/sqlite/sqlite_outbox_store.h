@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/document_store.h"
+#include "app/ports/outbox_store.h"
 
 namespace docgate {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "app/preview_store.h"
+#include "app/ports/preview_store.h"
 
 namespace docgate {
 

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "adapters/sqlite/sqlite_connection.h"
-#include "app/document_store.h"
 #include "core/error.h"
 #include "core/model.h"
 

@@ -1,4 +1,4 @@
-#include "app/digest.h"
+#include "app/embedding_text_key.h"
 
 #include <unicode/normalizer2.h>
 #include <unicode/unistr.h>

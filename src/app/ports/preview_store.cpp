@@ -1,4 +1,4 @@
-#include "app/preview_store.h"
+#include "app/ports/preview_store.h"
 
 namespace docgate {
 

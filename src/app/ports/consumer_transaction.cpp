@@ -1,4 +1,4 @@
-#include "app/inbox_store.h"
+#include "app/ports/consumer_transaction.h"
 
 namespace docgate {
 

@@ -13,7 +13,7 @@ enum class AcquireOutcome {
 
 struct Acquisition {
   AcquireOutcome outcome = AcquireOutcome::kBackendFailed;
-  std::string token;                         // set when acquired
+  std::string token;                          // set when acquired
   std::chrono::milliseconds remaining_ttl{};  // set when busy
 };
 

@@ -2,18 +2,11 @@
 
 #include <chrono>
 
-#include "core/model.h"
+#include "app/ports/clock.h"
 
 namespace docgate {
 
-// Wall-clock time for timestamps and lock TTLs. Injected so that tests move time by hand.
-// Implementations are thread-safe.
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual TimePoint Now() = 0;
-};
-
+// The Clock of a running docgate: the system's wall clock, to the millisecond.
 class SystemClock final : public Clock {
  public:
   TimePoint Now() override {

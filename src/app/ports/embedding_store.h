@@ -86,7 +86,7 @@ struct KeyedChunk {
 };
 
 // The vectors of the chunks' texts (ADR 0010), stored once per (model, text key): a chunk's key is
-// the SHA-256 of its NFC-normalised text (EmbeddingTextKey, app/digest.h), written with the chunk
+// the SHA-256 of its NFC-normalised text (EmbeddingTextKey, app/embedding_text_key.h), written with the chunk
 // by ingestion (ConsumerTransaction::ReplaceChunks). A vector no chunk refers to any more is an
 // orphan, marked when its last chunk goes and purged after a grace period, so that a text that
 // comes back soon (a re-approval, an edit undone) is not embedded again.

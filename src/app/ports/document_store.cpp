@@ -1,4 +1,4 @@
-#include "app/document_store.h"
+#include "app/ports/document_store.h"
 
 namespace docgate {
 

@@ -23,7 +23,7 @@ struct ChunkHit {
 enum class SearchGrouping { kDocument, kChunk };
 
 // The read side of the chunks of ingested versions and their full-text index. Ingestion writes
-// them in its consumer transaction (ConsumerTransaction::ReplaceChunks, app/inbox_store.h), so a
+// them in its consumer transaction (ConsumerTransaction::ReplaceChunks, app/ports/consumer_transaction.h), so a
 // version's chunks and its inbox row commit together. Thread-safe. Throws StorageUnavailable /
 // StorageError like DocumentStore.
 class ChunkIndex {

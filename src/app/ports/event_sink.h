@@ -2,20 +2,11 @@
 
 #include <span>
 #include <stdexcept>
-#include <string_view>
 #include <vector>
 
 #include "core/model.h"
 
 namespace docgate {
-
-// Told after a transition commits, so the outbox relay wakes up instead of polling.
-// Must be cheap and must not throw. Thread-safe.
-class OutboxWakeup {
- public:
-  virtual ~OutboxWakeup() = default;
-  virtual void Wake() = 0;
-};
 
 // The EventSink's target cannot be reached (broker down, connection lost, confirms timed out).
 class EventSinkUnavailable : public std::runtime_error {
@@ -44,14 +35,6 @@ class EventSink {
   // Called by the relay between rounds, at least every idle poll: keeps a connection alive
   // (heartbeats) and re-establishes a lost one, so readiness heals without traffic. Never throws.
   virtual void Maintain() {}
-};
-
-// A downstream reaction to events (preview projection, ingestion, ...). Handle throws on failure.
-class EventConsumer {
- public:
-  virtual ~EventConsumer() = default;
-  virtual std::string_view Name() const = 0;
-  virtual void Handle(const OutboxEvent& event) = 0;
 };
 
 }  // namespace docgate

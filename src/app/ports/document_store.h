@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/ports/store_transaction.h"
+#include "core/model.h"
+
+namespace docgate {
+
+// Newest first (descending id); `before` is the exclusive cursor.
+struct DocumentQuery {
+  std::optional<DocumentStatus> status;
+  std::optional<UserId> author_id;
+  std::optional<DocumentId> before;
+  int limit = 20;
+};
+
+// Oldest first (ascending id); `after` is the exclusive cursor.
+struct ReviewQuery {
+  std::optional<ReviewStatus> status;
+  std::optional<ReviewId> after;
+  int limit = 20;
+};
+
+// The system of record for documents, their content versions, reviews and the outbox.
+// Thread-safe: any number of threads may call it; it bounds concurrency by its connection count
+// and waits at most its configured timeout for a connection or a lock before throwing
+// StorageUnavailable. Reads take no row locks.
+class DocumentStore {
+ public:
+  virtual ~DocumentStore() = default;
+
+  virtual std::unique_ptr<StoreTransaction> Begin() = 0;
+
+  virtual std::optional<Document> FindDocument(DocumentId id) = 0;
+  virtual std::optional<Review> FindReview(ReviewId id) = 0;
+  virtual std::optional<std::string> FindContent(DocumentId id, std::int32_t version) = 0;
+  // FindDocument and FindContent(id, version) together for each (id, version) of `wanted`, in its
+  // order (nullopt: no such document). A store may read them all in one round trip; this one
+  // calls the two for each.
+  virtual std::vector<std::optional<DocumentWithContent>> FindDocumentsWithContent(
+      const std::vector<std::pair<DocumentId, std::int32_t>>& wanted);
+  // One kept version, or nullopt when it does not exist or was dropped.
+  virtual std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) = 0;
+  // Every kept version of one document, newest first, each with its newest review.
+  virtual std::vector<VersionSummary> ListVersions(DocumentId id) = 0;
+  // At most query.limit rows.
+  virtual std::vector<Document> ListDocuments(const DocumentQuery& query) = 0;
+  virtual std::vector<Review> ListReviews(const ReviewQuery& query) = 0;
+  // Every review of one document, newest first.
+  virtual std::vector<Review> ListDocumentReviews(DocumentId id) = 0;
+
+  // True when the database answers a trivial query (readiness).
+  virtual bool Ping() = 0;
+};
+
+}  // namespace docgate
