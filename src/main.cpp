@@ -27,6 +27,8 @@
 #include "core/time_format.h"
 #include "runtime/application.h"
 #include "runtime/config.h"
+#include "runtime/config_reference.h"
+#include "runtime/config_table.h"
 #include "runtime/consumer_pipeline.h"
 #include "runtime/operator_commands.h"
 
@@ -220,6 +222,9 @@ int main(int argc, char** argv) {
       "reconcile", "re-enqueue approved versions whose ingestion is missing or stuck, once");
   reconcile->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
 
+  auto* reference = cli.add_subcommand(
+      "config-reference", "print the DOCGATE_* variables as Markdown (docs/configuration.md)");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -227,6 +232,15 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kStartupFailure;
   }
 
+  if (reference->parsed()) {
+    std::cout << ConfigReference();
+    return 0;
+  }
+
+  // Before the configuration is read: a misspelt variable is the likely cause of its error.
+  for (const std::string& warning : UnknownVariableWarnings(ProcessEnvironmentNames())) {
+    spdlog::warn("docgate: {}", warning);
+  }
   try {
     const Config config = ConfigFrom(listen, database_url);
     ValidateConfig(config);
@@ -252,9 +266,10 @@ int main(int argc, char** argv) {
     // A library's message may quote a URL whole; none of its passwords reaches
     // the terminal.
     std::string message = e.what();
-    for (const char* name :
-         {"DOCGATE_DATABASE_URL", "DOCGATE_REDIS_URL", "DOCGATE_AMQP_URL", "DOCGATE_MONGODB_URI"}) {
-      if (const char* url = std::getenv(name)) message = RedactSecretsOf(message, url);
+    for (const ConfigVariable& variable : ConfigVariables()) {
+      if (variable.type != ConfigType::kUrl) continue;
+      if (const char* url = std::getenv(std::string(variable.name).c_str()))
+        message = RedactSecretsOf(message, url);
     }
     std::cerr << "docgate: " << RedactSecretsOf(message, database_url) << "\n";
     return kStartupFailure;

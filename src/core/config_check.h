@@ -14,7 +14,10 @@
 namespace docgate {
 
 // A settings struct's checks, run in the order written, keeping the first problem:
-//   return ConfigCheck().Range("DOCGATE_X", x, 1, 10).Positive("DOCGATE_Y_MS", y).Problem();
+//   return ConfigCheck()
+//       .Range("DOCGATE_DB_POOL_SIZE", pool_size, 1, 1024)
+//       .Positive("DOCGATE_DB_BUSY_TIMEOUT_MS", busy_timeout)
+//       .Problem();
 // Later checks still run (all are cheap and side-effect free) but never replace the first problem.
 class ConfigCheck {
  public:

@@ -9,6 +9,7 @@
 
 #include "app/idempotency.h"
 #include "core/config_check.h"
+#include "runtime/config_table.h"
 
 #include <array>
 #include <cerrno>
@@ -18,17 +19,22 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 namespace docgate {
 namespace {
 
 constexpr std::string_view kSqliteScheme = "sqlite://";
 constexpr std::array<std::string_view, 2> kPostgresSchemes = {"postgresql://", "postgres://"};
-constexpr std::array<std::string_view, 8> kLogLevels = {"trace", "debug", "info",     "warn",
-                                                        "warning", "error", "critical", "off"};
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
+}
+
+// The first problem of a component's settings, as a ConfigError.
+void ThrowIf(std::optional<std::string> problem) {
+  if (problem) throw ConfigError(*problem);
 }
 
 std::optional<std::string> Get(const EnvLookup& env, std::string_view name) {
@@ -47,32 +53,10 @@ Int ParseInteger(std::string_view name, const std::string& text) {
   return value;
 }
 
-void ReadOnOff(const EnvLookup& env, std::string_view name, bool& out) {
-  if (auto text = Get(env, name)) {
-    if (*text != "on" && *text != "off") {
-      throw ConfigError(std::string(name) + " must be on or off, got '" + *text + "'");
-    }
-    out = *text == "on";
-  }
-}
-
-template <typename Int>
-void ReadInteger(const EnvLookup& env, std::string_view name, Int& out) {
-  if (auto text = Get(env, name)) out = ParseInteger<Int>(name, *text);
-}
-
-void ReadMillis(const EnvLookup& env, std::string_view name, std::chrono::milliseconds& out) {
-  if (auto text = Get(env, name)) out = std::chrono::milliseconds{ParseInteger<std::int64_t>(name, *text)};
-}
-
-void ReadString(const EnvLookup& env, std::string_view name, std::string& out) {
-  if (auto text = Get(env, name)) out = std::move(*text);
-}
-
 // "127.0.0.1:8080", "[::1]:8080", "localhost:8080" -> address and port.
-void ParseListen(const std::string& text, HttpConfig& http) {
-  const auto fail = [&text](const std::string& why) {
-    throw ConfigError("DOCGATE_LISTEN must be HOST:PORT (e.g. 127.0.0.1:8080), got '" + text +
+void ParseListen(std::string_view name, const std::string& text, HttpConfig& http) {
+  const auto fail = [name, &text](const std::string& why) {
+    throw ConfigError(std::string(name) + " must be HOST:PORT (e.g. 127.0.0.1:8080), got '" + text +
                       "': " + why);
   };
   const auto colon = text.rfind(':');
@@ -94,6 +78,41 @@ void ParseListen(const std::string& text, HttpConfig& http) {
   }
   http.address = host;
   http.port = static_cast<std::uint16_t>(port);
+}
+
+// Parses `text` as `variable`'s type into its field. Numbers are parsed as the field's own type,
+// so that one it cannot hold is "not an integer" rather than wrapped.
+void Store(const ConfigVariable& variable, std::string text, Config& config) {
+  const std::string_view name = variable.name;
+  std::visit(
+      [&](auto field) {
+        auto& value = field(config);
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, HttpConfig>) {
+          ParseListen(name, text, value);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          if (variable.type == ConfigType::kEnum) ThrowIf(ValueProblem(variable, text));
+          value = std::move(text);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          ThrowIf(ValueProblem(variable, text));
+          value = text == variable.values.front();
+        } else if constexpr (std::is_integral_v<T>) {
+          value = ParseInteger<T>(name, text);
+        } else {
+          value = T{ParseInteger<typename T::rep>(name, text)};
+        }
+      },
+      variable.field);
+}
+
+// `to`'s field takes `from`'s value; the table pairs only variables of the same type.
+void CopyField(const ConfigVariable& from, const ConfigVariable& to, Config& config) {
+  std::visit(
+      [&](auto to_field) {
+        const auto from_field = std::get<decltype(to_field)>(from.field);
+        to_field(config) = from_field(config);
+      },
+      to.field);
 }
 
 std::string Trimmed(std::string text) {
@@ -122,6 +141,15 @@ std::string ReadSecretFile(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> ProcessEnvironmentNames() {
+  std::vector<std::string> names;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    names.emplace_back(text.substr(0, text.find('=')));
+  }
+  return names;
+}
+
 EnvLookup ProcessEnvironment() {
   return [](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
@@ -147,94 +175,16 @@ EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::
 
 Config LoadConfig(const EnvLookup& env) {
   Config config;
-  if (auto listen = Get(env, "DOCGATE_LISTEN")) ParseListen(*listen, config.http);
-  ReadInteger(env, "DOCGATE_HTTP_IO_THREADS", config.http.io_threads);
-  ReadMillis(env, "DOCGATE_HTTP_READ_TIMEOUT_MS", config.http.read_timeout);
-  ReadInteger(env, "DOCGATE_HTTP_BODY_LIMIT", config.http.body_limit);
-  ReadInteger(env, "DOCGATE_HTTP_MAX_CONNECTIONS", config.http.max_connections);
-  ReadInteger(env, "DOCGATE_HTTP_QUEUE_LIMIT", config.http.queue_limit);
-  ReadMillis(env, "DOCGATE_HTTP_QUEUE_TIMEOUT_MS", config.http.queue_timeout);
-  ReadMillis(env, "DOCGATE_SHUTDOWN_GRACE_MS", config.http.shutdown_grace);
-
-  ReadString(env, "DOCGATE_DATABASE_URL", config.database.url);
-  ReadInteger(env, "DOCGATE_DB_POOL_SIZE", config.database.pool_size);
-  ReadMillis(env, "DOCGATE_DB_BUSY_TIMEOUT_MS", config.database.busy_timeout);
-  ReadMillis(env, "DOCGATE_DB_CONNECT_TIMEOUT_MS", config.database.connect_timeout);
-  ReadMillis(env, "DOCGATE_DB_STATEMENT_TIMEOUT_MS", config.database.statement_timeout);
-  // Blocking request work is bounded by the connections that can serve it.
-  config.http.worker_threads = config.database.pool_size;
-  ReadInteger(env, "DOCGATE_HTTP_WORKERS", config.http.worker_threads);
-
-  ReadString(env, "DOCGATE_JWT_SECRET", config.auth.jwt_secret);
-  ReadString(env, "DOCGATE_JWT_SECRET_FILE", config.auth.secret_file);
-  ReadOnOff(env, "DOCGATE_LOCK_GATE", config.gate.enabled);
-  ReadString(env, "DOCGATE_LOCK_PREFIX", config.gate.key_prefix);
-  ReadString(env, "DOCGATE_REDIS_URL", config.redis.url);
-  ReadString(env, "DOCGATE_REDIS_CA_FILE", config.redis.ca_file);
-  ReadMillis(env, "DOCGATE_REDIS_CONNECT_TIMEOUT_MS", config.redis.connect_timeout);
-  ReadMillis(env, "DOCGATE_REDIS_TIMEOUT_MS", config.redis.command_timeout);
-  ReadInteger(env, "DOCGATE_REDIS_POOL_SIZE", config.redis.pool_size);
-  ReadMillis(env, "DOCGATE_REDIS_BREAKER_MAX_MS", config.redis.breaker_max);
-  ReadMillis(env, "DOCGATE_REDIS_LEASE_MAX_HOLD_MS", config.redis.lease_max_hold);
-  ReadString(env, "DOCGATE_AMQP_URL", config.amqp.url);
-  ReadString(env, "DOCGATE_AMQP_CA_FILE", config.amqp.ca_file);
-  ReadString(env, "DOCGATE_AMQP_EXCHANGE", config.amqp.exchange);
-  ReadString(env, "DOCGATE_AMQP_QUEUE", config.amqp.queue);
-  ReadMillis(env, "DOCGATE_AMQP_CONNECT_TIMEOUT_MS", config.amqp.connect_timeout);
-  ReadMillis(env, "DOCGATE_AMQP_CONFIRM_TIMEOUT_MS", config.amqp.confirm_timeout);
-  ReadInteger(env, "DOCGATE_AMQP_PREFETCH", config.amqp.prefetch);
-  ReadMillis(env, "DOCGATE_AMQP_REQUEST_TIMEOUT_MS", config.amqp.request_timeout);
-  ReadInteger(env, "DOCGATE_OUTBOX_BATCH_SIZE", config.relay.batch_size);
-  ReadMillis(env, "DOCGATE_OUTBOX_POLL_MS", config.relay.idle_poll);
-  ReadMillis(env, "DOCGATE_OUTBOX_RETRY_MAX_MS", config.relay.max_retry_delay);
-  ReadMillis(env, "DOCGATE_OUTBOX_CLAIM_TTL_MS", config.relay.claim_ttl);
-  auto retention_hours = config.relay.retention.count();
-  ReadInteger(env, "DOCGATE_OUTBOX_RETENTION_HOURS", retention_hours);
-  config.relay.retention = std::chrono::hours(retention_hours);
-  // Unset, the inbox keeps its rows as long as the outbox keeps the events they answer for.
-  auto inbox_retention_hours = retention_hours;
-  ReadInteger(env, "DOCGATE_INBOX_RETENTION_HOURS", inbox_retention_hours);
-  config.janitor.inbox_retention = std::chrono::hours(inbox_retention_hours);
-  auto idempotency_ttl_hours = config.idempotency.ttl.count();
-  ReadInteger(env, "DOCGATE_IDEMPOTENCY_TTL_HOURS", idempotency_ttl_hours);
-  config.idempotency.ttl = std::chrono::hours(idempotency_ttl_hours);
-  ReadString(env, "DOCGATE_MONGODB_URI", config.mongo.uri);
-  ReadMillis(env, "DOCGATE_MONGODB_CONNECT_TIMEOUT_MS", config.mongo.connect_timeout);
-  ReadMillis(env, "DOCGATE_MONGODB_TIMEOUT_MS", config.mongo.operation_timeout);
-  ReadOnOff(env, "DOCGATE_CONSUMERS", config.consumers.in_serve);
-  ReadInteger(env, "DOCGATE_CONSUMER_MAX_ATTEMPTS", config.consumers.runner.max_attempts);
-  ReadMillis(env, "DOCGATE_CONSUMER_RETRY_MAX_MS", config.consumers.worker.max_retry_delay);
-  ReadInteger(env, "DOCGATE_CONSUMER_BATCH", config.consumers.worker.batch_size);
-  ReadInteger(env, "DOCGATE_CHUNK_MAX_BYTES", config.consumers.chunker.max_bytes);
-  ReadInteger(env, "DOCGATE_CHUNK_OVERLAP_BYTES", config.consumers.chunker.overlap_bytes);
-  ReadMillis(env, "DOCGATE_RECONCILE_INTERVAL_MS", config.consumers.reconciler.interval);
-  ReadMillis(env, "DOCGATE_RECONCILE_STUCK_AFTER_MS", config.consumers.reconciler.stuck_after);
-  ReadString(env, "DOCGATE_EMBEDDINGS_URL", config.embeddings.url);
-  ReadString(env, "DOCGATE_EMBEDDINGS_MODEL", config.embeddings.model);
-  ReadString(env, "DOCGATE_EMBEDDINGS_API_KEY", config.embeddings.api_key);
-  ReadInteger(env, "DOCGATE_EMBEDDINGS_DIMENSIONS", config.embeddings.dimensions);
-  ReadInteger(env, "DOCGATE_EMBEDDINGS_BATCH", config.embeddings.batch);
-  ReadInteger(env, "DOCGATE_EMBEDDINGS_CONCURRENCY", config.embeddings.concurrency);
-  ReadString(env, "DOCGATE_EMBEDDINGS_CA_FILE", config.embeddings.ca_file);
-  ReadMillis(env, "DOCGATE_EMBEDDINGS_CONNECT_TIMEOUT_MS", config.embeddings.connect_timeout);
-  ReadMillis(env, "DOCGATE_EMBEDDINGS_TIMEOUT_MS", config.embeddings.request_timeout);
-  ReadMillis(env, "DOCGATE_EMBEDDINGS_QUERY_TIMEOUT_MS", config.embeddings.query_timeout);
-  ReadInteger(env, "DOCGATE_EMBEDDINGS_QUERY_CONCURRENCY", config.embeddings.query_concurrency);
-  ReadInteger(env, "DOCGATE_EMBEDDINGS_MAX_ATTEMPTS", config.embeddings.max_attempts);
-  ReadMillis(env, "DOCGATE_EMBEDDINGS_RETRY_MAX_MS", config.embeddings.retry_max);
-  ReadMillis(env, "DOCGATE_EMBEDDINGS_BREAKER_MAX_MS", config.embeddings.breaker_max);
-  ReadString(env, "DOCGATE_LOG_LEVEL", config.log.level);
+  for (const ConfigVariable& variable : ConfigVariables()) {
+    if (auto text = Get(env, variable.name)) Store(variable, *text, config);
+  }
+  // After the pass: the variable a default follows has been read by now.
+  for (const ConfigVariable& variable : ConfigVariables()) {
+    if (variable.default_from.empty() || Get(env, variable.name)) continue;
+    CopyField(*FindConfigVariable(variable.default_from), variable, config);
+  }
   return config;
 }
-
-namespace {
-
-// The first problem of a component's settings, as a ConfigError.
-void ThrowIf(std::optional<std::string> problem) {
-  if (problem) throw ConfigError(*problem);
-}
-
-}  // namespace
 
 std::optional<std::string> ValidateDatabaseConfig(const DatabaseConfig& database) {
   const std::string& url = database.url;
@@ -274,11 +224,7 @@ std::optional<std::string> ValidateConsumersConfig(const ConsumersConfig& consum
 }
 
 std::optional<std::string> ValidateLogConfig(const LogConfig& log) {
-  for (const auto level : kLogLevels) {
-    if (level == log.level) return std::nullopt;
-  }
-  return "DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got '" +
-         log.level + "'";
+  return ValueProblem(*FindConfigVariable("DOCGATE_LOG_LEVEL"), log.level);
 }
 
 void ValidateConfig(const Config& config) {

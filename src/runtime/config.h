@@ -2,7 +2,9 @@
 
 // The one configuration aggregate of a running docgate: per-component structs with their defaults,
 // read from DOCGATE_* environment variables by a pure function (testable with a map), and
-// validated once, at start, with messages that name the variable and what is wrong.
+// validated once, at start, with messages that name the variable and what is wrong. Which
+// variable sets which field, with its type, bounds and description, is the table of
+// config_table.h (rendered as docs/configuration.md); the comments here say what a value means.
 
 #include <chrono>
 #include <functional>
@@ -11,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adapters/amqp/amqp_config.h"
 #include "adapters/http/http_server.h"
@@ -31,13 +34,12 @@
 namespace docgate {
 
 struct DatabaseConfig {
-  std::string url = "sqlite://./data/docgate.db";  // DOCGATE_DATABASE_URL
-  int pool_size = 4;                               // DOCGATE_DB_POOL_SIZE
-  // The longest wait for a free connection or SQLite's write lock: DOCGATE_DB_BUSY_TIMEOUT_MS.
+  std::string url = "sqlite://./data/docgate.db";
+  int pool_size = 4;
+  // The longest wait for a free connection or SQLite's write lock.
   std::chrono::milliseconds busy_timeout{5000};
-  std::chrono::milliseconds connect_timeout{5000};  // DOCGATE_DB_CONNECT_TIMEOUT_MS (PostgreSQL)
-  std::chrono::milliseconds statement_timeout{
-      5000};  // DOCGATE_DB_STATEMENT_TIMEOUT_MS (PostgreSQL)
+  std::chrono::milliseconds connect_timeout{5000};    // PostgreSQL
+  std::chrono::milliseconds statement_timeout{5000};  // PostgreSQL
 };
 
 // Why `database` cannot be used, in one line naming the DOCGATE_DB_* / DOCGATE_DATABASE_URL
@@ -46,13 +48,13 @@ struct DatabaseConfig {
 std::optional<std::string> ValidateDatabaseConfig(const DatabaseConfig& database);
 
 struct AuthConfig {
-  std::string jwt_secret;   // DOCGATE_JWT_SECRET; empty: kept in secret_file (SQLite only)
-  std::string secret_file;  // DOCGATE_JWT_SECRET_FILE; empty: `jwt_secret` beside the SQLite file
+  std::string jwt_secret;   // empty: kept in secret_file (SQLite only)
+  std::string secret_file;  // empty: `jwt_secret` beside the SQLite file
 };
 
 struct GateConfig {
-  bool enabled = true;                          // DOCGATE_LOCK_GATE=on|off
-  std::string key_prefix = "lock:";             // DOCGATE_LOCK_PREFIX
+  bool enabled = true;
+  std::string key_prefix = "lock:";
   std::chrono::milliseconds submit_ttl{8000};   // lock:doc:submit:{id}
   std::chrono::milliseconds review_ttl{10000};  // lock:doc:review:{id}
 };
@@ -62,15 +64,13 @@ std::optional<std::string> ValidateGateConfig(const GateConfig& gate);
 
 // The built-in consumers (preview projection, ingestion) and what drives them.
 struct ConsumersConfig {
-  // DOCGATE_CONSUMERS=on|off: `docgate serve` runs the consumers too (in process without a broker;
-  // from the broker's queue with one). Off only with DOCGATE_AMQP_URL, for deployments that run
-  // `docgate worker` processes: without a broker, the serving process is where events are consumed.
+  // `docgate serve` runs the consumers too (in process without a broker; from the broker's queue
+  // with one). Off only with a broker, for deployments that run `docgate worker` processes:
+  // without a broker, the serving process is where events are consumed.
   bool in_serve = true;
-  ConsumerRunnerConfig runner;  // DOCGATE_CONSUMER_MAX_ATTEMPTS
-  EventWorkerConfig worker;     // DOCGATE_CONSUMER_RETRY_MAX_MS (the queue's retry backoff cap),
-                                // DOCGATE_CONSUMER_BATCH
-  ChunkerConfig chunker;        // DOCGATE_CHUNK_MAX_BYTES, DOCGATE_CHUNK_OVERLAP_BYTES
-  // DOCGATE_RECONCILE_INTERVAL_MS, DOCGATE_RECONCILE_STUCK_AFTER_MS.
+  ConsumerRunnerConfig runner;
+  EventWorkerConfig worker;  // the queue worker's; its retry backoff cap and batch
+  ChunkerConfig chunker;
   ReconcilerConfig reconciler;
   ReaderConfig reader;
 };
@@ -81,7 +81,7 @@ struct ConsumersConfig {
 std::optional<std::string> ValidateConsumersConfig(const ConsumersConfig& consumers);
 
 struct LogConfig {
-  std::string level = "info";  // DOCGATE_LOG_LEVEL: trace, debug, info, warn, error, critical, off
+  std::string level = "info";  // trace, debug, info, warn, error, critical, off
 };
 
 // Why `log` cannot be used (naming DOCGATE_LOG_LEVEL), or nullopt when it can: a known level
@@ -89,37 +89,24 @@ struct LogConfig {
 std::optional<std::string> ValidateLogConfig(const LogConfig& log);
 
 struct Config {
-  // DOCGATE_LISTEN (host:port), DOCGATE_HTTP_IO_THREADS, DOCGATE_HTTP_WORKERS (default: the
-  // database pool size), DOCGATE_HTTP_READ_TIMEOUT_MS, DOCGATE_HTTP_BODY_LIMIT (bytes),
-  // DOCGATE_HTTP_MAX_CONNECTIONS, DOCGATE_HTTP_QUEUE_LIMIT, DOCGATE_HTTP_QUEUE_TIMEOUT_MS,
-  // DOCGATE_SHUTDOWN_GRACE_MS.
-  HttpConfig http;
+  HttpConfig http;  // its workers default to the database pool size
   DatabaseConfig database;
   AuthConfig auth;
   GateConfig gate;
-  // DOCGATE_REDIS_URL, DOCGATE_REDIS_CA_FILE, DOCGATE_REDIS_CONNECT_TIMEOUT_MS,
-  // DOCGATE_REDIS_TIMEOUT_MS, DOCGATE_REDIS_POOL_SIZE, DOCGATE_REDIS_BREAKER_MAX_MS. A URL selects
-  // the Redis gate (unless DOCGATE_LOCK_GATE=off).
+  // A URL selects the Redis gate (unless the gate is off).
   RedisConfig redis;
-  // DOCGATE_AMQP_URL, DOCGATE_AMQP_CA_FILE, DOCGATE_AMQP_EXCHANGE, DOCGATE_AMQP_QUEUE,
-  // DOCGATE_AMQP_CONNECT_TIMEOUT_MS, DOCGATE_AMQP_CONFIRM_TIMEOUT_MS. A URL makes the relay
-  // publish to RabbitMQ instead of delivering in process.
+  // A URL makes the relay publish to RabbitMQ instead of delivering in process.
   AmqpConfig amqp;
-  // DOCGATE_OUTBOX_BATCH_SIZE, DOCGATE_OUTBOX_POLL_MS, DOCGATE_OUTBOX_RETRY_MAX_MS,
-  // DOCGATE_OUTBOX_RETENTION_HOURS, DOCGATE_OUTBOX_CLAIM_TTL_MS.
   RelayConfig relay;
-  // DOCGATE_IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key's response is replayed.
+  // How long an Idempotency-Key's response is replayed.
   IdempotencyConfig idempotency;
-  // Pruning of expired idempotency keys and of done inbox rows: DOCGATE_INBOX_RETENTION_HOURS
-  // (default: DOCGATE_OUTBOX_RETENTION_HOURS, and never less).
+  // Pruning of expired idempotency keys and of done inbox rows (by default as long as the outbox
+  // keeps its events, and never less).
   JanitorConfig janitor;
   ConsumersConfig consumers;
-  // DOCGATE_MONGODB_URI, DOCGATE_MONGODB_CONNECT_TIMEOUT_MS, DOCGATE_MONGODB_TIMEOUT_MS: a URI puts
-  // the preview projection in MongoDB instead of the database.
+  // A URI puts the preview projection in MongoDB instead of the database.
   MongoConfig mongo;
-  // DOCGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _BATCH, _CONCURRENCY, _CA_FILE,
-  // _CONNECT_TIMEOUT_MS, _TIMEOUT_MS, _MAX_ATTEMPTS, _RETRY_MAX_MS, _BREAKER_MAX_MS: a URL makes
-  // the consumers' side embed approved versions' chunks (ADR 0010).
+  // A URL makes the consumers' side embed approved versions' chunks (ADR 0010).
   EmbeddingsConfig embeddings;
   LogConfig log;
 };
@@ -135,11 +122,15 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 
 // The process environment (getenv).
 EnvLookup ProcessEnvironment();
+// The names of the process environment's variables, for UnknownVariableWarnings.
+std::vector<std::string> ProcessEnvironmentNames();
 // `base`, except for the names in `overrides` (command-line flags win over the environment).
 EnvLookup WithOverrides(EnvLookup base, std::map<std::string, std::string, std::less<>> overrides);
 
-// Builds a Config from DOCGATE_* variables over the defaults; an empty variable counts as unset.
-// Throws ConfigError for a malformed value (naming the variable). Does not run ValidateConfig.
+// Builds a Config from the DOCGATE_* variables of the table (config_table.h) over the defaults; an
+// empty variable counts as unset, and one with a `default_from` then takes that variable's value.
+// Throws ConfigError for a malformed value (not a number, not one of the values; naming the
+// variable). Does not run ValidateConfig, which checks the bounds.
 Config LoadConfig(const EnvLookup& env);
 
 // Runs each component's validator (ValidateDatabaseConfig, ValidateMongoConfig,
