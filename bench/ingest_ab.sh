@@ -12,18 +12,13 @@ if [ $# -lt 3 ]; then
 fi
 a_dir=$1 b_dir=$2 kind=$3 pairs=${4:-5}
 documents=${BENCH_DOCUMENTS:-2000}
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # documents/s of one run of build $1's ingest_bench, on a fresh database named after $2.
 rate() {
   local url
-  if [ "$kind" = sqlite ]; then
-    rm -f "/dev/shm/ingest_ab_$2.db"*
-    url="sqlite:///dev/shm/ingest_ab_$2.db"
-  else
-    psql "$DOCGATE_TEST_PG_URL" -qc "DROP DATABASE IF EXISTS ingest_ab_$2" \
-      -c "CREATE DATABASE ingest_ab_$2" >/dev/null 2>&1
-    url="${DOCGATE_TEST_PG_URL%/*}/ingest_ab_$2"
-  fi
+  url=$(bench_fresh_database "$kind" "ingest_ab_$2")
   "$1/bench/ingest_bench" --database-url "$url" --documents "$documents" --queries 2 2>/dev/null |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["ingest_documents_per_s"])'
 }

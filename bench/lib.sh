@@ -73,3 +73,17 @@ bench_ingestion_lag() {
       AND o.event_type = 'document.approved' AND o.version = d.approved_version
     JOIN kh_consumer_inbox i ON i.event_id = o.event_id AND i.consumer = 'ingestion'"
 }
+
+# The URL of a fresh, empty database named $2 of kind $1 (sqlite: a file in /dev/shm; postgres: a
+# database on DOCGATE_TEST_PG_URL's server), dropping what an earlier run left under that name.
+bench_fresh_database() {
+  local kind=$1 name=$2
+  if [ "$kind" = sqlite ]; then
+    rm -f "/dev/shm/$name.db"*
+    echo "sqlite:///dev/shm/$name.db"
+  else
+    psql "$DOCGATE_TEST_PG_URL" -qc "DROP DATABASE IF EXISTS $name" \
+      -c "CREATE DATABASE $name" >/dev/null 2>&1
+    echo "${DOCGATE_TEST_PG_URL%/*}/$name"
+  fi
+}

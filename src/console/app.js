@@ -5,8 +5,8 @@
 
 import {byId, main} from './dom.js';
 import {route, setViews} from './router.js';
-import {restoreSession, takeTokenFromLink} from './session.js';
-import {LANGUAGE_KEY, state} from './state.js';
+import {restoreSession, signOut, takeTokenFromLink, whenSessionChanges} from './session.js';
+import {LANGUAGE_KEY, state, whenUnauthenticated} from './state.js';
 import {renderDocument, renderDocuments, renderEditorNew} from './view_documents.js';
 import {renderQueue, renderReview} from './view_review.js';
 import {renderSearch} from './view_search.js';
@@ -20,6 +20,10 @@ setViews({
   reviews: (id) => renderReview(id ?? ''),
   search: (_id, query) => renderSearch(query),
 });
+
+// The calls that run against the imports (a module calling one that imports it), bound here.
+whenSessionChanges(route);
+whenUnauthenticated(() => signOut('session.expired'));
 
 function start() {
   byId('language-switch').addEventListener('change', (e) => {

@@ -4,10 +4,18 @@
 // at once. The token's claims say who is signed in and which views they get.
 
 import {errorText, field, h, message, show} from './dom.js';
-import {route} from './router.js';
 import {api, state, t, TOKEN_KEY} from './state.js';
 
 /** @typedef {import('./state.js').Claims} Claims */
+
+// What follows a sign-in or sign-out: drawing the page anew (router.js's route, set by app.js; the
+// router imports this module, not the other way round).
+let redraw = () => {};
+
+/** @param {() => void} action */
+export function whenSessionChanges(action) {
+  redraw = action;
+}
 
 /**
  * The claims of a JWT's payload, unverified (the server verifies every request); null when it is
@@ -64,7 +72,7 @@ export async function signIn(token, {quiet = false} = {}) {
   if (!location.hash.startsWith('#/') || location.hash === '#/signin') {
     location.hash = isAuthor() ? '#/documents' : isReviewer() ? '#/queue' : '#/search';
   } else {
-    route();
+    redraw();
   }
   return undefined;
 }
@@ -85,7 +93,7 @@ export function signOut(reasonKey) {
   clearTimeout(state.expiryTimer);
   sessionStorage.removeItem(TOKEN_KEY);
   if (location.hash !== '#/signin') history.replaceState(null, '', '#/signin');
-  route();
+  redraw();
   if (reasonKey) message(t(reasonKey), reasonKey === 'session.expired' ? 'error' : 'info');
 }
 

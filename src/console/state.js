@@ -3,7 +3,6 @@
 
 import {Api} from './api.js';
 import {CATALOG, pickLanguage} from './i18n.js';
-import {signOut} from './session.js';
 
 export const TOKEN_KEY = 'docgate.token';
 export const LANGUAGE_KEY = 'docgate.language';
@@ -28,10 +27,19 @@ export const state = {
   searchModes: null,
 };
 
+// What a 401 answer does (session.js signs out); app.js sets it, so that this module, which every
+// other imports, imports none of them.
+let unauthenticated = () => {};
+
+/** @param {() => void} action */
+export function whenUnauthenticated(action) {
+  unauthenticated = action;
+}
+
 export const api = new Api({
   token: () => state.token,
   language: () => state.language,
-  onUnauthenticated: () => signOut('session.expired'),
+  onUnauthenticated: () => unauthenticated(),
 });
 
 /**

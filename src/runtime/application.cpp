@@ -3,7 +3,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "adapters/memory/disabled_lock_gate.h"
+#include "adapters/in_process/disabled_lock_gate.h"
 #include "adapters/redis/redis_lock_gate.h"
 
 #include <algorithm>

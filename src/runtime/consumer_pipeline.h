@@ -13,7 +13,7 @@
 #include "app/ports/clock.h"
 #include "app/preview_projection.h"
 #include "runtime/config.h"
-#include "runtime/stores.h"
+#include "runtime/open_stores.h"
 #include "worker/embedding_worker.h"
 #include "worker/event_worker.h"
 #include "worker/reconciler.h"

@@ -4,7 +4,7 @@
 
 #include "adapters/amqp/amqp_event_source.h"
 #include "app/system_clock.h"
-#include "runtime/stores.h"
+#include "runtime/open_stores.h"
 #include "worker/reconciler.h"
 
 namespace docgate {

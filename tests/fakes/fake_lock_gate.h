@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/memory/in_process_lock_gate.h"
+#include "adapters/in_process/in_process_lock_gate.h"
 #include "app/ports/lock_gate.h"
 
 namespace docgate {

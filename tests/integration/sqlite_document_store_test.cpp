@@ -28,7 +28,7 @@
 #include "contract/preview_store_contract.h"
 #include "contract/revision_lifecycle_contract.h"
 #include "core/error.h"
-#include "runtime/stores.h"
+#include "runtime/open_stores.h"
 #include "support/schema6_versions_seed.h"
 #include "support/schema7_chunks_seed.h"
 #include "support/temp_dir.h"

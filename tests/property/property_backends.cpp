@@ -10,7 +10,7 @@
 #include "fakes/fake_clock.h"
 #include "fakes/fake_outbox_store.h"
 #include "fakes/fake_stores.h"
-#include "runtime/stores.h"
+#include "runtime/open_stores.h"
 #include "support/temp_dir.h"
 
 namespace docgate {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "adapters/memory/in_process_lock_gate.h"
+#include "adapters/in_process/in_process_lock_gate.h"
 #include "app/document_service.h"
 #include "core/model.h"
 #include "fakes/counting_wakeup.h"

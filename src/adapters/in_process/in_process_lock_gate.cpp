@@ -1,4 +1,4 @@
-#include "adapters/memory/in_process_lock_gate.h"
+#include "adapters/in_process/in_process_lock_gate.h"
 
 #include <iterator>
 #include <utility>

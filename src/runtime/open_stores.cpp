@@ -1,4 +1,4 @@
-#include "runtime/stores.h"
+#include "runtime/open_stores.h"
 
 #include <string>
 #include <utility>
