@@ -18,6 +18,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 source "$root/bench/lib.sh"
 work=$(mktemp -d)
+# PostgreSQL is for several instances, which must share a secret; SQLite keeps its own.
+export DOCGATE_JWT_SECRET=${DOCGATE_JWT_SECRET:-approval-ab-secret-of-at-least-32-bytes}
 server_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
