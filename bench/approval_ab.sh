@@ -36,15 +36,7 @@ run() {
   DOCGATE_LOG_LEVEL=warn DOCGATE_LISTEN="127.0.0.1:$port" DOCGATE_DATABASE_URL="$url" \
     "$build/docgate" serve >"$work/docgate.log" 2>&1 &
   server_pid=$!
-  for ((i = 0; ; i++)); do
-    curl -sf -o /dev/null "http://127.0.0.1:$port/readyz" && break
-    if ! kill -0 "$server_pid" 2>/dev/null || ((i >= 300)); then
-      cat "$work/docgate.log" >&2
-      echo "docgate of $build did not start" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
+  bench_wait_ready "$server_pid" "$port" "$work/docgate.log"
   local author reviewer
   author=$("$build/docgate" token --sub alice --roles author --database-url "$url")
   reviewer=$("$build/docgate" token --sub bob --roles reviewer --database-url "$url")

@@ -87,3 +87,17 @@ bench_fresh_database() {
     echo "${DOCGATE_TEST_PG_URL%/*}/$name"
   fi
 }
+
+# Waits, up to 30 s, until the docgate of process $1 answers /readyz on port $2; dies with its log
+# ($3) when it exits first or is still not ready.
+bench_wait_ready() {
+  local pid=$1 port=$2 log=$3 i
+  for ((i = 0; ; i++)); do
+    curl -sf -o /dev/null "http://127.0.0.1:$port/readyz" && return 0
+    if ! kill -0 "$pid" 2>/dev/null || ((i >= 300)); then
+      cat "$log" >&2
+      die "docgate (process $pid) not ready on port $port"
+    fi
+    sleep 0.1
+  done
+}

@@ -210,16 +210,7 @@ env "${full_env[@]}" DOCGATE_LOG_LEVEL="$log_level" DOCGATE_LISTEN="127.0.0.1:$p
   DOCGATE_HTTP_WORKERS="$http_workers" DOCGATE_HTTP_IO_THREADS="$io_threads" \
   "$build/docgate" serve >"$work/docgate.log" 2>&1 &
 server_pid=$!
-for ((i = 0; ; i++)); do
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    cat "$work/docgate.log" >&2
-    server_pid=
-    die "docgate exited during start-up"
-  fi
-  curl -sf -o /dev/null "http://127.0.0.1:$port/readyz" && break
-  ((i < 300)) || die "docgate not ready on port $port after 30 s"
-  sleep 0.1
-done
+bench_wait_ready "$server_pid" "$port" "$work/docgate.log"
 author=$("$build/docgate" token --sub alice --roles author --database-url "$base_url/bench_docgate")
 reviewer=$("$build/docgate" token --sub bob --roles reviewer --database-url "$base_url/bench_docgate")
 

@@ -28,10 +28,6 @@ namespace {
 constexpr std::string_view kSqliteScheme = "sqlite://";
 constexpr std::array<std::string_view, 2> kPostgresSchemes = {"postgresql://", "postgres://"};
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 // The first problem of a component's settings, as a ConfigError.
 void ThrowIf(std::optional<std::string> problem) {
   if (problem) throw ConfigError(*problem);
@@ -123,7 +119,8 @@ std::string Trimmed(std::string text) {
 
 std::string ReadSecretFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ConfigError("cannot read the JWT secret file " + path + ": " + std::strerror(errno));
+  if (!in)
+    throw ConfigError("cannot read the JWT secret file " + path + ": " + std::strerror(errno));
   std::stringstream content;
   content << in.rdbuf();
   std::string secret = Trimmed(content.str());
@@ -160,7 +157,7 @@ EnvLookup ProcessEnvironment() {
 
 bool IsPostgresUrl(std::string_view database_url) {
   for (const auto scheme : kPostgresSchemes) {
-    if (StartsWith(database_url, scheme)) return true;
+    if (database_url.starts_with(scheme)) return true;
   }
   return false;
 }
@@ -189,7 +186,7 @@ Config LoadConfig(const EnvLookup& env) {
 std::optional<std::string> ValidateDatabaseConfig(const DatabaseConfig& database) {
   const std::string& url = database.url;
   const bool postgres = IsPostgresUrl(url);
-  if (!StartsWith(url, kSqliteScheme) && !postgres) {
+  if (!url.starts_with(kSqliteScheme) && !postgres) {
     return "DOCGATE_DATABASE_URL must be sqlite://PATH or postgresql://..., got '" +
            url.substr(0, url.find("://")) + "://...'";
   }
@@ -229,7 +226,7 @@ std::optional<std::string> ValidateLogConfig(const LogConfig& log) {
 
 void ValidateConfig(const Config& config) {
   ThrowIf(ValidateDatabaseConfig(config.database));
-  if (!StartsWith(config.database.url, kSqliteScheme) && config.auth.jwt_secret.empty()) {
+  if (!config.database.url.starts_with(kSqliteScheme) && config.auth.jwt_secret.empty()) {
     throw ConfigError(
         "DOCGATE_JWT_SECRET is required when the database is not SQLite: every instance must "
         "verify tokens with the same secret");
@@ -300,7 +297,7 @@ void ReserveOpenFiles(const Config& config) {
 }
 
 std::optional<std::string> SqlitePath(std::string_view database_url) {
-  if (!StartsWith(database_url, kSqliteScheme)) return std::nullopt;
+  if (!database_url.starts_with(kSqliteScheme)) return std::nullopt;
   return std::string(database_url.substr(kSqliteScheme.size()));
 }
 
@@ -326,8 +323,8 @@ std::string ResolveJwtSecret(const Config& config, RandomSource& random) {
   if (!directory.empty()) {
     std::filesystem::create_directories(directory, ec);
     if (ec) {
-      throw ConfigError("cannot create the data directory " + directory.string() + " for the JWT secret: " +
-                        ec.message());
+      throw ConfigError("cannot create the data directory " + directory.string() +
+                        " for the JWT secret: " + ec.message());
     }
   }
   const std::string secret = random.Token128() + random.Token128();  // 256 bits, hex
@@ -349,7 +346,8 @@ std::string ResolveJwtSecret(const Config& config, RandomSource& random) {
   ::unlink(temporary.c_str());
   if (!linked) {
     if (written && saved_errno == EEXIST) return ReadSecretFile(path);
-    throw ConfigError("cannot write the JWT secret file " + path + ": " + std::strerror(saved_errno));
+    throw ConfigError("cannot write the JWT secret file " + path + ": " +
+                      std::strerror(saved_errno));
   }
   spdlog::info("generated a JWT secret in {} (mode 0600); `docgate token` signs with it", path);
   return secret;

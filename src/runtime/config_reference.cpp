@@ -32,10 +32,6 @@ constexpr std::string_view kIntroduction =
     " variable that is not listed here is ignored, with a warning at start that names the closest"
     " known one.\n";
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 // A number outside the bounds is no value anyone may set: as a default it stands for unset
 // (DOCGATE_EMBEDDINGS_DIMENSIONS' 0, required with a URL).
 std::string NumberText(const ConfigVariable& variable, std::int64_t value) {
@@ -72,7 +68,7 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 bool IsTooling(std::string_view name) {
-  return StartsWith(name, kToolingPrefix) ||
+  return name.starts_with(kToolingPrefix) ||
          std::ranges::find(kToolingVariables, name) != kToolingVariables.end();
 }
 
@@ -204,7 +200,7 @@ std::string ConfigReference() {
 std::vector<std::string> UnknownVariableWarnings(std::span<const std::string> environment_names) {
   std::vector<std::string> warnings;
   for (const std::string& name : environment_names) {
-    if (!StartsWith(name, kPrefix) || IsTooling(name) || FindConfigVariable(name)) continue;
+    if (!name.starts_with(kPrefix) || IsTooling(name) || FindConfigVariable(name)) continue;
     std::string_view closest;
     std::size_t closest_distance = std::numeric_limits<std::size_t>::max();
     for (const ConfigVariable& variable : ConfigVariables()) {
