@@ -52,12 +52,19 @@ check:
 test: check build
 	@bash scripts/test.sh $(BUILD_DIR)
 
-# Every test, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+# The tests, built with AddressSanitizer and UndefinedBehaviorSanitizer: every unit, contract,
+# property and integration test, and the end-to-end tests but those of ASAN_SKIP. These wait on
+# processes, brokers and browsers or repeat one path a thousand times: under ASan they took a
+# quarter of the stage's test time (169 of 702 s) for little code the other end-to-end tests do
+# not run. They run in `make test`, the concurrent ones under TSan too (docs/testing.md).
+ASAN_SKIP ?= ^browser\.|^e2e\.ClusterScript|ClusterStormTest|RelayCrashTest|ConsumersBrokerTest|AmqpOutageTest|OverAThousandApprovals|AThousandApprovedDocuments|ASentinelFailoverWhileClientsRace
+
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD_DIR) $(SANITIZER_FLAGS) $(LAUNCHER_FLAGS) \
 	  -DDOCGATE_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
-	@bash scripts/test.sh $(ASAN_BUILD_DIR)
+	@echo "test-asan: not run under ASan (they run in make test): tests matching '$(ASAN_SKIP)'"
+	@bash scripts/test.sh $(ASAN_BUILD_DIR) -E '$(ASAN_SKIP)'
 
 # The concurrent parts (TSAN_TESTS), built with ThreadSanitizer.
 test-tsan: deps

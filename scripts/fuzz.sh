@@ -33,50 +33,78 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export MONGOC_DISABLE_SHM=1
 
-failed=()
-for target in $selected; do
-  bin=$bin_dir/${target}_fuzz
-  if [ ! -x "$bin" ]; then
-    echo "fuzz: no target '$target' in $bin_dir (targets: $(echo $all))" >&2
-    exit 2
-  fi
+# One target: its kept regressions, then the fuzzer. Prints what happened; fails on a crash.
+fuzz_target() {
+  local target=$1 bin=$bin_dir/${1}_fuzz
   mkdir -p "$work/corpus/$target" "$work/artifacts/$target" "$work/logs"
-  log=$work/logs/$target.log
-  args=(-max_len="$(max_len "$target")" -timeout=25 -rss_limit_mb=2048
-        -artifact_prefix="$work/artifacts/$target/")
+  local log=$work/logs/$target.log
+  local args=(-max_len="$(max_len "$target")" -timeout=25 -rss_limit_mb=2048
+              -artifact_prefix="$work/artifacts/$target/")
   if [ -f "$root/fuzz/$target.dict" ]; then args+=(-dict="$root/fuzz/$target.dict"); fi
 
-  regressions=()
+  local regressions=()
   if [ -d "$root/fuzz/regressions/$target" ]; then
     while IFS= read -r -d '' file; do regressions+=("$file"); done \
       < <(find "$root/fuzz/regressions/$target" -type f -print0 | sort -z)
   fi
   if [ ${#regressions[@]} -gt 0 ]; then
     if ! "$bin" "${args[@]}" "${regressions[@]}" >"$log" 2>&1; then
-      tail -n 40 "$log" >&2
-      echo "fuzz: $target fails a kept regression input; reproduce with:" >&2
-      echo "  $bin ${regressions[*]}" >&2
-      failed+=("$target")
-      continue
+      tail -n 40 "$log"
+      echo "fuzz: $target fails a kept regression input; reproduce with:"
+      echo "  $bin ${regressions[*]}"
+      return 1
     fi
     echo "fuzz: $target: ${#regressions[@]} regression input(s) pass"
   fi
 
+  local before
   before=$(ls "$work/artifacts/$target" | wc -l)
   if "$bin" "${args[@]}" -max_total_time="$seconds" -print_final_stats=1 \
       "$work/corpus/$target" "$root/fuzz/corpus/$target" >"$log" 2>&1; then
+    local runs cov
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
     echo "fuzz: $target: ${seconds}s, ${runs:-?} inputs, ${cov:-cov: ?}, no crash"
   else
-    tail -n 60 "$log" >&2
+    tail -n 60 "$log"
+    local artifact
     artifact=$(ls -t "$work/artifacts/$target" | head -n 1)
-    echo "fuzz: $target crashed (log: $log); reproduce with:" >&2
+    echo "fuzz: $target crashed (log: $log); reproduce with:"
     if [ "$(ls "$work/artifacts/$target" | wc -l)" -gt "$before" ] && [ -n "$artifact" ]; then
-      echo "  $bin $work/artifacts/$target/$artifact" >&2
+      echo "  $bin $work/artifacts/$target/$artifact"
     else
-      echo "  $bin ${args[*]} $work/corpus/$target $root/fuzz/corpus/$target" >&2
+      echo "  $bin ${args[*]} $work/corpus/$target $root/fuzz/corpus/$target"
     fi
+    return 1
+  fi
+}
+
+for target in $selected; do
+  if [ ! -x "$bin_dir/${target}_fuzz" ]; then
+    echo "fuzz: no target '$target' in $bin_dir (targets: $(echo $all))" >&2
+    exit 2
+  fi
+done
+
+# FUZZ_JOBS targets at a time (default: one per core), each fuzzing for its own FUZZ_SECONDS on
+# one core, so a pass takes 1/FUZZ_JOBS of the time with the same fuzzing per target. A target's
+# report is printed whole when all have ended, in the order of the targets.
+jobs=${FUZZ_JOBS:-$(nproc)}
+reports=$work/reports
+rm -rf "$reports" && mkdir -p "$reports"
+for target in $selected; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  echo "fuzz: $target: started (log: $work/logs/$target.log)"
+  ( if fuzz_target "$target" >"$reports/$target.out" 2>&1; then touch "$reports/$target.ok"; fi ) &
+done
+wait
+
+failed=()
+for target in $selected; do
+  if [ -f "$reports/$target.ok" ]; then
+    cat "$reports/$target.out"
+  else
+    cat "$reports/$target.out" >&2
     failed+=("$target")
   fi
 done

@@ -29,6 +29,8 @@ namespace docgate {
 namespace {
 
 using e2e::Backend;
+using e2e::kPostgresWithBroker;
+using e2e::kSqliteWithBroker;
 using e2e::DocgateProcess;
 using e2e::FreePort;
 using e2e::ReadyWithin;
@@ -40,8 +42,6 @@ using e2e::json;
 using namespace std::chrono_literals;
 namespace http = boost::beast::http;
 
-constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, true};
-constexpr Backend kSqliteWithBroker{"SqliteWithBroker", false, true, false, true};
 
 // One event as the broker delivered it: the decoded body and the message's properties.
 struct Published {

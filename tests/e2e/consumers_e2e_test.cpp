@@ -27,14 +27,14 @@ namespace docgate {
 namespace {
 
 using e2e::Backend;
+using e2e::kPostgresWithBroker;
+using e2e::kSqliteWithBroker;
 using e2e::json;
 using namespace std::chrono_literals;
 
-constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, true};
-constexpr Backend kSqliteWithBroker{"SqliteWithBroker", false, true, false, true};
 
-const Actor kAuthor{"alice", "", true, false, false};
-const Actor kReviewer{"bob", "", false, true, false};
+using e2e::kAuthor;
+using e2e::kReviewer;
 
 class ConsumersE2eTest : public e2e::ServerTest {
  protected:

@@ -28,6 +28,7 @@
 
 #include "adapters/http/http_server.h"
 #include "adapters/http/jwt_auth.h"
+#include "core/model.h"
 #include "e2e/http_client.h"
 #include "e2e/token_forge.h"
 #include "fakes/fake_clock.h"
@@ -160,6 +161,12 @@ inline constexpr Backend kSqlite{"Sqlite", false, true};
 inline constexpr Backend kPostgres{"Postgres", true, true};
 inline constexpr Backend kPostgresWithoutGate{"PostgresWithoutGate", true, false};
 inline constexpr Backend kPostgresWithRedis{"PostgresWithRedis", true, true, true};
+inline constexpr Backend kPostgresWithBroker{"PostgresWithBroker", true, true, false, true};
+inline constexpr Backend kSqliteWithBroker{"SqliteWithBroker", false, true, false, true};
+
+// The author and the reviewer of the suites that drive the service directly (not over HTTP).
+inline const Actor kAuthor{"alice", "", true, false, false};
+inline const Actor kReviewer{"bob", "", false, true, false};
 
 inline void PrintTo(const Backend& backend, std::ostream* os) { *os << backend.name; }
 

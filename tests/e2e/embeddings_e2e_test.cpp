@@ -25,8 +25,8 @@ using testing::EmbeddingsFault;
 using testing::EmbeddingsTestServer;
 using namespace std::chrono_literals;
 
-const Actor kAuthor{"alice", "", true, false, false};
-const Actor kReviewer{"bob", "", false, true, false};
+using e2e::kAuthor;
+using e2e::kReviewer;
 const Actor kOtherReviewer{"dave", "", false, true, false};
 
 // Paragraphs of the handbooks below: each is a chunk of its own with max_bytes 120.

@@ -240,7 +240,7 @@ TEST_P(RequestLogTest, OneJsonLinePerRequestWithItsIdRouteStatusAndCallerAndNoSe
   const std::vector<std::string> lines = sink->last_formatted();
   ASSERT_EQ(lines.size(), 5u);
   const json line = LineOf(lines, "e2e-log.1_A");
-  ASSERT_TRUE(line.is_object()) << testing::PrintToString(lines);
+  ASSERT_TRUE(line.is_object()) << ::testing::PrintToString(lines);
   std::vector<std::string> keys;
   for (const auto& item : line.items()) keys.push_back(item.key());
   // nlohmann::json sorts keys; the raw line keeps them in the documented order.
@@ -255,7 +255,7 @@ TEST_P(RequestLogTest, OneJsonLinePerRequestWithItsIdRouteStatusAndCallerAndNoSe
   EXPECT_GE(line["duration_ms"].get<double>(), 0.0);
 
   const json health = LineOf(lines, generated);
-  ASSERT_TRUE(health.is_object()) << testing::PrintToString(lines);
+  ASSERT_TRUE(health.is_object()) << ::testing::PrintToString(lines);
   EXPECT_EQ(health["route"], "/healthz");
   EXPECT_EQ(health["status"], 200);
   EXPECT_TRUE(health["caller"].is_null());
@@ -293,7 +293,7 @@ TEST_P(RequestLogTest, EveryAnswerEchoesTheRequestIdAndIsLoggedOnceErrorsInclude
   EXPECT_EQ(call(http::verb::get, "/api/v1/reviews", "forbidden", Alice()), 403u);
 
   const auto lines = sink->last_formatted();
-  ASSERT_EQ(lines.size(), 6u) << testing::PrintToString(lines);
+  ASSERT_EQ(lines.size(), 6u) << ::testing::PrintToString(lines);
   const std::map<std::string, std::tuple<std::string, std::string, int, json>> expected = {
       {"no-token", {"GET", "/api/v1/documents", 401, nullptr}},
       {"no-route", {"GET", "unmatched", 404, nullptr}},
@@ -304,7 +304,7 @@ TEST_P(RequestLogTest, EveryAnswerEchoesTheRequestIdAndIsLoggedOnceErrorsInclude
   };
   for (const auto& [id, fields] : expected) {
     const json line = LineOf(lines, id);
-    ASSERT_TRUE(line.is_object()) << id << ": " << testing::PrintToString(lines);
+    ASSERT_TRUE(line.is_object()) << id << ": " << ::testing::PrintToString(lines);
     EXPECT_EQ(line["method"], std::get<0>(fields)) << id;
     EXPECT_EQ(line["route"], std::get<1>(fields)) << id;
     EXPECT_EQ(line["status"], std::get<2>(fields)) << id;
@@ -322,7 +322,7 @@ TEST_P(RequestLogTest, TheConfiguredLevelFiltersTheRequestLog) {
   app_->AddRequestLogSink(sink);
   EXPECT_EQ(Get("/healthz", {}).status(), 200u);
   EXPECT_EQ(Get("/nowhere", {}).status(), 404u);
-  EXPECT_TRUE(sink->last_formatted().empty()) << testing::PrintToString(sink->last_formatted());
+  EXPECT_TRUE(sink->last_formatted().empty()) << ::testing::PrintToString(sink->last_formatted());
 }
 
 // With Redis configured but gone, every acquisition is a backend error and the request goes on

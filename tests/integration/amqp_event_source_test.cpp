@@ -27,7 +27,7 @@ namespace docgate {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // A test's own exchange and queues; the source it makes reaches the broker through a TcpProxy
 // (Drop() cuts it), the publishing sink and the admin connections directly.
@@ -49,7 +49,7 @@ class AmqpSourceFactory {
 
   ~AmqpSourceFactory() {
     if (url_.empty()) return;
-    const auto deadline = Clock::now() + 5s;
+    const auto deadline = SteadyClock::now() + 5s;
     AmqpConnection admin = Admin();
     for (const auto& queue : {config_.queue, RetryQueueName(config_), ParkedQueueName(config_)}) {
       admin.DeleteQueue(queue, deadline);
@@ -81,7 +81,7 @@ class AmqpSourceFactory {
     PublishConfirmed(message);
   }
   void PublishConfirmed(const AmqpMessage& message) {
-    const auto deadline = Clock::now() + 5s;
+    const auto deadline = SteadyClock::now() + 5s;
     AmqpConnection admin = Admin();
     admin.ConfirmSelect(deadline);
     admin.Publish("", message, /*mandatory=*/true, deadline);
@@ -99,11 +99,11 @@ class AmqpSourceFactory {
   }
 
   AmqpConnection Admin() const {
-    return AmqpConnection(ParseAmqpUrl(url_, 0), "", Clock::now() + 5s);
+    return AmqpConnection(ParseAmqpUrl(url_, 0), "", SteadyClock::now() + 5s);
   }
   // The messages of `queue` as they are, taken with basic.get and put back in order.
   std::vector<AmqpMessage> Peek(const std::string& queue) const {
-    const auto deadline = Clock::now() + 5s;
+    const auto deadline = SteadyClock::now() + 5s;
     AmqpConnection admin = Admin();
     std::vector<AmqpMessage> messages;
     while (auto got = admin.Get(queue, deadline)) messages.push_back(got->message);
@@ -156,11 +156,11 @@ TEST_F(AmqpEventSourceTest, ARetryComesBackAfterItsDelayWithTheRetriesCounted) {
   const auto received = source.Receive(5s);
   ASSERT_TRUE(received);
 
-  const auto retried_at = Clock::now();
+  const auto retried_at = SteadyClock::now();
   source.Retry(*received, 300ms);
   EXPECT_EQ(source.Receive(250ms), std::nullopt);  // not before the delay
   const auto back = source.Receive(5s);
-  const auto elapsed = Clock::now() - retried_at;
+  const auto elapsed = SteadyClock::now() - retried_at;
   ASSERT_TRUE(back);
   EXPECT_GE(elapsed, 300ms);
   EXPECT_EQ(back->event, SourceContractEvent(1));
@@ -183,9 +183,9 @@ TEST_F(AmqpEventSourceTest, ARetriedMessageKeepsItsPropertiesAndHeaders) {
     ASSERT_TRUE(received);
     source.Retry(*received, 0ms);
   }  // closed: the retried message stays in the queue
-  const auto deadline = Clock::now() + 5s;
+  const auto deadline = SteadyClock::now() + 5s;
   std::vector<AmqpMessage> queued;
-  while (queued.empty() && Clock::now() < deadline) {
+  while (queued.empty() && SteadyClock::now() < deadline) {
     queued = factory_.Peek(factory_.config().queue);
     if (queued.empty()) std::this_thread::sleep_for(20ms);
   }
@@ -252,7 +252,7 @@ TEST_F(AmqpEventSourceTest, ReplayKeepsTheOrderOfTheMessagesItPasses) {
 TEST_F(AmqpEventSourceTest, TheQueuesAreDeclaredWithTheirArguments) {
   AmqpEventSource source(factory_.SourceConfig());
   EXPECT_EQ(source.ParkedCount(), 0);  // connects and declares
-  const auto deadline = Clock::now() + 5s;
+  const auto deadline = SteadyClock::now() + 5s;
   AmqpConnection admin = factory_.Admin();
   // Redeclaring with the same arguments is accepted (a different one would close the channel).
   admin.DeclareQueue(RetryQueueName(factory_.config()), true, false, false,
@@ -271,7 +271,7 @@ TEST_F(AmqpEventSourceTest, ARetryNoQueueTakesThrowsAndLeavesTheMessageUnsettled
   factory_.Publish(SourceContractEvent(1));
   const auto received = source.Receive(5s);
   ASSERT_TRUE(received);
-  factory_.Admin().DeleteQueue(RetryQueueName(factory_.config()), Clock::now() + 5s);
+  factory_.Admin().DeleteQueue(RetryQueueName(factory_.config()), SteadyClock::now() + 5s);
   try {
     source.Retry(*received, 100ms);
     FAIL() << "retried into a deleted queue";

@@ -31,7 +31,7 @@ using namespace std::chrono_literals;
 
 // `uri` with its database (the path) replaced by `database`, its options kept. Credentials keep
 // authenticating where they did: the database of a URI is also its default authSource.
-std::string WithDatabase(const std::string& uri, const std::string& database) {
+std::string UriWithDatabase(const std::string& uri, const std::string& database) {
   bson_error_t error{};
   mongoc_uri_t* parsed = mongoc_uri_new_with_error(uri.c_str(), &error);
   if (parsed == nullptr) throw std::invalid_argument(error.message);
@@ -71,7 +71,7 @@ class MongoPreviewStoreTest : public ::testing::Test {
     const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     database_ = ("dg_" + std::to_string(::getpid()) + "_" + name).substr(0, 63);
     config_ = MongoConfig{
-        .uri = WithDatabase(uri, database_), .connect_timeout = 5s, .operation_timeout = 5s};
+        .uri = UriWithDatabase(uri, database_), .connect_timeout = 5s, .operation_timeout = 5s};
     store_ = std::make_unique<MongoPreviewStore>(config_);
     ASSERT_EQ(store_->database(), database_);
   }

@@ -24,7 +24,7 @@ using ::testing::IsEmpty;
 
 using Chunks = std::vector<std::string>;
 
-ChunkerConfig Config(std::size_t max_bytes, std::size_t overlap_bytes) {
+ChunkerConfig Sizes(std::size_t max_bytes, std::size_t overlap_bytes) {
   return ChunkerConfig{.max_bytes = max_bytes, .overlap_bytes = overlap_bytes};
 }
 
@@ -113,19 +113,19 @@ TEST(ChunkerConfig, DefaultsAreValid) {
 }
 
 TEST(ChunkerConfig, RejectsTinyMaximumAndOverlapNotBelowIt) {
-  EXPECT_EQ(ValidateChunkerConfig(Config(16, 15)), std::nullopt);
-  EXPECT_EQ(ValidateChunkerConfig(Config(16, 0)), std::nullopt);
-  EXPECT_EQ(ValidateChunkerConfig(Config(15, 0)), "chunker max_bytes must be at least 16, not 15");
-  EXPECT_EQ(ValidateChunkerConfig(Config(0, 0)), "chunker max_bytes must be at least 16, not 0");
-  EXPECT_EQ(ValidateChunkerConfig(Config(100, 100)),
+  EXPECT_EQ(ValidateChunkerConfig(Sizes(16, 15)), std::nullopt);
+  EXPECT_EQ(ValidateChunkerConfig(Sizes(16, 0)), std::nullopt);
+  EXPECT_EQ(ValidateChunkerConfig(Sizes(15, 0)), "chunker max_bytes must be at least 16, not 15");
+  EXPECT_EQ(ValidateChunkerConfig(Sizes(0, 0)), "chunker max_bytes must be at least 16, not 0");
+  EXPECT_EQ(ValidateChunkerConfig(Sizes(100, 100)),
             "chunker overlap_bytes must be less than max_bytes (100), not 100");
-  EXPECT_EQ(ValidateChunkerConfig(Config(100, 250)),
+  EXPECT_EQ(ValidateChunkerConfig(Sizes(100, 250)),
             "chunker overlap_bytes must be less than max_bytes (100), not 250");
 }
 
 TEST(Chunker, RefusesAnInvalidConfig) {
-  EXPECT_THROW(SplitIntoChunks("text", Config(8, 0)), std::invalid_argument);
-  EXPECT_THROW(SplitIntoChunks("text", Config(100, 100)), std::invalid_argument);
+  EXPECT_THROW(SplitIntoChunks("text", Sizes(8, 0)), std::invalid_argument);
+  EXPECT_THROW(SplitIntoChunks("text", Sizes(100, 100)), std::invalid_argument);
 }
 
 TEST(Chunker, EmptyOrWhitespaceOnlyContentYieldsNoChunk) {
@@ -142,57 +142,57 @@ TEST(Chunker, ShortTextIsOneChunkEqualToTheTrimmedText) {
 
 TEST(Chunker, TextOfExactlyMaxBytesIsOneChunk) {
   const std::string text(40, 'x');
-  EXPECT_THAT(SplitIntoChunks(text, Config(40, 10)), ElementsAre(text));
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(40, 10)), ElementsAre(text));
 }
 
 TEST(Chunker, ShortParagraphsArePackedWhileTheyFit) {
   const std::string text = "aaa bbb.\n\nccc ddd.\n \n\n  eee fff.  \n\nggg\nhhh\n\niii";
   // 8 + 2 + 8 + 2 + 8 = 28 fits 30; ggg\nhhh (7) would make it 37. 7 + 2 + 3 = 12 fits.
-  EXPECT_THAT(SplitIntoChunks(text, Config(30, 5)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(30, 5)),
               ElementsAre("aaa bbb.\n\nccc ddd.\n\neee fff.", "ggg\nhhh\n\niii"));
   // The joint counts: 28 bytes do not fit 27.
-  EXPECT_THAT(SplitIntoChunks(text, Config(27, 5)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(27, 5)),
               ElementsAre("aaa bbb.\n\nccc ddd.", "eee fff.\n\nggg\nhhh\n\niii"));
 }
 
 TEST(Chunker, ChunksOfWholeParagraphsDoNotOverlap) {
   const std::string text = "one two three four\n\nfive six seven eight\n\nnine ten";
-  EXPECT_THAT(SplitIntoChunks(text, Config(20, 10)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(20, 10)),
               ElementsAre("one two three four", "five six seven eight", "nine ten"));
 }
 
 TEST(Chunker, LongParagraphStandsAloneBetweenPackedOnes) {
   const std::string text = "Intro.\n\nalpha beta gamma delta epsilon zeta\n\nOutro.\n\nEnd.";
-  EXPECT_THAT(SplitIntoChunks(text, Config(20, 0)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(20, 0)),
               ElementsAre("Intro.", "alpha beta gamma", "delta epsilon zeta", "Outro.\n\nEnd."));
 }
 
 TEST(Chunker, LongParagraphIsCutAtTheLastSentenceEndInReach) {
   const std::string text = "One two three. Four five six. Seven eight nine ten eleven twelve.";
   EXPECT_THAT(
-      SplitIntoChunks(text, Config(30, 0)),
+      SplitIntoChunks(text, Sizes(30, 0)),
       ElementsAre("One two three. Four five six.", "Seven eight nine ten eleven", "twelve."));
 }
 
 TEST(Chunker, SentenceEndsKeepTheirClosersAndNeedWhitespaceAfter) {
   EXPECT_THAT(SplitIntoChunks("He said \"Stop!\" and left (quietly.) Then pi=3.14 was known.",
-                              Config(40, 0)),
+                              Sizes(40, 0)),
               ElementsAre("He said \"Stop!\" and left (quietly.)", "Then pi=3.14 was known."));
-  EXPECT_THAT(SplitIntoChunks("Wait for it\u2026 then go. Another line here", Config(20, 0)),
+  EXPECT_THAT(SplitIntoChunks("Wait for it\u2026 then go. Another line here", Sizes(20, 0)),
               ElementsAre("Wait for it\u2026", "then go.", "Another line here"));
 }
 
 TEST(Chunker, CjkFullStopsEndSentencesWithoutSpaces) {
   const std::string text = "日本語です。二番目の文です。三番目。";  // 18 + 24 + 12 bytes
-  EXPECT_THAT(SplitIntoChunks(text, Config(42, 0)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(42, 0)),
               ElementsAre("日本語です。二番目の文です。", "三番目。"));
 }
 
 TEST(Chunker, LongParagraphWithoutSentenceEndsIsCutAtSpaces) {
-  EXPECT_THAT(SplitIntoChunks("alpha beta gamma delta epsilon zeta", Config(20, 0)),
+  EXPECT_THAT(SplitIntoChunks("alpha beta gamma delta epsilon zeta", Sizes(20, 0)),
               ElementsAre("alpha beta gamma", "delta epsilon zeta"));
   // Runs of whitespace and line breaks inside the paragraph are no cut of their own.
-  EXPECT_THAT(SplitIntoChunks("alpha beta\n   gamma delta epsilon", Config(20, 0)),
+  EXPECT_THAT(SplitIntoChunks("alpha beta\n   gamma delta epsilon", Sizes(20, 0)),
               ElementsAre("alpha beta\n   gamma", "delta epsilon"));
 }
 
@@ -201,18 +201,18 @@ TEST(Chunker, WordLongerThanMaxIsCutAtCodePointBoundaries) {
   for (int i = 0; i < 20; ++i) word += "é";  // 2 bytes each
   // 17 bytes hold 8 whole code points: never half of one.
   const std::string eight = word.substr(0, 16);
-  EXPECT_THAT(SplitIntoChunks(word, Config(17, 0)), ElementsAre(eight, eight, word.substr(0, 8)));
-  EXPECT_THAT(SplitIntoChunks("ab " + word, Config(17, 0)),
+  EXPECT_THAT(SplitIntoChunks(word, Sizes(17, 0)), ElementsAre(eight, eight, word.substr(0, 8)));
+  EXPECT_THAT(SplitIntoChunks("ab " + word, Sizes(17, 0)),
               ElementsAre("ab", eight, eight, word.substr(0, 8)));
 }
 
 TEST(Chunker, EachPieceStartsWithTheEndOfThePreviousFromAWordStart) {
   EXPECT_THAT(SplitIntoChunks("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
-                              Config(20, 8)),
+                              Sizes(20, 8)),
               ElementsAre("alpha beta gamma", "gamma delta epsilon", "epsilon zeta eta",
                           "zeta eta theta iota", "iota kappa lambda mu"));
   EXPECT_THAT(SplitIntoChunks("One two three. Four five six. Seven eight nine ten eleven twelve.",
-                              Config(30, 10)),
+                              Sizes(30, 10)),
               ElementsAre("One two three. Four five six.", "five six. Seven eight nine ten",
                           "nine ten eleven twelve."));
 }
@@ -220,20 +220,20 @@ TEST(Chunker, EachPieceStartsWithTheEndOfThePreviousFromAWordStart) {
 TEST(Chunker, OverlapInsideOneLongWordStartsAtACodePoint) {
   const std::string text = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
   // The last piece repeats less than 5 bytes: with more, it could not reach the word's end.
-  EXPECT_THAT(SplitIntoChunks(text, Config(20, 5)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(20, 5)),
               ElementsAre("abcdefghijklmnopqrst", "pqrstuvwxyzabcdefghi", "ghijklmnopqrstuvwxyz"));
 }
 
 TEST(Chunker, OverlapGivesWayRatherThanCutAWordThatFits) {
   // Repeating 15 bytes would leave room for 1 new byte: the next word would be cut.
-  EXPECT_THAT(SplitIntoChunks("aaaa bbbb cccc dddd eeee ffff", Config(16, 15)),
+  EXPECT_THAT(SplitIntoChunks("aaaa bbbb cccc dddd eeee ffff", Sizes(16, 15)),
               ElementsAre("aaaa bbbb cccc", "bbbb cccc dddd", "cccc dddd eeee", "dddd eeee ffff"));
 }
 
 TEST(Chunker, OverlapPropertiesHoldOnLongProse) {
   std::string text;
   for (int i = 0; i < 400; ++i) text += "word" + std::to_string(i) + (i % 9 == 8 ? ". " : " ");
-  const ChunkerConfig config = Config(120, 40);
+  const ChunkerConfig config = Sizes(120, 40);
   const Chunks chunks = SplitIntoChunks(text, config);
   ASSERT_GT(chunks.size(), 20u);
   ExpectWellFormed(chunks, config);
@@ -255,7 +255,7 @@ TEST(Chunker, CrLfLineEndingsAreReadAsLf) {
     if (c == '\n') crlf += '\r';
     crlf += c;
   }
-  const ChunkerConfig config = Config(30, 5);
+  const ChunkerConfig config = Sizes(30, 5);
   EXPECT_THAT(SplitIntoChunks(crlf, config),
               ElementsAre("First para\nline two.", "Second para.", "Third one here, longer."));
   EXPECT_EQ(SplitIntoChunks(crlf, config), SplitIntoChunks(lf, config));
@@ -282,9 +282,9 @@ TEST(Chunker, MultiByteTextGivesValidUtf8WithinMaxForEveryConfig) {
   for (std::size_t max_bytes : {16u, 17u, 18u, 19u, 23u, 40u, 64u, 101u, 1000u}) {
     for (std::size_t overlap : {std::size_t{0}, std::size_t{1}, max_bytes / 3, max_bytes - 1}) {
       SCOPED_TRACE("max " + std::to_string(max_bytes) + " overlap " + std::to_string(overlap));
-      const Chunks chunks = SplitIntoChunks(text, Config(max_bytes, overlap));
+      const Chunks chunks = SplitIntoChunks(text, Sizes(max_bytes, overlap));
       ASSERT_FALSE(chunks.empty());
-      ExpectWellFormed(chunks, Config(max_bytes, overlap));
+      ExpectWellFormed(chunks, Sizes(max_bytes, overlap));
     }
   }
 }
@@ -296,7 +296,7 @@ TEST(Chunker, RunOfFiveThousandBytesWithoutSpacesIsCutAtCodePoints) {
   while (run.size() < 5000) run += units[random() % std::size(units)];
   ASSERT_TRUE(IsValidUtf8(run));
   for (const ChunkerConfig config :
-       {Config(16, 0), Config(16, 15), Config(100, 30), Config(1000, 150)}) {
+       {Sizes(16, 0), Sizes(16, 15), Sizes(100, 30), Sizes(1000, 150)}) {
     SCOPED_TRACE("max " + std::to_string(config.max_bytes));
     const Chunks chunks = SplitIntoChunks(run, config);
     ExpectWellFormed(chunks, config);
@@ -312,7 +312,7 @@ TEST(Chunker, PiecesOfOnlyWhitespaceAreNoChunks) {
   // The piece after "ne" ends inside the spaces: none of them ends a word, and the word after
   // them is longer than max_bytes.
   const std::string text = "One" + std::string(30, ' ') + "abcdefghijklmnopqrst";
-  EXPECT_THAT(SplitIntoChunks(text, Config(16, 4)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(16, 4)),
               ElementsAre("One", "ne", "abcdefgh", "efghijklmnopqrst"));
 }
 
@@ -322,11 +322,11 @@ TEST(Chunker, PiecesOfOnlyWhitespaceAreNoChunks) {
 // paragraph's end, far beyond max_bytes. It is cut at max_bytes, as documented.
 TEST(Chunker, TextThatIsNotUtf8NeverGivesAChunkAboveMaxBytes) {
   const std::string text = "abcdefghij" + std::string(10, ' ') + std::string(40, '\x80');
-  EXPECT_THAT(SplitIntoChunks(text, Config(16, 0)),
+  EXPECT_THAT(SplitIntoChunks(text, Sizes(16, 0)),
               ElementsAre("abcdefghij", std::string(16, '\x80'), std::string(16, '\x80'),
                           std::string(8, '\x80')));
   for (const std::size_t overlap : {1, 5, 15}) {
-    for (const std::string& chunk : SplitIntoChunks(text, Config(16, overlap))) {
+    for (const std::string& chunk : SplitIntoChunks(text, Sizes(16, overlap))) {
       EXPECT_FALSE(chunk.empty());
       EXPECT_LE(chunk.size(), 16u) << "overlap " << overlap;
     }
@@ -335,9 +335,9 @@ TEST(Chunker, TextThatIsNotUtf8NeverGivesAChunkAboveMaxBytes) {
 
 TEST(Chunker, IsDeterministic) {
   const std::string text = MultiByteText() + "\r\n\r\n" + MultiByteText();
-  const ChunkerConfig config = Config(50, 20);
+  const ChunkerConfig config = Sizes(50, 20);
   const Chunks first = SplitIntoChunks(text, config);
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(SplitIntoChunks(text, Config(50, 20)), first);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(SplitIntoChunks(text, Sizes(50, 20)), first);
 }
 
 // A text of random words (ASCII and multi-byte, some ending sentences) in random paragraphs with
@@ -362,7 +362,7 @@ TEST(Chunker, NoWordIsLostFromGeneratedTexts) {
   for (int round = 0; round < 300; ++round) {
     const std::string text = GeneratedText(random);
     const std::size_t max_bytes = kMinChunkBytes + random() % 200;
-    const ChunkerConfig config = Config(max_bytes, random() % max_bytes);
+    const ChunkerConfig config = Sizes(max_bytes, random() % max_bytes);
     SCOPED_TRACE("round " + std::to_string(round) + " max " + std::to_string(config.max_bytes) +
                  " overlap " + std::to_string(config.overlap_bytes));
     const Chunks chunks = SplitIntoChunks(text, config);
@@ -410,7 +410,7 @@ std::vector<std::string> RandomBias(std::mt19937& random) {
 
 ChunkerConfig RandomConfig(std::mt19937& random) {
   const std::size_t max_bytes = kMinChunkBytes + random() % 48;
-  return Config(max_bytes, random() % 3 == 0 ? max_bytes - 1 : random() % max_bytes);
+  return Sizes(max_bytes, random() % 3 == 0 ? max_bytes - 1 : random() % max_bytes);
 }
 
 // Every input, of any script and any mix of closers, terminators and whitespace: a paragraph's
@@ -499,14 +499,14 @@ TEST(Chunker, MegabyteParagraphsThatDefeatEveryCutRuleAreChunked) {
 // limit (so a megabyte-long word with a limit of 10 costs 11 chunks).
 TEST(Chunker, UpToMaxChunksGivesTheChunksOrNothingWhenThereAreMore) {
   const std::string text = "alpha beta gamma delta epsilon zeta\n\none more";
-  const Chunks all = SplitIntoChunks(text, Config(20, 0));
+  const Chunks all = SplitIntoChunks(text, Sizes(20, 0));
   ASSERT_EQ(all.size(), 3u);
-  EXPECT_EQ(SplitIntoChunksUpTo(text, Config(20, 0), 3), all);
-  EXPECT_EQ(SplitIntoChunksUpTo(text, Config(20, 0), 2), std::nullopt);
-  EXPECT_EQ(SplitIntoChunksUpTo(text, Config(20, 0), 0), std::nullopt);
-  EXPECT_EQ(SplitIntoChunksUpTo("", Config(20, 0), 0), Chunks{});
+  EXPECT_EQ(SplitIntoChunksUpTo(text, Sizes(20, 0), 3), all);
+  EXPECT_EQ(SplitIntoChunksUpTo(text, Sizes(20, 0), 2), std::nullopt);
+  EXPECT_EQ(SplitIntoChunksUpTo(text, Sizes(20, 0), 0), std::nullopt);
+  EXPECT_EQ(SplitIntoChunksUpTo("", Sizes(20, 0), 0), Chunks{});
   EXPECT_EQ(SplitIntoChunksUpTo(Repeated("x", 1 << 20), ChunkerConfig{}, 10), std::nullopt);
-  EXPECT_THROW(SplitIntoChunksUpTo(text, Config(8, 0), 3), std::invalid_argument);
+  EXPECT_THROW(SplitIntoChunksUpTo(text, Sizes(8, 0), 3), std::invalid_argument);
 }
 
 }  // namespace

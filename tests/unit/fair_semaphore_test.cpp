@@ -11,13 +11,13 @@
 namespace docgate {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // Waits (a bounded while) until `semaphore` has `count` waiters.
 bool WaitForWaiters(FairSemaphore& semaphore, std::size_t count) {
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  const auto deadline = SteadyClock::now() + std::chrono::seconds(30);
   while (semaphore.Waiting() != count) {
-    if (Clock::now() > deadline) return false;
+    if (SteadyClock::now() > deadline) return false;
     std::this_thread::yield();
   }
   return true;
@@ -25,24 +25,24 @@ bool WaitForWaiters(FairSemaphore& semaphore, std::size_t count) {
 
 TEST(FairSemaphore, PermitsAreCountedAndAnExpiredWaitGivesUp) {
   FairSemaphore semaphore(2);
-  EXPECT_TRUE(semaphore.AcquireUntil(Clock::now()));
-  EXPECT_TRUE(semaphore.AcquireUntil(Clock::now()));
+  EXPECT_TRUE(semaphore.AcquireUntil(SteadyClock::now()));
+  EXPECT_TRUE(semaphore.AcquireUntil(SteadyClock::now()));
   EXPECT_EQ(semaphore.Taken(), 2u);
-  EXPECT_FALSE(semaphore.AcquireUntil(Clock::now() + std::chrono::milliseconds(1)));
+  EXPECT_FALSE(semaphore.AcquireUntil(SteadyClock::now() + std::chrono::milliseconds(1)));
   EXPECT_EQ(semaphore.Waiting(), 0u) << "a waiter that gave up leaves the queue";
   semaphore.Release();
   EXPECT_EQ(semaphore.Taken(), 1u);
-  EXPECT_TRUE(semaphore.AcquireUntil(Clock::now()));
+  EXPECT_TRUE(semaphore.AcquireUntil(SteadyClock::now()));
 }
 
 TEST(FairSemaphore, ReleasedPermitsGoToWaitersInArrivalOrderNotToNewcomers) {
   FairSemaphore semaphore(1);
-  ASSERT_TRUE(semaphore.AcquireUntil(Clock::now()));
+  ASSERT_TRUE(semaphore.AcquireUntil(SteadyClock::now()));
   std::mutex order_mutex;
   std::vector<int> order;
   std::atomic<bool> may_release{false};
   const auto waiter = [&](int id) {
-    ASSERT_TRUE(semaphore.AcquireUntil(Clock::now() + std::chrono::seconds(60)));
+    ASSERT_TRUE(semaphore.AcquireUntil(SteadyClock::now() + std::chrono::seconds(60)));
     {
       const std::lock_guard lock(order_mutex);
       order.push_back(id);
@@ -57,7 +57,7 @@ TEST(FairSemaphore, ReleasedPermitsGoToWaitersInArrivalOrderNotToNewcomers) {
   }
   semaphore.Release();
   ASSERT_TRUE(WaitForWaiters(semaphore, 2)) << "the first waiter got the permit";
-  EXPECT_FALSE(semaphore.AcquireUntil(Clock::now())) << "a newcomer queues behind the waiters";
+  EXPECT_FALSE(semaphore.AcquireUntil(SteadyClock::now())) << "a newcomer queues behind the waiters";
   may_release = true;
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
