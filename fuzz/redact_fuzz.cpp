@@ -3,12 +3,14 @@
 // and redacting twice changes nothing. RedactSecretsOf leaves no occurrence of such a password,
 // as written or percent-decoded, in a text.
 // Input: the URL, then optionally '\n' and a text in which "$P" stands for the URL's password as
-// written and "$D" for it percent-decoded.
+// written and "$D" for it percent-decoded. SecretPieces of the URL's passwords leaves no run of 8
+// bytes of one in that text.
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/redact.h"
 #include "fuzz_support.h"
@@ -57,6 +59,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (halves.after) {
     docgate::fuzz::CheckRedacts(*halves.after, url, *password, [&](const std::string& text) {
       return docgate::RedactSecretsOf(text, url);
+    });
+    // The log's last filter, SecretPieces of the URL's passwords, leaves no run of 8 bytes of
+    // any of them (one holding a '*' aside: "***" could complete it) in the same text.
+    const std::vector<std::string> passwords = docgate::PasswordsOf(url);
+    const docgate::SecretPieces pieces(passwords);
+    docgate::fuzz::CheckRedacts(*halves.after, url, *password, [&](const std::string& text) {
+      const std::string logged = pieces.Redact(text);
+      for (const std::string& secret : passwords) {
+        if (secret.find('*') != std::string::npos) continue;
+        for (std::size_t at = 0; at + docgate::SecretPieces::kMinSecretPiece <= secret.size();
+             ++at) {
+          FUZZ_CHECK(logged.find(secret.substr(at, docgate::SecretPieces::kMinSecretPiece)) ==
+                         std::string::npos,
+                     logged);
+        }
+      }
+      return docgate::RedactSecretsOf(logged, url);  // CheckRedacts asks for whole secrets too
     });
   }
   return 0;

@@ -30,6 +30,7 @@
 #include "runtime/config_reference.h"
 #include "runtime/config_table.h"
 #include "runtime/consumer_pipeline.h"
+#include "runtime/log_redaction.h"
 #include "runtime/operator_commands.h"
 
 namespace {
@@ -244,6 +245,7 @@ int main(int argc, char** argv) {
   try {
     const Config config = ConfigFrom(listen, database_url);
     ValidateConfig(config);
+    RedactLogLines(*spdlog::default_logger(), SecretsOf(config));
     spdlog::set_level(spdlog::level::from_str(config.log.level));
     if (serve->parsed()) return Serve(config);
     if (token->parsed()) {

@@ -64,11 +64,10 @@ std::string RedactUrl(std::string_view url) {
   return out;
 }
 
-std::string RedactSecretsOf(std::string_view text, std::string_view url) {
+std::vector<std::string> PasswordsOf(std::string_view url) {
   // Every span a parser may take for the password: RedactUrl's, which ends at
   // the last '@', and those ending at an earlier '@', where libpq and the RFC
-  // end the userinfo when a later '@' belongs to the path. Longest first, so
-  // that a secret containing another is replaced whole.
+  // end the userinfo when a later '@' belongs to the path.
   std::vector<std::string> secrets;
   for (const Span &span : SecretSpans(url)) {
     const std::string_view secret = url.substr(span.begin, span.end - span.begin);
@@ -80,10 +79,63 @@ std::string RedactSecretsOf(std::string_view text, std::string_view url) {
       secrets.push_back(PercentDecoded(secret.substr(0, at)));
     }
   }
+  return secrets;
+}
+
+std::string RedactSecretsOf(std::string_view text, std::string_view url) {
+  // Longest first, so that a secret containing another is replaced whole.
+  std::vector<std::string> secrets = PasswordsOf(url);
   std::stable_sort(secrets.begin(), secrets.end(),
                    [](const std::string &a, const std::string &b) { return a.size() > b.size(); });
   std::string out(text);
   for (const std::string &secret : secrets) ReplaceAll(out, secret);
+  return out;
+}
+
+SecretPieces::SecretPieces(std::vector<std::string> secrets) {
+  for (std::string &secret : secrets) {
+    if (secret.size() >= kMinSecretPiece) secrets_.push_back(std::move(secret));
+  }
+  for (const std::string &secret : secrets_) {
+    const std::string_view view(secret);
+    for (std::size_t at = 0; at + kMinSecretPiece <= view.size(); ++at) {
+      windows_.insert(view.substr(at, kMinSecretPiece));
+    }
+  }
+}
+
+std::size_t SecretPieces::PieceAt(std::string_view text, std::size_t at) const {
+  if (at + kMinSecretPiece > text.size() ||
+      !windows_.contains(text.substr(at, kMinSecretPiece))) {
+    return 0;
+  }
+  std::size_t longest = 0;
+  for (const std::string &secret : secrets_) {
+    std::size_t length = kMinSecretPiece;
+    if (secret.find(text.substr(at, length)) == std::string::npos) continue;
+    while (at + length < text.size() &&
+           secret.find(text.substr(at, length + 1)) != std::string::npos) {
+      ++length;
+    }
+    longest = std::max(longest, length);
+  }
+  return longest;
+}
+
+std::string SecretPieces::Redact(std::string_view text) const {
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t at = 0; !windows_.empty() && at < text.size();) {
+    if (const std::size_t piece = PieceAt(text, at); piece > 0) {
+      out.append(text.substr(copied, at - copied));
+      out.append(kRedacted);
+      at += piece;
+      copied = at;
+    } else {
+      ++at;
+    }
+  }
+  out.append(text.substr(copied));
   return out;
 }
 

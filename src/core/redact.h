@@ -1,7 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 namespace docgate {
 
@@ -20,5 +23,32 @@ std::string RedactUrl(std::string_view url);
 // userinfo's ':' to one of them counts as a password, as parsers differ on
 // which '@' ends the userinfo.
 std::string RedactSecretsOf(std::string_view text, std::string_view url);
+
+// The passwords `url` may carry, as RedactSecretsOf looks for them: as written and
+// percent-decoded, each span a parser may take for the userinfo's password, and every
+// `password=` value. Empty for a URL without any.
+std::vector<std::string> PasswordsOf(std::string_view url);
+
+// The pieces of secrets that may not reach a log line: every run of at least kMinSecretPiece
+// bytes of text that is also a run of one of the secrets is replaced by kRedacted, so that a
+// secret cut short, quoted in part or split across a cut is hidden as well as a whole one.
+// Secrets shorter than kMinSecretPiece are not looked for (they would match ordinary words).
+class SecretPieces {
+ public:
+  static constexpr std::size_t kMinSecretPiece = 8;
+
+  explicit SecretPieces(std::vector<std::string> secrets);
+
+  std::string Redact(std::string_view text) const;
+  bool empty() const { return secrets_.empty(); }
+
+ private:
+  // The length of the longest run of a secret that starts at text[at], 0 when shorter than
+  // kMinSecretPiece.
+  std::size_t PieceAt(std::string_view text, std::size_t at) const;
+
+  std::vector<std::string> secrets_;
+  std::unordered_set<std::string_view> windows_;  // every kMinSecretPiece-byte run of a secret
+};
 
 }  // namespace docgate

@@ -355,8 +355,9 @@ constexpr std::array kVariables{
         .Rule("required with `DOCGATE_EMBEDDINGS_URL`"),
     Text(
         "DOCGATE_EMBEDDINGS_API_KEY", kEmbeddings, ConfigType::kSecret,
-        "sent as `Authorization: Bearer`; never logged",
-        [](Config& c) -> auto& { return c.embeddings.api_key; }),
+        "sent as `Authorization: Bearer`; never logged, whole or any 8 bytes of it",
+        [](Config& c) -> auto& { return c.embeddings.api_key; })
+        .Rule("with an `http://` URL only to localhost, 127.0.0.0/8 or ::1"),
     Integer(
         "DOCGATE_EMBEDDINGS_DIMENSIONS", kEmbeddings, 1, 65536,
         "the model's vector size; an answer of another size is refused",

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/redact.h"
 #include "core/utf8.h"
 #include "support/embeddings_test_server.h"
 #include "support/temp_dir.h"
@@ -285,6 +286,32 @@ TEST(OpenAiEmbedderTest, AWrongKeyOrModelFailsAtOnceAndTheKeyIsNeverInTheMessage
   config.model = server.options().model;
   EXPECT_EQ(OpenAiEmbedder(config, waits.Recorder()).Embed({"文档"}).vectors.size(), 1U);
   EXPECT_TRUE(waits.waits().empty());
+}
+
+// The message is cut at 300 bytes: the key is redacted before, so no part of it survives the cut,
+// wherever the provider put it.
+TEST(OpenAiEmbedderTest, NoPieceOfAKeyTheProviderEchoesSurvivesTheCutOfItsMessage) {
+  const std::string key = "sk-proj-7Hq2Xv9Lm4Tz8Rw3Kd6Pb1Nc5Yf0Ga";
+  for (const std::size_t after :
+       {std::size_t{0}, std::size_t{270}, std::size_t{285}, std::size_t{292}, std::size_t{299}}) {
+    EmbeddingsTestServerOptions options;
+    options.api_key = "the-right-key";
+    options.echo_key_after = after;
+    EmbeddingsTestServer server(options);
+    EmbeddingsConfig config = ConfigFor(server);
+    config.api_key = key;
+    try {
+      OpenAiEmbedder(config).Embed({"文档"});
+      FAIL() << "a 401 embedded something";
+    } catch (const EmbeddingsUnavailable& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("Incorrect API key provided"), std::string::npos) << what;
+      for (std::size_t at = 0; at + SecretPieces::kMinSecretPiece <= key.size(); ++at) {
+        EXPECT_EQ(what.find(key.substr(at, SecretPieces::kMinSecretPiece)), std::string::npos)
+            << "key echoed after " << after << " bytes: " << what;
+      }
+    }
+  }
 }
 
 TEST(OpenAiEmbedderTest, AServerSlowerThanTheTimeoutFailsTheAttempt) {

@@ -159,8 +159,13 @@ asio::awaitable<std::optional<Response>> EmbeddingsTestServer::State::Answer(
   }
   if (!options.api_key.empty() &&
       request[http::field::authorization] != "Bearer " + options.api_key) {
-    co_return JsonResponse(request, http::status::unauthorized,
-                           ErrorBody("Incorrect API key provided"));
+    std::string message = "Incorrect API key provided";
+    if (options.echo_key_after) {
+      const auto sent = request[http::field::authorization];
+      message.resize(std::max(message.size(), *options.echo_key_after), '.');
+      message += std::string(sent.substr(std::min<std::size_t>(sent.size(), 7)));  // "Bearer "
+    }
+    co_return JsonResponse(request, http::status::unauthorized, ErrorBody(message));
   }
   const json body = json::parse(request.body(), nullptr, false);
   std::vector<std::string> inputs;

@@ -26,6 +26,9 @@ struct EmbeddingsTestServerOptions {
   int dimensions = 64;
   std::string model = "docgate-test-embedder";  // other models are 404, like a real server
   std::string api_key;                          // when set, other bearer tokens are 401
+  // With api_key: the 401's message quotes the key it was sent after this many bytes of text,
+  // as some providers echo what they were given.
+  std::optional<std::size_t> echo_key_after;
   // Both set: HTTPS only, with this PEM certificate and key.
   std::string cert_file;
   std::string key_file;

@@ -42,6 +42,28 @@ TEST(EmbeddingsUrlTest, RefusesWhatIsNotABaseUrlWithoutEchoingIt) {
   }
 }
 
+TEST(EmbeddingsConfigTest, AnApiKeyGoesInClearOnlyToThisMachine) {
+  EmbeddingsConfig config;
+  config.model = "BAAI/bge-m3";
+  config.dimensions = 1024;
+  config.api_key = "sk-proj-7Hq2Xv9Lm4Tz8Rw3";
+  for (const char* local :
+       {"http://127.0.0.1:8000/v1", "http://127.8.9.10/v1", "http://localhost:11434/v1",
+        "http://[::1]:8000/v1", "https://api.example.com/v1", "https://10.0.0.7/v1"}) {
+    config.url = local;
+    EXPECT_EQ(ValidateEmbeddingsConfig(config), std::nullopt) << local;
+  }
+  for (const char* remote : {"http://api.example.com/v1", "http://10.0.0.7:8000/v1",
+                             "http://[2001:db8::1]/v1", "http://localhost.example.com/v1"}) {
+    config.url = remote;
+    const std::string problem = ValidateEmbeddingsConfig(config).value_or("");
+    EXPECT_NE(problem.find("DOCGATE_EMBEDDINGS_API_KEY in clear"), std::string::npos) << remote;
+    EXPECT_EQ(problem.find(config.api_key), std::string::npos) << problem;
+  }
+  config.api_key.clear();
+  EXPECT_EQ(ValidateEmbeddingsConfig(config), std::nullopt) << "no key, nothing to leak";
+}
+
 TEST(EmbeddingsConfigTest, NoUrlIsNoEmbeddingsAndAUrlNeedsAModelAndDimensions) {
   EXPECT_EQ(ValidateEmbeddingsConfig({}), std::nullopt);
   EmbeddingsConfig config;

@@ -54,5 +54,44 @@ TEST(RedactSecretsOfTest, APasswordBeforeALaterAtIsReplacedToo) {
   EXPECT_EQ(RedactUrl("postgresql://u:s3cret@host/db@x"), "postgresql://u:***@x");
 }
 
+TEST(SecretPiecesTest, AWholeSecretAndEveryRunOfEightBytesOfItAreReplaced) {
+  const SecretPieces pieces({"sk-4f9a2c7e1b8d3a6f"});
+  EXPECT_EQ(pieces.Redact("key sk-4f9a2c7e1b8d3a6f refused"), "key *** refused");
+  // Cut at the end of a quoted message, or quoted from the middle.
+  EXPECT_EQ(pieces.Redact("key sk-4f9a2c7e1..."), "key ***...");
+  EXPECT_EQ(pieces.Redact("(2c7e1b8d3a6f)"), "(***)");
+  // Seven bytes are not a piece: the provider's own mask stays readable.
+  EXPECT_EQ(pieces.Redact("Incorrect API key provided: sk-4f9a****3a6f"),
+            "Incorrect API key provided: sk-4f9a****3a6f");
+  EXPECT_EQ(pieces.Redact("no secret here"), "no secret here");
+}
+
+TEST(SecretPiecesTest, NoRunOfEightBytesSurvivesWhereverTheSecretIsCut) {
+  const std::string secret = "k3y-Z8q2-w9Lm-47Tx-pR5v";
+  const SecretPieces pieces({secret, "another-secret-value"});
+  for (std::size_t from = 0; from < secret.size(); ++from) {
+    for (std::size_t to = from; to <= secret.size(); ++to) {
+      const std::string logged =
+          pieces.Redact("said: " + secret.substr(from, to - from) + secret.substr(0, from) + ".");
+      for (std::size_t at = 0; at + SecretPieces::kMinSecretPiece <= secret.size(); ++at) {
+        EXPECT_EQ(logged.find(secret.substr(at, SecretPieces::kMinSecretPiece)), std::string::npos)
+            << logged;
+      }
+    }
+  }
+}
+
+TEST(SecretPiecesTest, SecretsShorterThanAPieceAreNotLookedFor) {
+  const SecretPieces pieces({"guest", ""});
+  EXPECT_TRUE(pieces.empty());
+  EXPECT_EQ(pieces.Redact("guest logged in"), "guest logged in");
+}
+
+TEST(SecretPiecesTest, TheLongestPieceOfAnySecretIsReplacedWhole) {
+  const SecretPieces pieces({"abcdefgh", "abcdefghijklmnop"});
+  EXPECT_EQ(pieces.Redact("xabcdefghijklmnopx"), "x***x");
+  EXPECT_EQ(pieces.Redact("abcdefghabcdefgh"), "******");
+}
+
 }  // namespace
 }  // namespace docgate

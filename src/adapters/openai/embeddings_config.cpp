@@ -1,5 +1,7 @@
 #include "adapters/openai/embeddings_config.h"
 
+#include <boost/asio/ip/address.hpp>
+
 #include <stdexcept>
 
 #include "adapters/openai/embeddings_url.h"
@@ -7,16 +9,33 @@
 
 namespace docgate {
 
+namespace {
+
+// localhost, 127.0.0.0/8 or ::1: a server on this machine, where http:// leaves no wire to read.
+bool IsLoopback(const std::string& host) {
+  if (host == "localhost") return true;
+  boost::system::error_code error;
+  const boost::asio::ip::address address = boost::asio::ip::make_address(host, error);
+  return !error && address.is_loopback();
+}
+
+}  // namespace
+
 std::optional<std::string> ValidateEmbeddingsConfig(const EmbeddingsConfig& config) {
   if (config.url.empty()) return std::nullopt;
+  EmbeddingsUrl url;
   try {
-    ParseEmbeddingsUrl(config.url);
+    url = ParseEmbeddingsUrl(config.url);
   } catch (const std::invalid_argument& e) {
     return std::string(
                "DOCGATE_EMBEDDINGS_URL must be http://host[:port][/path] or https://...: ") +
            e.what();
   }
   return ConfigCheck()
+      .Require(url.tls || config.api_key.empty() || IsLoopback(url.host),
+               "DOCGATE_EMBEDDINGS_URL is http:// to " + url.host +
+                   ", which would send DOCGATE_EMBEDDINGS_API_KEY in clear: use https://, or "
+                   "http:// only to this machine (localhost, 127.0.0.1, ::1)")
       .Require(!config.model.empty(),
                "DOCGATE_EMBEDDINGS_MODEL is required with DOCGATE_EMBEDDINGS_URL: the model's "
                "name as the server knows it (e.g. BAAI/bge-m3)")

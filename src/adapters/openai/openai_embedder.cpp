@@ -34,8 +34,11 @@ std::optional<milliseconds> ParseRetryAfter(std::string_view value) {
   return milliseconds(std::min<unsigned long>(seconds, 86400) * 1000);
 }
 
-// The provider's own words about a refused request, short and printable.
-std::string ProviderMessage(const std::string& body) {
+// The provider's own words about a refused request, short and printable, without the API key:
+// the key, whole or in pieces (a provider may echo what it was sent), is redacted before the
+// message is cut, so that no part of it can survive at the cut.
+std::string ProviderMessage(const std::string& body, const std::string& api_key,
+                            const SecretPieces& key_pieces) {
   std::string message;
   const json parsed = json::parse(body, nullptr, false);
   if (parsed.is_object() && parsed.contains("error")) {
@@ -48,6 +51,12 @@ std::string ProviderMessage(const std::string& body) {
     message = parsed["detail"].get<std::string>();
   }
   if (message.empty()) message = body;
+  if (!api_key.empty()) {
+    for (std::size_t at; (at = message.find(api_key)) != std::string::npos;) {
+      message.replace(at, api_key.size(), kRedacted);
+    }
+  }
+  message = key_pieces.Redact(message);
   if (message.size() > kMaxQuotedBytes) message = message.substr(0, kMaxQuotedBytes) + "...";
   return EscapeForLog(message);
 }
@@ -129,6 +138,7 @@ struct OpenAiEmbedder::Answer {
 OpenAiEmbedder::OpenAiEmbedder(EmbeddingsConfig config, Wait wait)
     : config_(std::move(config)),
       url_(ParseEmbeddingsUrl(config_.url)),
+      key_pieces_({config_.api_key}),
       wait_(std::move(wait)),
       tls_(url_.tls ? MakeVerifyingTlsContext(config_.ca_file) : nullptr),
       breaker_(config_.breaker_initial, config_.breaker_max) {}
@@ -245,12 +255,7 @@ OpenAiEmbedder::Answer OpenAiEmbedder::Send(const HttpRequest& request, std::siz
   const std::string said = "the embeddings server answered " + std::to_string(status);
   if (status != 200) {
     ++counters_.failed_requests;
-    answer.error = said + ": " + ProviderMessage(response.body());
-    if (!config_.api_key.empty()) {
-      for (std::size_t at; (at = answer.error.find(config_.api_key)) != std::string::npos;) {
-        answer.error.replace(at, config_.api_key.size(), kRedacted);
-      }
-    }
+    answer.error = said + ": " + ProviderMessage(response.body(), config_.api_key, key_pieces_);
     if (status == 400 || status == 413 || status == 422) {
       answer.kind = Answer::Kind::kRefused;
     } else if (status == 408 || status == 409 || status == 429 || status >= 500) {

@@ -15,6 +15,7 @@
 #include "adapters/openai/http_connection.h"
 #include "app/ports/embedder.h"
 #include "core/circuit_breaker.h"
+#include "core/redact.h"
 
 namespace docgate {
 
@@ -87,6 +88,7 @@ class OpenAiEmbedder final : public Embedder {
 
   const EmbeddingsConfig config_;
   const EmbeddingsUrl url_;
+  const SecretPieces key_pieces_;  // of the API key, for the provider's messages
   const Wait wait_;
   std::shared_ptr<boost::asio::ssl::context> tls_;  // for https:// only
   CircuitBreaker breaker_;
