@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "adapters/amqp/event_message.h"
-#include "adapters/crypto/openssl_random.h"
 #include "adapters/http/jwt_auth.h"
 #include "app/system_clock.h"
 #include "core/redact.h"
@@ -145,8 +144,7 @@ int PrintToken(const Config& config, const std::string& subject, const std::stri
   SystemClock clock;
   const TimePoint now = clock.Now();
   claims.expires_at = now + std::chrono::seconds{ttl_seconds};
-  OpenSslRandom random;
-  const std::string token = SignHs256Token(ResolveJwtSecret(config, random), claims, now);
+  const std::string token = SignHs256Token(ReadJwtSecret(config), claims, now);
   if (!console_link) {
     std::cout << token << "\n";
     return 0;

@@ -7,8 +7,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/sqlite/sqlite_session.h"
 #include "app/idempotency.h"
 #include "core/config_check.h"
+#include "core/error.h"
 #include "runtime/config_table.h"
 
 #include <array>
@@ -310,6 +312,22 @@ std::string JwtSecretFile(const Config& config) {
   return (directory / "jwt_secret").string();
 }
 
+std::string ReadJwtSecret(const Config& config) {
+  if (!config.auth.jwt_secret.empty()) return config.auth.jwt_secret;
+  const std::string path = JwtSecretFile(config);
+  if (path.empty()) {
+    throw ConfigError("DOCGATE_JWT_SECRET is required when the database is not SQLite");
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw ConfigError("no JWT secret: DOCGATE_JWT_SECRET is unset and " + path +
+                      " does not exist. `docgate serve` creates it on its first start with the "
+                      "same DOCGATE_DATABASE_URL (or DOCGATE_JWT_SECRET_FILE); run this command "
+                      "with those, or set DOCGATE_JWT_SECRET");
+  }
+  return ReadSecretFile(path);
+}
+
 std::string ResolveJwtSecret(const Config& config, RandomSource& random) {
   if (!config.auth.jwt_secret.empty()) return config.auth.jwt_secret;
   const std::string path = JwtSecretFile(config);
@@ -319,13 +337,10 @@ std::string ResolveJwtSecret(const Config& config, RandomSource& random) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) return ReadSecretFile(path);
 
-  const auto directory = std::filesystem::path(path).parent_path();
-  if (!directory.empty()) {
-    std::filesystem::create_directories(directory, ec);
-    if (ec) {
-      throw ConfigError("cannot create the data directory " + directory.string() +
-                        " for the JWT secret: " + ec.message());
-    }
+  try {
+    CreatePrivateDirectories(std::filesystem::path(path).parent_path());
+  } catch (const StorageError& e) {
+    throw ConfigError(std::string("the JWT secret's data directory: ") + e.what());
   }
   const std::string secret = random.Token128() + random.Token128();  // 256 bits, hex
   // Written aside and linked into place, so the file appears whole; when two processes start at

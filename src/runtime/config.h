@@ -168,6 +168,10 @@ std::string JwtSecretFile(const Config& config);
 // directory created if missing) and reused afterwards. Throws ConfigError when it cannot.
 std::string ResolveJwtSecret(const Config& config, RandomSource& random);
 
+// The HS256 secret as ResolveJwtSecret finds it, without creating one: for `docgate token`, which
+// must sign with the secret the server uses. Throws ConfigError saying where it looked.
+std::string ReadJwtSecret(const Config& config);
+
 // The use cases' settings derived from the gate's.
 ServiceConfig ToServiceConfig(const Config& config);
 

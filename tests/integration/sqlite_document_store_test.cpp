@@ -196,6 +196,30 @@ TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {
   EXPECT_TRUE(fs::is_regular_file(db_path_));
 }
 
+// The database holds every document: what docgate creates is the owner's alone, and what exists
+// keeps the mode the operator gave it.
+TEST_F(SqliteDocumentStoreTest, CreatesTheDirectoriesAndTheFilesForTheOwnerAlone) {
+  const auto mode = [](const fs::path& path) {
+    return fs::status(path).permissions() & fs::perms::all;
+  };
+  fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read |
+                                   fs::perms::others_exec);
+  db_path_ = dir_.path() / "a" / "b" / "docgate.db";
+  Stores stores = Open();
+  AddDocument(*stores.documents);  // the -wal file exists while the store is open
+  EXPECT_EQ(mode(dir_.path() / "a"), fs::perms::owner_all);
+  EXPECT_EQ(mode(dir_.path() / "a" / "b"), fs::perms::owner_all);
+  const fs::perms owner_rw = fs::perms::owner_read | fs::perms::owner_write;
+  EXPECT_EQ(mode(db_path_), owner_rw);
+  ASSERT_TRUE(fs::exists(db_path_.string() + "-wal"));
+  EXPECT_EQ(mode(db_path_.string() + "-wal"), owner_rw);
+  EXPECT_EQ(mode(dir_.path()), fs::perms::owner_all | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read |
+                                   fs::perms::others_exec)
+      << "an existing directory keeps its mode";
+}
+
 TEST_F(SqliteDocumentStoreTest, JournalModeIsWal) {
   Open();
   RawDatabase raw(db_path_);

@@ -355,6 +355,8 @@ TEST_F(JwtSecretTest, GeneratedOnceWithMode0600AndReused) {
   struct stat info {};
   ASSERT_EQ(::stat(file.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((dir_ / "nested").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u) << "the data directory it creates is the owner's alone";
   EXPECT_EQ(ResolveJwtSecret(config_, random_), first);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ / "nested"),
                           std::filesystem::directory_iterator{}),
@@ -365,6 +367,19 @@ TEST_F(JwtSecretTest, AnEmptySecretFileIsAnError) {
   std::filesystem::create_directories(dir_ / "nested");
   std::ofstream(dir_ / "nested" / "jwt_secret") << "\n";
   EXPECT_NE(ErrorOf([&] { ResolveJwtSecret(config_, random_); }).find("empty"), std::string::npos);
+}
+
+// Only `docgate serve` creates the secret: a token signed with a secret made elsewhere (say, in
+// another working directory) would be refused by the server.
+TEST_F(JwtSecretTest, ReadingCreatesNothingAndSaysWhereItLooked) {
+  const std::string problem = ErrorOf([&] { ReadJwtSecret(config_); });
+  EXPECT_NE(problem.find((dir_ / "nested" / "jwt_secret").string()), std::string::npos) << problem;
+  EXPECT_NE(problem.find("docgate serve"), std::string::npos) << problem;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "nested")) << "nothing was created";
+  const std::string created = ResolveJwtSecret(config_, random_);
+  EXPECT_EQ(ReadJwtSecret(config_), created);
+  config_.auth.jwt_secret = "explicit-secret";
+  EXPECT_EQ(ReadJwtSecret(config_), "explicit-secret");
 }
 
 TEST_F(JwtSecretTest, NonSqliteWithoutSecretIsAnError) {

@@ -1,7 +1,15 @@
 #include "adapters/sqlite/sqlite_session.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "adapters/sqlite/sqlite_migrations.h"
 #include "core/error.h"
@@ -12,6 +20,18 @@ namespace {
 
 constexpr std::string_view kEnableWal = "PRAGMA journal_mode = WAL";
 constexpr std::string_view kPing = "SELECT 1";
+
+// The file 0600 (SQLite gives its -wal and -shm files the file's mode), in directories created
+// by CreatePrivateDirectories.
+void CreatePrivately(const std::filesystem::path& file) {
+  CreatePrivateDirectories(file.parent_path());
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+  } else if (errno != EEXIST) {
+    throw StorageError("cannot create " + file.string() + ": " + std::strerror(errno));
+  }
+}
 
 void EnableWal(SqliteConnection& connection) {
   auto stmt = connection.Prepare(kEnableWal);
@@ -31,8 +51,7 @@ std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
     throw StorageError("busy_timeout must be 0.." +
                        std::to_string(std::numeric_limits<int>::max()) + " ms");
   }
-  const std::filesystem::path parent = std::filesystem::path(config.path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
+  CreatePrivately(config.path);
 
   std::vector<std::unique_ptr<SqliteConnection>> connections;
   connections.push_back(std::make_unique<SqliteConnection>(config.path, config.busy_timeout));
@@ -45,6 +64,19 @@ std::unique_ptr<SqliteConnectionPool> OpenPool(const SqliteConfig& config) {
 }
 
 }  // namespace
+
+void CreatePrivateDirectories(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> missing;
+  for (auto at = directory; !at.empty() && !std::filesystem::exists(at); at = at.parent_path()) {
+    missing.push_back(at);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      throw StorageError("cannot create the directory " + it->string() + ": " +
+                         std::strerror(errno));
+    }
+  }
+}
 
 SqliteSession::SqliteSession(SqliteConfig config)
     : config_(std::move(config)),

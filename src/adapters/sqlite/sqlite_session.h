@@ -26,6 +26,11 @@
 
 namespace docgate {
 
+// Creates `directory` and its missing parents for the owner alone (0700): the data directory of a
+// SQLite database holds every document (and, beside it, the generated JWT secret). Directories that
+// exist keep their mode. Throws StorageError naming the directory it cannot create.
+void CreatePrivateDirectories(const std::filesystem::path& directory);
+
 // Below this much free space on the database's file system, the session reports itself not ready.
 inline constexpr std::uintmax_t kMinFreeDiskBytes = 4 * 1024 * 1024;
 
