@@ -277,13 +277,34 @@ TEST_P(ApiTest, UnknownThingsAre404) {
 TEST_P(ApiTest, KnownPathsWithTheWrongMethodAre405WithAllow) {
   const auto reply = Call(http::verb::delete_, "/api/v1/documents/1", Alice());
   EXPECT_EQ(reply.status(), 405u);
-  EXPECT_EQ(reply.header(http::field::allow), "GET, PUT");
+  EXPECT_EQ(reply.header(http::field::allow), "GET, HEAD, PUT");
   EXPECT_EQ(reply.header(http::field::content_type), "application/problem+json");
-  EXPECT_EQ(Call(http::verb::patch, "/healthz", {}).header(http::field::allow), "GET");
+  EXPECT_EQ(Call(http::verb::patch, "/healthz", {}).header(http::field::allow), "GET, HEAD");
   EXPECT_EQ(Call(http::verb::get, "/api/v1/reviews/1/approve", Bob()).header(http::field::allow),
             "POST");
   EXPECT_EQ(Call(http::verb::put, "/api/v1/documents", Alice(), "{}").header(http::field::allow),
-            "POST, GET");
+            "POST, GET, HEAD");
+  EXPECT_EQ(Call(http::verb::head, "/api/v1/reviews/1/approve", Bob()).status(), 405u)
+      << "HEAD only where GET is";
+}
+
+// API.md v1.2: HEAD is answered wherever GET is, with the GET's status and headers and no body.
+TEST_P(ApiTest, HeadIsAnsweredWhereverGetIsWithTheHeaderOfTheGet) {
+  const std::string id = Create(Alice());
+  const std::vector<std::string> paths = {"/api/v1/documents/" + id, "/api/v1/documents?limit=5",
+                                          "/api/v1/documents/" + id + "/content", "/healthz", "/"};
+  for (const std::string& path : paths) {
+    const auto get = Get(path, Alice());
+    const auto head = Call(http::verb::head, path, Alice());
+    EXPECT_EQ(head.status(), get.status()) << path;
+    EXPECT_EQ(head.header(http::field::content_type), get.header(http::field::content_type))
+        << path;
+    EXPECT_EQ(head.header(http::field::content_length), std::to_string(get.body().size())) << path;
+    EXPECT_TRUE(head.body().empty()) << path;
+  }
+  EXPECT_EQ(Call(http::verb::head, "/api/v1/documents/" + id, {}).status(), 401u)
+      << "HEAD asks for the GET's credentials";
+  EXPECT_EQ(Call(http::verb::head, "/api/v1/documents/999999", Alice()).status(), 404u);
 }
 
 TEST_P(ApiTest, InvalidTransitionsAre409) {

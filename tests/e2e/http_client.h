@@ -67,7 +67,8 @@ class HttpClient {
       request.body() = body;
       request.prepare_payload();
     }
-    return Exchange([&](auto&& done) { http::async_write(stream_, request, done); });
+    return Exchange([&](auto&& done) { http::async_write(stream_, request, done); },
+                    verb == http::verb::head);
   }
 
   // Sends `bytes` as they are and reads one response.
@@ -92,8 +93,9 @@ class HttpClient {
   }
 
  private:
+  // `head`: the answer to a HEAD, whose Content-Length announces a body that is not sent.
   template <typename Write>
-  HttpReply Exchange(Write&& write) {
+  HttpReply Exchange(Write&& write, bool head = false) {
     stream_.expires_after(timeout_);
     // Write and read at once: a server may answer (413) before it has read the whole request.
     beast::error_code write_ec;
@@ -102,6 +104,7 @@ class HttpClient {
     write([&write_ec](beast::error_code e, std::size_t) { write_ec = e; });
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);
+    parser.skip(head);
     http::async_read(stream_, buffer_, parser, [&](beast::error_code e, std::size_t) {
       read_ec = e;
       read_done = true;

@@ -241,7 +241,18 @@ TEST(Router, MatchesTemplatesAndAnswers404And405) {
             Router::Match::Kind::kNotFound);
   auto wrong = router.Find(HttpVerb::delete_, "/api/v1/documents/1");
   ASSERT_EQ(wrong.kind, Router::Match::Kind::kMethodNotAllowed);
-  EXPECT_EQ(wrong.allow, "GET, PUT");
+  EXPECT_EQ(wrong.allow, "GET, HEAD, PUT");
+  // HEAD is answered wherever GET is, by the GET's handler.
+  auto head = router.Find(HttpVerb::head, "/api/v1/documents/7");
+  ASSERT_EQ(head.kind, Router::Match::Kind::kFound);
+  EXPECT_EQ(head.params.Get("id"), "7");
+  const HttpRequest request;
+  (*head.handler)(RouteContext{request, head.params, nullptr});
+  EXPECT_EQ(called, 1);
+  router.Add(HttpVerb::post, "/api/v1/reviews/{id}/approve",
+             [](const RouteContext&) { return HttpResponse{}; });
+  EXPECT_EQ(router.Find(HttpVerb::head, "/api/v1/reviews/1/approve").kind,
+            Router::Match::Kind::kMethodNotAllowed);
 }
 
 // Found by fuzz/router_fuzz.cpp (fuzz/regressions/router/): a path without its leading '/' was

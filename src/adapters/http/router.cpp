@@ -67,9 +67,7 @@ std::string_view PathParams::Get(std::string_view name) const {
   return {};
 }
 
-std::string_view TargetPath(std::string_view target) {
-  return target.substr(0, target.find('?'));
-}
+std::string_view TargetPath(std::string_view target) { return target.substr(0, target.find('?')); }
 
 std::string_view TargetQuery(std::string_view target) {
   const auto mark = target.find('?');
@@ -86,7 +84,8 @@ Result<QueryParams> ParseQuery(std::string_view query,
     if (pair.empty()) continue;
     const auto eq = pair.find('=');
     auto name = PercentDecode(pair.substr(0, eq));
-    auto value = PercentDecode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    auto value =
+        PercentDecode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
     if (!name || !value) {
       return MakeError(ErrorCode::kValidation, "malformed percent-encoding in the query string");
     }
@@ -153,10 +152,12 @@ Router::Match Router::Find(HttpVerb verb, std::string_view path) const {
   // Segments("healthz") is {"healthz"}, which the template "/healthz" would match.
   if (!path.starts_with('/')) return match;
   const auto segments = Segments(path);
+  // HEAD is answered wherever GET is, by the GET's handler: the server sends its header only.
+  const HttpVerb wanted = verb == HttpVerb::head ? HttpVerb::get : verb;
   std::vector<std::string_view> allowed;
   for (const auto& route : routes_) {
     if (!Matches(route, segments, nullptr)) continue;
-    if (route.verb == verb) {
+    if (route.verb == wanted) {
       match.kind = Match::Kind::kFound;
       match.handler = &route.handler;
       match.pattern = route.pattern;
@@ -168,6 +169,7 @@ Router::Match Router::Find(HttpVerb verb, std::string_view path) const {
     const std::string_view verb_name(name.data(), name.size());
     if (std::find(allowed.begin(), allowed.end(), verb_name) == allowed.end()) {
       allowed.push_back(verb_name);
+      if (route.verb == HttpVerb::get) allowed.push_back("HEAD");
     }
   }
   if (!allowed.empty()) {
