@@ -390,6 +390,26 @@ TEST_P(ApiTest, BodiesOverTheLimitAre413) {
   EXPECT_EQ(Get("/healthz", {}).status(), 200u);
 }
 
+// The answers the HTTP server makes itself, before any handler, speak the request's language too.
+TEST_P(ApiTest, TheServersOwnRefusalsAreInTheRequestsLanguage) {
+  Headers chinese = Alice();
+  chinese.emplace_back("Accept-Language", "zh-CN");
+  const std::string big = R"({"title": "t", "content": ")" + std::string(1024 * 1024, 'x') + "\"}";
+  const auto too_large = Post("/api/v1/documents", chinese, big);
+  ExpectProblem(too_large, 413, "PAYLOAD_TOO_LARGE");
+  EXPECT_EQ(too_large.header(http::field::content_language), "zh-CN");
+  EXPECT_NE(too_large.body().find("请求体超过"), std::string::npos) << too_large.body();
+
+  HttpClient client(port_);
+  const auto huge =
+      client.Raw("GET /healthz HTTP/1.1\r\nHost: x\r\nAccept-Language: zh-CN\r\nX-Big: " +
+                 std::string(64 * 1024, 'h') + "\r\n\r\n");
+  ExpectProblem(huge, 400, "VALIDATION");
+  EXPECT_EQ(huge.header(http::field::content_language), "zh-CN");
+  EXPECT_NE(huge.body().find("请求头超过"), std::string::npos) << huge.body();
+  EXPECT_EQ(Post("/api/v1/documents", Alice(), big).header(http::field::content_language), "en");
+}
+
 TEST_P(ApiTest, GarbageAndHugeHeadersAre400AndTheServerKeepsServing) {
   {
     HttpClient client(port_);

@@ -198,10 +198,16 @@ TEST_F(HttpServerLimitsTest, WithEveryWorkerBusyAndTheQueueFullTheApiSheds503And
 
   HttpClient client(server_->port());
   ExpectShed(client.Request(http::verb::get, "/api/v1/documents"));
+  // The server's own answers speak the request's language, as the API's do.
+  const HttpReply chinese =
+      client.Request(http::verb::get, "/api/v1/documents", {}, {{"Accept-Language", "zh-CN"}});
+  ExpectShed(chinese);
+  EXPECT_EQ(chinese.header(http::field::content_language), "zh-CN");
+  EXPECT_NE(chinese.body().find("所有工作线程都在忙"), std::string::npos) << chinese.body();
   for (const char* path : {"/healthz", "/readyz", "/metrics"}) {
     EXPECT_EQ(client.Request(http::verb::get, path).status(), 200u) << path;
   }
-  EXPECT_EQ(shed_.reasons(), std::vector<std::string>{"queue_full"});
+  EXPECT_EQ(shed_.reasons(), (std::vector<std::string>{"queue_full", "queue_full"}));
 
   held_.Release();
   for (auto& thread : threads_) thread.join();

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "adapters/http/error_mapper.h"
+#include "adapters/http/localize.h"
 #include "adapters/http/work_lane.h"
 
 namespace docgate {
@@ -67,6 +68,14 @@ struct Connection {
   bool idle = false;  // waiting for the next request; guarded by HttpServer::Impl::mutex
   bool spare = false;  // accepted past max_connections: one request, then closed
 };
+
+// Every problem+json in the request's language (localize.h): RestApi's answers come translated
+// (with Content-Language), the server's own (413, 400, the 503s of load shedding) are here.
+void Localize(HttpResponse& response, const http::fields& request_headers) {
+  if (response.find(http::field::content_language) != response.end()) return;
+  const auto accept = request_headers[http::field::accept_language];
+  LocalizeProblem(response, PreferredLanguage(std::string_view(accept.data(), accept.size())));
+}
 
 // The answer to a request the parser refused, or nullopt when the connection just went away.
 std::optional<HttpResponse> TransportProblem(const beast::error_code& ec, const HttpConfig& config) {
@@ -250,6 +259,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
       if (auto problem = TransportProblem(ec, config)) {
         RequestTrace trace;
         trace.request_id = RequestIdOf(parser.get().base());
+        Localize(*problem, parser.get().base());
         problem->keep_alive(false);
         problem->prepare_payload();
         Answered(parser.get().method(), trace, *problem, started_at);
@@ -274,6 +284,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
     }
     const bool keep_alive =
         config.keep_alive && !conn->spare && request.keep_alive() && !Stopping();
+    Localize(response, request.base());
     response.version(request.version());
     response.keep_alive(keep_alive);
     response.prepare_payload();
