@@ -38,6 +38,11 @@ class SecretPieces {
   static constexpr std::size_t kMinSecretPiece = 8;
 
   explicit SecretPieces(std::vector<std::string> secrets);
+  // windows_ views the strings of secrets_: a copy would view the original's.
+  SecretPieces(const SecretPieces&) = delete;
+  SecretPieces& operator=(const SecretPieces&) = delete;
+  SecretPieces(SecretPieces&&) = default;
+  SecretPieces& operator=(SecretPieces&&) = default;
 
   std::string Redact(std::string_view text) const;
   bool empty() const { return secrets_.empty(); }
