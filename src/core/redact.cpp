@@ -42,14 +42,6 @@ std::vector<Span> SecretSpans(std::string_view url) {
   return spans;
 }
 
-void ReplaceAll(std::string &text, const std::string &secret) {
-  if (secret.empty()) return;
-  for (std::size_t at = text.find(secret); at != std::string::npos;
-       at = text.find(secret, at + kRedacted.size())) {
-    text.replace(at, secret.size(), kRedacted);
-  }
-}
-
 }  // namespace
 
 std::string RedactUrl(std::string_view url) {
@@ -82,14 +74,22 @@ std::vector<std::string> PasswordsOf(std::string_view url) {
   return secrets;
 }
 
-std::string RedactSecretsOf(std::string_view text, std::string_view url) {
-  // Longest first, so that a secret containing another is replaced whole.
-  std::vector<std::string> secrets = PasswordsOf(url);
+std::string RedactAll(std::string_view text, std::vector<std::string> secrets) {
   std::stable_sort(secrets.begin(), secrets.end(),
                    [](const std::string &a, const std::string &b) { return a.size() > b.size(); });
   std::string out(text);
-  for (const std::string &secret : secrets) ReplaceAll(out, secret);
+  for (const std::string &secret : secrets) {
+    if (secret.empty()) continue;
+    for (std::size_t at = out.find(secret); at != std::string::npos;
+         at = out.find(secret, at + kRedacted.size())) {
+      out.replace(at, secret.size(), kRedacted);
+    }
+  }
   return out;
+}
+
+std::string RedactSecretsOf(std::string_view text, std::string_view url) {
+  return RedactAll(text, PasswordsOf(url));
 }
 
 SecretPieces::SecretPieces(std::vector<std::string> secrets) {

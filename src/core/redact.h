@@ -24,6 +24,10 @@ std::string RedactUrl(std::string_view url);
 // which '@' ends the userinfo.
 std::string RedactSecretsOf(std::string_view text, std::string_view url);
 
+// `text` with every occurrence of each of `secrets` replaced by kRedacted, the longest first so
+// that a secret containing another is replaced whole. Empty secrets are ignored.
+std::string RedactAll(std::string_view text, std::vector<std::string> secrets);
+
 // The passwords `url` may carry, as RedactSecretsOf looks for them: as written and
 // percent-decoded, each span a parser may take for the userinfo's password, and every
 // `password=` value. Empty for a URL without any.

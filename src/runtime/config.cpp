@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 #include <variant>
@@ -312,30 +313,42 @@ std::string JwtSecretFile(const Config& config) {
   return (directory / "jwt_secret").string();
 }
 
-std::string ReadJwtSecret(const Config& config) {
-  if (!config.auth.jwt_secret.empty()) return config.auth.jwt_secret;
+namespace {
+
+// The HS256 secret where it already is (DOCGATE_JWT_SECRET, else its file), and the file that
+// holds or will hold it.
+struct ExistingJwtSecret {
+  std::optional<std::string> secret;
+  std::string path;
+};
+
+ExistingJwtSecret FindJwtSecret(const Config& config) {
+  if (!config.auth.jwt_secret.empty()) return {config.auth.jwt_secret, {}};
   const std::string path = JwtSecretFile(config);
   if (path.empty()) {
     throw ConfigError("DOCGATE_JWT_SECRET is required when the database is not SQLite");
   }
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    throw ConfigError("no JWT secret: DOCGATE_JWT_SECRET is unset and " + path +
+  if (!std::filesystem::exists(path, ec)) return {std::nullopt, path};
+  return {ReadSecretFile(path), path};
+}
+
+}  // namespace
+
+std::string ReadJwtSecret(const Config& config) {
+  const ExistingJwtSecret found = FindJwtSecret(config);
+  if (!found.secret) {
+    throw ConfigError("no JWT secret: DOCGATE_JWT_SECRET is unset and " + found.path +
                       " does not exist. `docgate serve` creates it on its first start with the "
                       "same DOCGATE_DATABASE_URL (or DOCGATE_JWT_SECRET_FILE); run this command "
                       "with those, or set DOCGATE_JWT_SECRET");
   }
-  return ReadSecretFile(path);
+  return *found.secret;
 }
 
 std::string ResolveJwtSecret(const Config& config, RandomSource& random) {
-  if (!config.auth.jwt_secret.empty()) return config.auth.jwt_secret;
-  const std::string path = JwtSecretFile(config);
-  if (path.empty()) {
-    throw ConfigError("DOCGATE_JWT_SECRET is required when the database is not SQLite");
-  }
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) return ReadSecretFile(path);
+  const auto [existing, path] = FindJwtSecret(config);
+  if (existing) return *existing;
 
   try {
     CreatePrivateDirectories(std::filesystem::path(path).parent_path());

@@ -2,17 +2,15 @@
 
 #include <mongoc/mongoc.h>
 
-#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "adapters/mongo/mongo_driver.h"
 #include "core/percent_encoding.h"
+#include "core/redact.h"
 
 namespace docgate {
 namespace {
-
-constexpr std::string_view kRedacted = "***";
 
 // What may be the password in `uri`, read as text so that a URI libmongoc refuses is covered too:
 // for every '@' after the scheme, what lies between the first ':' and it (more than the password
@@ -30,25 +28,13 @@ std::vector<std::string> PasswordCandidates(std::string_view uri) {
     candidates.emplace_back(password);
     candidates.push_back(PercentDecoded(password));
   }
-  // Longest first, so that a candidate containing another is replaced whole.
-  std::sort(candidates.begin(), candidates.end(),
-            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   return candidates;
-}
-
-void ReplaceAll(std::string& text, std::string_view what, std::string_view with) {
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size())) {
-    text.replace(at, what.size(), with);
-  }
 }
 
 }  // namespace
 
 std::string WithoutPassword(std::string text, std::string_view uri) {
-  for (const std::string& password : PasswordCandidates(uri)) {
-    if (!password.empty()) ReplaceAll(text, password, kRedacted);
-  }
-  return text;
+  return RedactAll(text, PasswordCandidates(uri));
 }
 
 std::optional<std::string> ValidateMongoUri(const std::string& uri) {

@@ -51,12 +51,7 @@ std::string ProviderMessage(const std::string& body, const std::string& api_key,
     message = parsed["detail"].get<std::string>();
   }
   if (message.empty()) message = body;
-  if (!api_key.empty()) {
-    for (std::size_t at; (at = message.find(api_key)) != std::string::npos;) {
-      message.replace(at, api_key.size(), kRedacted);
-    }
-  }
-  message = key_pieces.Redact(message);
+  message = key_pieces.Redact(RedactAll(message, {api_key}));
   if (message.size() > kMaxQuotedBytes) message = message.substr(0, kMaxQuotedBytes) + "...";
   return EscapeForLog(message);
 }
