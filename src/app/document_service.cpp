@@ -251,11 +251,11 @@ Result<Document> DocumentService::GetDocument(DocumentId id) {
 }
 
 Result<ContentView> DocumentService::GetContent(DocumentId id) {
-  auto doc = store_.FindDocument(id);
-  if (!doc) return NotFound("document", id);
-  auto content = store_.FindContent(id, doc->version);
-  if (!content) throw StorageError("document " + std::to_string(id) + " has no content");
-  return ContentView{id, doc->version, std::move(*content)};
+  // One read: the document, then its content, would race an edit that drops the draft between.
+  auto found = store_.FindDocumentWithContent(id);
+  if (!found) return NotFound("document", id);
+  if (!found->content) throw StorageError("document " + std::to_string(id) + " has no content");
+  return ContentView{id, found->document.version, std::move(*found->content)};
 }
 
 // Every document keeps its current version, so only an empty history asks whether it exists.

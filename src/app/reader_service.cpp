@@ -29,7 +29,8 @@ Result<Preview> ReaderService::GetPreview(DocumentId id) {
     return Preview{preview->document_id, preview->version,
                    std::move(preview->content), preview->approved_at};
   }
-  // Approved, not projected yet.
+  // Approved, not projected yet. Read after the document without a race: an approved version is
+  // never dropped (ADR 0008), whatever edits commit in between.
   auto content = documents_.FindContent(id, *doc->approved_version);
   if (!content) {
     throw StorageError("document " + std::to_string(id) +

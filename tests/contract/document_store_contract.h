@@ -142,6 +142,27 @@ TYPED_TEST_P(DocumentStoreContract, FindDocumentsWithContentReadsEachInTheOrderA
   EXPECT_TRUE(this->store().FindDocumentsWithContent({}).empty());
 }
 
+TYPED_TEST_P(DocumentStoreContract, FindDocumentWithContentReadsTheCurrentVersion) {
+  Document doc = ContractDocument();
+  doc.version = 1;
+  doc = this->Add(doc);
+  this->Put(doc.id, 1, "第一版：审核流程");
+  auto found = this->store().FindDocumentWithContent(doc.id);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->document, doc);
+  EXPECT_EQ(found->content, "第一版：审核流程");
+
+  doc.version = 2;
+  this->Update(doc);
+  found = this->store().FindDocumentWithContent(doc.id);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->document.version, 2);
+  EXPECT_EQ(found->content, std::nullopt) << "version 2 has no content yet";
+  this->Put(doc.id, 2, "第二版：四眼原则");
+  EXPECT_EQ(this->store().FindDocumentWithContent(doc.id)->content, "第二版：四眼原则");
+  EXPECT_FALSE(this->store().FindDocumentWithContent(12345).has_value());
+}
+
 TYPED_TEST_P(DocumentStoreContract, ContentOfAVersionIsNeverOverwritten) {
   const DocumentId id = this->Add(ContractDocument()).id;
   this->Put(id, 1, "first");
@@ -484,7 +505,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
     InsertIgnoresGivenIdsAndAssignsAscendingOnes, ContentRoundTripsExactBytes,
     EditorsAfterAVersionAreListedOnceEach, ContentIsKeptPerVersion,
-    FindDocumentsWithContentReadsEachInTheOrderAsked, ContentOfAVersionIsNeverOverwritten,
+    FindDocumentsWithContentReadsEachInTheOrderAsked,
+    FindDocumentWithContentReadsTheCurrentVersion, ContentOfAVersionIsNeverOverwritten,
     MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt, TransactionSeesItsOwnWrites,
     UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
     DestructionWithoutCommitDiscardsInserts, DestructionWithoutCommitDiscardsUpdates,

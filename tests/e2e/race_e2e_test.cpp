@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <map>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -88,6 +90,55 @@ TEST_P(RaceTest, FiftyConcurrentMixedApproveAndRejectDecideExactlyOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RaceTest, e2e::AllBackends(), e2e::BackendName);
+
+// A reader polling a draft while its author edits it: each edit replaces the draft's version, so
+// a read of the document and then of its content could find the version gone in between. Every
+// read must be one whole version: 200, with the content written as that version. One suite per
+// store (the gate plays no part in reads).
+class ReadRaceTest : public e2e::ServerTest {};
+
+TEST_P(ReadRaceTest, ReadsOfADraftBeingEditedAreEachOneWholeVersion) {
+  constexpr int kEdits = 200;
+  const std::string id = Create(Alice(), "\u5165\u804c\u6307\u5357");  // 入职指南
+  const std::string target = "/api/v1/documents/" + id;
+  std::map<std::int64_t, std::string> written{{1, "# \u5165\u804c\u6307\u5357"}};
+  std::atomic<bool> editing = true;
+  std::thread author([&] {
+    e2e::HttpClient client(port_);
+    const auto alice = Alice();
+    for (int i = 1; i <= kEdits; ++i) {
+      const std::string content = "\u7b2c " + std::to_string(i) + " \u6b21\u4fee\u6539";  // 第 i 次修改
+      const auto reply =
+          client.Request(http::verb::put, target, json{{"content", content}}.dump(), alice);
+      if (reply.status() != 200u) {
+        ADD_FAILURE() << "edit " << i << ": " << reply.status() << " " << reply.body();
+        break;
+      }
+      written[reply.json()["version"].get<std::int64_t>()] = content;
+    }
+    editing = false;
+  });
+
+  std::vector<std::pair<std::int64_t, std::string>> seen;
+  e2e::HttpClient reader(port_);
+  const auto bob = Bob();
+  for (bool last = false; !last;) {
+    last = !editing;  // one more read after the last edit
+    const auto reply = reader.Request(http::verb::get, target + "/content", "", bob);
+    ASSERT_EQ(reply.status(), 200u) << "read " << seen.size() << ": " << reply.body();
+    seen.emplace_back(reply.json()["version"].get<std::int64_t>(), reply.json()["content"]);
+  }
+  author.join();
+
+  ASSERT_EQ(written.size(), kEdits + 1u);
+  for (const auto& [version, content] : seen) {
+    ASSERT_TRUE(written.contains(version)) << "version " << version << " was never written";
+    EXPECT_EQ(content, written.at(version)) << "version " << version;
+  }
+  EXPECT_EQ(seen.back().first, written.rbegin()->first) << "the last read sees the last edit";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, ReadRaceTest, e2e::GatedBackends(), e2e::BackendName);
 
 }  // namespace
 }  // namespace docgate

@@ -89,6 +89,16 @@ std::optional<std::string> FakeDocumentStore::FindContent(DocumentId id, std::in
   return found->content;
 }
 
+std::optional<DocumentWithContent> FakeDocumentStore::FindDocumentWithContent(DocumentId id) {
+  return database_->Read([&](const FakeTables& tables) -> std::optional<DocumentWithContent> {
+    auto doc = FakeLookup(tables.documents, id);
+    if (!doc) return std::nullopt;
+    auto version = FakeLookup(tables.versions, {id, doc->version});
+    return DocumentWithContent{std::move(*doc), version ? std::optional(version->content)
+                                                        : std::nullopt};
+  });
+}
+
 std::optional<DocumentVersion> FakeDocumentStore::FindVersion(DocumentId id, std::int32_t version) {
   return database_->Read([&](const FakeTables& tables) {
     return FakeLookup(tables.versions, {id, version});

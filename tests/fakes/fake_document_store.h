@@ -27,6 +27,7 @@ class FakeDocumentStore final : public DocumentStore {
   std::optional<Document> FindDocument(DocumentId id) override;
   std::optional<Review> FindReview(ReviewId id) override;
   std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id) override;
   std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) override;
   std::vector<VersionSummary> ListVersions(DocumentId id) override;
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;

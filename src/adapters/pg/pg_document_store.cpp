@@ -81,6 +81,8 @@ constexpr Statement kSelectDocumentReviews{"select_document_reviews",
                                            "WHERE document_id = $1 ORDER BY id DESC"};
 
 constexpr Statement kSelectContent{"select_content", sql::kSelectContent};
+constexpr Statement kSelectDocumentWithContent{"select_document_with_content",
+                                               sql::kSelectDocumentWithContent};
 constexpr Statement kInsertVersion{"insert_version", sql::kInsertVersion};
 // An editor's newest version: versions only grow, so GREATEST keeps an upsert of an older one
 // from moving it back.
@@ -115,6 +117,7 @@ constexpr std::array kDocumentStatements{
     kUpdateReview,
     kSelectDocumentReviews,
     kSelectContent,
+    kSelectDocumentWithContent,
     kInsertVersion,
     kRecordEditor,
     kDropUnsubmittedVersion,
@@ -294,6 +297,14 @@ std::optional<std::string> PgDocumentStore::FindContent(DocumentId id, std::int3
   return session_->Autocommit(
       Describe("find content of document", id), [&](pqxx::transaction_base& tx) {
         return First<std::string>(tx.exec_prepared(kSelectContent.name, id, version), ToText);
+      });
+}
+
+std::optional<DocumentWithContent> PgDocumentStore::FindDocumentWithContent(DocumentId id) {
+  return session_->Autocommit(
+      Describe("find document with content", id), [&](pqxx::transaction_base& tx) {
+        return First<DocumentWithContent>(tx.exec_prepared(kSelectDocumentWithContent.name, id),
+                                          ToDocumentWithContent);
       });
 }
 

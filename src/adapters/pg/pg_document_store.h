@@ -61,6 +61,7 @@ class PgDocumentStore final : public DocumentStore {
   std::optional<Document> FindDocument(DocumentId id) override;
   std::optional<Review> FindReview(ReviewId id) override;
   std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
+  std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id) override;
   std::vector<std::optional<DocumentWithContent>> FindDocumentsWithContent(
       const std::vector<std::pair<DocumentId, std::int32_t>>& wanted) override;
   std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) override;

@@ -85,6 +85,14 @@ inline constexpr char kListVersions[] =
     " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
     "   WHERE document_id = c.document_id AND document_version = c.version)"
     " WHERE c.document_id = $1 ORDER BY c.version DESC";
+// The document $1 with the content of its current version (NULL when it has none), in one
+// statement: one snapshot on either backend. The document's columns are those of every document
+// select, the content last.
+inline constexpr char kSelectDocumentWithContent[] =
+    "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
+    " FROM kh_document d LEFT JOIN kh_document_content c"
+    " ON c.document_id = d.id AND c.version = d.version WHERE d.id = $1";
 inline constexpr char kSelectContent[] =
     "SELECT content FROM kh_document_content "
     "WHERE document_id = $1 AND version = $2";

@@ -51,6 +51,8 @@ constexpr std::string_view kUpdateDocument =
 constexpr std::string_view kSetIngestStatus = sql::kSqlite<sql::kSetIngestStatus>;
 
 constexpr std::string_view kSelectContent = sql::kSqlite<sql::kSelectContent>;
+constexpr std::string_view kSelectDocumentWithContent =
+    sql::kSqlite<sql::kSelectDocumentWithContent>;
 constexpr std::string_view kInsertVersion = sql::kSqlite<sql::kInsertVersion>;
 // An editor's newest version: versions only grow, so max() keeps an upsert of an older one from
 // moving it back.
@@ -95,6 +97,10 @@ Document DocumentFromRow(const SqliteStatement& row) {
   doc.created_at = row.Time(9);
   doc.updated_at = row.Time(10);
   return doc;
+}
+
+DocumentWithContent DocumentWithContentFromRow(const SqliteStatement& row) {
+  return DocumentWithContent{DocumentFromRow(row), Nullable(row, 11, &SqliteStatement::Text)};
 }
 
 Review ReviewFromRow(const SqliteStatement& row) {
@@ -302,6 +308,13 @@ std::optional<Review> SqliteDocumentStore::FindReview(ReviewId id) {
 
 std::optional<std::string> SqliteDocumentStore::FindContent(DocumentId id, std::int32_t version) {
   return SelectContent(*session_->Read(), id, version);
+}
+
+std::optional<DocumentWithContent> SqliteDocumentStore::FindDocumentWithContent(DocumentId id) {
+  auto lease = session_->Read();
+  auto stmt = lease->Prepare(kSelectDocumentWithContent);
+  stmt.Bind(1, id);
+  return FirstRow(stmt, &DocumentWithContentFromRow);
 }
 
 std::optional<DocumentVersion> SqliteDocumentStore::FindVersion(DocumentId id,

@@ -40,6 +40,9 @@ class DocumentStore {
   virtual std::optional<Document> FindDocument(DocumentId id) = 0;
   virtual std::optional<Review> FindReview(ReviewId id) = 0;
   virtual std::optional<std::string> FindContent(DocumentId id, std::int32_t version) = 0;
+  // The document with the content of its current version, read as one snapshot: an edit that
+  // commits meanwhile is seen whole or not at all (nullopt: no such document).
+  virtual std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id) = 0;
   // FindDocument and FindContent(id, version) together for each (id, version) of `wanted`, in its
   // order (nullopt: no such document). A store may read them all in one round trip; this one
   // calls the two for each.
