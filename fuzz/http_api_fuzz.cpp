@@ -6,7 +6,8 @@
 // with Allow; a 2xx has a JSON body, except the console's page and assets (text, with an ETag and
 // a Content-Security-Policy; 304 without a body when If-None-Match names the ETag). A POST sent
 // again under the same Idempotency-Key gets the same status and body, marked replayed exactly when
-// the first answer was stored.
+// the first answer was stored. What RestApi::Screen answers from the header alone (the server
+// asks it before reading a body) is exactly Handle's answer, status and body.
 //
 // Input: up to 8 requests separated by a "\n---\n" line, each
 //   METHOD TARGET\nName: value\n...\n\nbody
@@ -193,7 +194,13 @@ void CheckRetry(const FakeBackedApi& fakes, const HttpRequest& request, const Ht
 }
 
 void Send(FakeBackedApi& fakes, const HttpRequest& request) {
+  docgate::RequestTrace trace;
+  const std::optional<HttpResponse> screened = fakes.api.Screen(request, trace);
   const HttpResponse response = fakes.api.Handle(request);
+  if (screened) {
+    FUZZ_CHECK(screened->result() == response.result(), screened->body());
+    FUZZ_CHECK(screened->body() == response.body(), screened->body());
+  }
   CheckWellFormed(request, response);
   CheckRetry(fakes, request, response);
 }

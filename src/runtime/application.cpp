@@ -114,7 +114,10 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
       [api = api_.get()](const HttpRequest& request, RequestTrace& trace) {
         return api->Handle(request, trace);
       },
-      *random_, std::vector<RequestObserver*>{request_log_.get(), http_metrics_.get()});
+      *random_, std::vector<RequestObserver*>{request_log_.get(), http_metrics_.get()},
+      [api = api_.get()](const HttpRequestHeader& header, RequestTrace& trace) {
+        return api->Screen(header, trace);
+      });
   ExposeHttpServerMetrics(*metrics_, [server = server_.get()] { return server->stats(); });
 }
 

@@ -112,9 +112,14 @@ constexpr std::array kVariables{
         .DefaultFrom("DOCGATE_DB_POOL_SIZE"),
     Millis(
         "DOCGATE_HTTP_READ_TIMEOUT_MS", kHttp, 1,
-        "how long a connection may take to deliver a request (or stay idle between keep-alive "
-        "requests) and to accept a response",
+        "how long a connection may take to deliver a request's body (or stay idle between "
+        "keep-alive requests) and to accept a response",
         [](Config& c) -> auto& { return c.http.read_timeout; }),
+    Millis(
+        "DOCGATE_HTTP_HEADER_TIMEOUT_MS", kHttp, 1,
+        "how long a request's header may take to arrive, from the connection's accept or the "
+        "first byte of a later request; a connection that is slower is closed",
+        [](Config& c) -> auto& { return c.http.header_timeout; }),
     Integer(
         "DOCGATE_HTTP_BODY_LIMIT", kHttp, 1, std::int64_t{1} << 30,
         "largest request body in bytes; a larger one is `413 PAYLOAD_TOO_LARGE`",

@@ -47,6 +47,10 @@ void ExposeHttpServerMetrics(MetricsRegistry& registry, std::function<HttpServer
   registry.AddGaugeCallback(
       "docgate_http_connections", "Open HTTP connections, spare ones included.",
       [read] { return std::optional<double>(static_cast<double>((*read)().connections)); });
+  registry.AddGaugeCallback(
+      "docgate_http_connections_waiting",
+      "Open HTTP connections waiting for a request: idle, or its header arriving.",
+      [read] { return std::optional<double>(static_cast<double>((*read)().waiting)); });
   registry.AddGaugeCallback("docgate_http_busy_workers", "HTTP workers running a request.", [read] {
     return std::optional<double>(static_cast<double>((*read)().busy_workers));
   });
@@ -57,6 +61,10 @@ void ExposeHttpServerMetrics(MetricsRegistry& registry, std::function<HttpServer
       "docgate_http_connections_refused_total",
       "Connections closed as soon as accepted: past the connection limit and its spare ones.",
       [read] { return (*read)().refused_connections; });
+  registry.AddCounterCallback(
+      "docgate_http_connections_evicted_total",
+      "Connections closed while waiting for a request, to make room for a new one at the limit.",
+      [read] { return (*read)().evicted_connections; });
 }
 
 void ExposePoolMetrics(MetricsRegistry& registry, std::function<PoolStats()> stats) {

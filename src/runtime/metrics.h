@@ -47,8 +47,9 @@ class HttpMetrics final : public RequestObserver {
   CounterFamily& shed_;
 };
 
-// docgate_http_connections, docgate_http_busy_workers, docgate_http_queued_requests and
-// docgate_http_connections_refused_total, from `stats` (HttpServer::stats) at every scrape.
+// docgate_http_connections, docgate_http_connections_waiting, docgate_http_busy_workers,
+// docgate_http_queued_requests, docgate_http_connections_refused_total and
+// docgate_http_connections_evicted_total, from `stats` (HttpServer::stats) at every scrape.
 void ExposeHttpServerMetrics(MetricsRegistry& registry, std::function<HttpServerStats()> stats);
 
 // docgate_db_pool_connections_in_use, docgate_db_pool_waiting and docgate_db_pool_connections_max,

@@ -445,6 +445,23 @@ TEST_P(ApiTest, ExpectContinueIsHonoured) {
   EXPECT_EQ(client.Read().status(), 201u);
 }
 
+// An unauthenticated upload is refused as soon as its header is in: the 401 comes while the
+// client still holds its 1 MiB body back, and the body is never read. The same holds for a
+// route that does not exist.
+TEST_P(SqliteApiTest, AnUnauthenticatedUploadIs401BeforeItsBodyIsSent) {
+  const std::string header =
+      "HTTP/1.1\r\nHost: x\r\nAccept-Language: zh-CN\r\n"
+      "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n";
+  HttpClient client(port_);
+  const auto refused = client.Raw("POST /api/v1/documents " + header);
+  ExpectProblem(refused, 401, "UNAUTHENTICATED");
+  EXPECT_EQ(refused.header(http::field::content_language), "zh-CN");
+  EXPECT_FALSE(refused.header(http::field::www_authenticate).empty());
+  EXPECT_TRUE(client.WaitForClose());
+  HttpClient nowhere(port_);
+  ExpectProblem(nowhere.Raw("POST /api/v1/nowhere " + header), 404, "NOT_FOUND");
+}
+
 TEST_P(SqliteApiTest, DatabaseBusyBeyondItsTimeoutIs503WithRetryAfter) {
   app_.reset();
   Config config = MakeConfig();

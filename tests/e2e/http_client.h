@@ -76,6 +76,16 @@ class HttpClient {
     return Exchange([&](auto&& done) { asio::async_write(stream_, asio::buffer(bytes), done); });
   }
 
+  // Sends `bytes` as they are, reading nothing.
+  void Send(const std::string& bytes) {
+    stream_.expires_after(timeout_);
+    beast::error_code ec;
+    asio::async_write(stream_, asio::buffer(bytes),
+                      [&ec](beast::error_code e, std::size_t) { ec = e; });
+    Run();
+    if (ec) throw std::runtime_error("send: " + ec.message());
+  }
+
   // Reads one more response (after an interim 100 Continue, say).
   HttpReply Read() {
     return Exchange([](auto&& done) { done(beast::error_code{}, 0); });

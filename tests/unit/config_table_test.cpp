@@ -88,7 +88,7 @@ TEST(ConfigTable, NamesEachVariableOnceWithADescriptionOfOneLine) {
       EXPECT_EQ(from->field.index(), variable.field.index()) << "another type: " << variable.name;
     }
   }
-  EXPECT_EQ(names.size(), 66u);
+  EXPECT_EQ(names.size(), 67u);
 }
 
 // The defaults docgate had before the table, as the reference shows them.
@@ -98,6 +98,7 @@ TEST(ConfigTable, DefaultsAreTheOnesDocgateHadBeforeTheTable) {
       {"DOCGATE_HTTP_IO_THREADS", "2"},
       {"DOCGATE_HTTP_WORKERS", "DOCGATE_DB_POOL_SIZE"},
       {"DOCGATE_HTTP_READ_TIMEOUT_MS", "30000"},
+      {"DOCGATE_HTTP_HEADER_TIMEOUT_MS", "10000"},
       {"DOCGATE_HTTP_BODY_LIMIT", "1048576"},
       {"DOCGATE_HTTP_MAX_CONNECTIONS", "1024"},
       {"DOCGATE_HTTP_QUEUE_LIMIT", "128"},
@@ -296,7 +297,7 @@ TEST(ConfigTable, TheBoundsAreTheValidatorsBounds) {
                         variable.type == ConfigType::kMillis || variable.type == ConfigType::kHours;
     EXPECT_TRUE(!number || variable.min || !variable.rule.empty()) << name << " has no bound";
   }
-  EXPECT_EQ(bounded, 47);
+  EXPECT_EQ(bounded, 48);
 }
 
 // Every DOCGATE_* name written in src/ (code, messages, comments, the console, the OpenAPI

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,12 +86,12 @@ class HttpServerLimitsTest : public ::testing::Test {
     server_.reset();
   }
 
-  void Start(HttpConfig config) {
+  void Start(HttpConfig config, RequestScreen screen = {}) {
     config.address = "127.0.0.1";
     config.port = 0;
     server_ = std::make_unique<HttpServer>(
         config, [this](const HttpRequest& request, RequestTrace&) { return held_.Handle(request); },
-        random_, std::vector<RequestObserver*>{&shed_});
+        random_, std::vector<RequestObserver*>{&shed_}, std::move(screen));
     server_->Start();
   }
 
@@ -169,24 +170,95 @@ TEST_F(HttpServerLimitsTest, ConnectionsPastTheCapAre503AndClosedWhileServedOnes
   EXPECT_EQ(first.Request(http::verb::get, "/x").status(), 200u);
   EXPECT_EQ(shed_.reasons(), std::vector<std::string>{"connections"});
 
-  // Past the spare connections, a connection is closed without a word.
-  std::vector<std::unique_ptr<HttpClient>> spares;
-  for (std::size_t i = 0; i < kSpareConnections; ++i) {
-    spares.push_back(std::make_unique<HttpClient>(server_->port()));
-  }
-  ASSERT_TRUE(WaitUntil(
-      [](const HttpServerStats& stats) { return stats.connections == 2 + kSpareConnections; }));
-  HttpClient refused(server_->port());
-  EXPECT_TRUE(refused.WaitForClose());
-  EXPECT_EQ(server_->stats().refused_connections, 1u);
-
   // A closed connection makes room for a served one again.
-  spares.clear();
   second.reset();
   ASSERT_TRUE(WaitUntil([](const HttpServerStats& stats) { return stats.connections == 1; }));
   HttpClient third(server_->port());
   EXPECT_EQ(third.Request(http::verb::get, "/x").status(), 200u);
   EXPECT_EQ(third.Request(http::verb::get, "/x").status(), 200u);  // kept alive
+}
+
+TEST_F(HttpServerLimitsTest, IdleSocketsAtTheCapGiveWayToAProbe) {
+  HttpConfig config;
+  config.max_connections = 4;
+  Start(config);
+  constexpr std::size_t kAll = 4 + kSpareConnections;
+  std::vector<std::unique_ptr<HttpClient>> idle;
+  for (std::size_t i = 0; i < kAll; ++i)
+    idle.push_back(std::make_unique<HttpClient>(server_->port()));
+  ASSERT_TRUE(WaitUntil([](const HttpServerStats& stats) {
+    return stats.connections == kAll && stats.waiting == kAll;
+  }));
+
+  HttpClient probe(server_->port());
+  EXPECT_EQ(probe.Request(http::verb::get, "/healthz").status(), 200u);
+  EXPECT_EQ(server_->stats().evicted_connections, 1u);
+  EXPECT_EQ(server_->stats().refused_connections, 0u);
+  // One idle socket made room, and the probe, a spare connection, closed after its answer.
+  EXPECT_TRUE(
+      WaitUntil([](const HttpServerStats& stats) { return stats.connections == kAll - 1; }));
+}
+
+TEST_F(HttpServerLimitsTest, AtTheCapWithNoConnectionWaitingANewOneIsClosedAtOnce) {
+  HttpConfig config;
+  config.max_connections = 1;
+  config.operational_paths = {"/block"};  // so that the spare connections hold requests too
+  Start(config);
+  constexpr std::size_t kAll = 1 + kSpareConnections;
+  std::vector<HttpReply> replies(kAll);
+  for (std::size_t i = 0; i < kAll; ++i) GetInBackground("/block", replies[i]);
+  ASSERT_TRUE(WaitUntil([](const HttpServerStats& stats) {
+    return stats.connections == kAll && stats.waiting == 0;
+  }));
+
+  HttpClient refused(server_->port());
+  EXPECT_TRUE(refused.WaitForClose());
+  EXPECT_EQ(server_->stats().refused_connections, 1u);
+  EXPECT_EQ(server_->stats().evicted_connections, 0u);
+  held_.Release();
+  for (auto& thread : threads_) thread.join();
+  threads_.clear();
+  for (const HttpReply& reply : replies) EXPECT_EQ(reply.status(), 200u);
+}
+
+TEST_F(HttpServerLimitsTest, AHeaderThatTakesLongerThanTheHeaderTimeoutClosesTheConnection) {
+  HttpConfig config;
+  config.header_timeout = 100ms;
+  config.read_timeout = 10min;
+  Start(config);
+  HttpClient slow(server_->port());
+  slow.Send("GET /x HTTP/1.1\r\nHost: x\r\n");
+  EXPECT_TRUE(slow.WaitForClose());
+  HttpClient silent(server_->port());
+  EXPECT_TRUE(silent.WaitForClose());
+}
+
+// What the screen decides is answered from the header: the body is never read (the answer comes
+// while the client still holds it back), and the connection then closes; a screened request
+// without a body leaves the connection open.
+TEST_F(HttpServerLimitsTest, TheScreenAnswersFromTheHeaderWithoutReadingTheBody) {
+  HttpConfig config;
+  Start(config, [](const HttpRequestHeader& header, RequestTrace&) -> std::optional<HttpResponse> {
+    if (header.target() != "/private" || header[http::field::authorization] == "ok") {
+      return std::nullopt;
+    }
+    HttpResponse refused{HttpStatus::unauthorized, 11};
+    refused.body() = "no";
+    return refused;
+  });
+  const std::string upload = "POST /private HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n";
+  HttpClient client(server_->port());
+  EXPECT_EQ(client.Raw(upload + "\r\n").status(), 401u);
+  EXPECT_TRUE(client.WaitForClose());
+  HttpClient expecting(server_->port());
+  EXPECT_EQ(expecting.Raw(upload + "Expect: 100-continue\r\n\r\n").status(), 401u)
+      << "refused instead of 100 Continue";
+
+  HttpClient kept(server_->port());
+  EXPECT_EQ(kept.Request(http::verb::get, "/private").status(), 401u);
+  EXPECT_EQ(kept.Request(http::verb::get, "/private", {}, {{"Authorization", "ok"}}).status(),
+            200u);
+  EXPECT_EQ(kept.Request(http::verb::get, "/x").status(), 200u);
 }
 
 TEST_F(HttpServerLimitsTest, WithEveryWorkerBusyAndTheQueueFullTheApiSheds503AndProbesAnswer) {

@@ -254,6 +254,47 @@ TEST_F(OpenApiTest, DocumentsEveryRouteTheRouterServesAndNothingElse) {
   }
 }
 
+// RestApi::Screen, which the server asks before reading a body, answers exactly as Handle would
+// for every route without a token (401 for each of /api/, nothing for the open ones), for no
+// route (404) and another method (405), in the request's language; with a token it leaves the
+// request to Handle.
+TEST_F(OpenApiTest, TheScreenAnswersFromTheHeaderExactlyAsHandleWould) {
+  const auto request = [](HttpVerb verb, std::string target) {
+    for (const char* name : {"{id}", "{version}", "{file}"}) {
+      if (const auto at = target.find(name); at != std::string::npos) {
+        target.replace(at, std::string_view(name).size(), name[1] == 'f' ? "app.js" : "1");
+      }
+    }
+    HttpRequest built{verb, target, 11};
+    built.set(http::field::accept_language, "zh-CN");
+    return built;
+  };
+  const auto expect_as_handle = [&](const HttpRequest& built, unsigned status) {
+    RequestTrace trace;
+    const auto screened = fakes_.api.Screen(built, trace);
+    ASSERT_TRUE(screened.has_value()) << built.target();
+    const HttpResponse handled = fakes_.api.Handle(built);
+    EXPECT_EQ(screened->result_int(), status) << built.target();
+    EXPECT_EQ(handled.result_int(), status) << built.target();
+    EXPECT_EQ(screened->body(), handled.body()) << built.target();
+    EXPECT_EQ((*screened)[http::field::content_language], "zh-CN") << built.target();
+    EXPECT_EQ((*screened)[http::field::www_authenticate], handled[http::field::www_authenticate]);
+  };
+  for (const auto& [verb, pattern] : fakes_.api.Routes()) {
+    HttpRequest built = request(verb, pattern);
+    if (pattern.starts_with("/api/")) {
+      expect_as_handle(built, 401);
+      built.set(http::field::authorization, bearer_);
+    }
+    RequestTrace trace;
+    EXPECT_FALSE(fakes_.api.Screen(built, trace).has_value()) << pattern;
+    EXPECT_EQ(trace.route, pattern);
+  }
+  expect_as_handle(request(HttpVerb::get, "/api/v1/nowhere"), 404);
+  expect_as_handle(request(HttpVerb::patch, "/api/v1/documents"), 405);
+  expect_as_handle(request(HttpVerb::get, "/api/v1/%FF"), 400);
+}
+
 TEST_F(OpenApiTest, EveryRefResolves) {
   std::vector<std::pair<std::string, std::string>> refs;  // (where, target)
   std::function<void(const json&, const std::string&)> walk = [&](const json& node,

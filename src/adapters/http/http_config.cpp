@@ -24,6 +24,7 @@ std::optional<std::string> ValidateHttpConfig(const HttpConfig& config) {
       .Range("DOCGATE_HTTP_IO_THREADS", config.io_threads, 1, 256)
       .Range("DOCGATE_HTTP_WORKERS", config.worker_threads, 1, 1024)
       .Positive("DOCGATE_HTTP_READ_TIMEOUT_MS", config.read_timeout)
+      .Positive("DOCGATE_HTTP_HEADER_TIMEOUT_MS", config.header_timeout)
       .Range<std::size_t>("DOCGATE_HTTP_BODY_LIMIT", config.body_limit, 1, std::size_t{1} << 30)
       .Range<std::size_t>("DOCGATE_HTTP_MAX_CONNECTIONS", config.max_connections, 1, 1000000)
       .Range<std::size_t>("DOCGATE_HTTP_QUEUE_LIMIT", config.queue_limit, 1, 1000000)

@@ -54,6 +54,8 @@ constexpr char kRequestIdHeader[] = "X-Request-Id";
 // A spare connection is there to be told "come back later" (or to answer a probe): it gets less
 // time to send its request than a served one.
 constexpr auto kSpareReadTimeout = 5s;
+// What an idle kept-alive connection reads at once when its next request begins.
+constexpr std::size_t kFirstRead = 4 * 1024;
 
 std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
 
@@ -65,8 +67,12 @@ std::string_view PathOf(beast::string_view target) {
 struct Connection {
   explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
   beast::tcp_stream stream;
-  bool idle = false;  // waiting for the next request; guarded by HttpServer::Impl::mutex
   bool spare = false;  // accepted past max_connections: one request, then closed
+  // Guarded by HttpServer::Impl::mutex: waiting for a request (idle, or its header arriving) and
+  // since when; chosen to make room for a new connection, so to close instead of serving.
+  bool idle = false;
+  std::chrono::steady_clock::time_point idle_since;
+  bool evicted = false;
 };
 
 // Every problem+json in the request's language (localize.h): RestApi's answers come translated
@@ -105,9 +111,11 @@ std::optional<HttpResponse> TransportProblem(const beast::error_code& ec, const 
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(HttpConfig c, RequestHandler h, RandomSource& r, std::vector<RequestObserver*> o)
+  Impl(HttpConfig c, RequestHandler h, RandomSource& r, std::vector<RequestObserver*> o,
+       RequestScreen s)
       : config(std::move(c)),
         handler(std::move(h)),
+        screen(std::move(s)),
         random(r),
         observers(std::move(o)),
         acceptor(asio::make_strand(ioc)),
@@ -121,7 +129,10 @@ struct HttpServer::Impl {
   // when the lane's queue is full or the request waits in it past queue_timeout.
   asio::awaitable<HttpResponse> Dispatch(WorkLane& lane, const HttpRequest& request,
                                          RequestTrace& trace);
-  bool IsOperational(const HttpRequest& request) const;
+  bool IsOperational(const HttpRequestHeader& header) const;
+  // The answer its header decides (a spare connection's 503, or the screen's), or nullopt.
+  std::optional<HttpResponse> Screen(const Connection& conn, const HttpRequestHeader& header,
+                                     RequestTrace& trace);
   HttpResponse Invoke(const HttpRequest& request, RequestTrace& trace);
   // The client's X-Request-Id when acceptable, else a new one. `fields` may be those of a header
   // the parser refused part way: a field is there only once its line was read whole.
@@ -131,9 +142,16 @@ struct HttpServer::Impl {
                 std::chrono::steady_clock::time_point started_at);
   void Forget(const std::shared_ptr<Connection>& conn);
   bool Stopping();
+  // Marks `conn` waiting for a request; false when the server is stopping.
+  bool StartWaiting(Connection& conn);
+  // Marks `conn` no longer waiting; false when it was evicted meanwhile (to be closed).
+  bool StopWaiting(Connection& conn);
+  // Under `mutex`, at the connection cap: the connection waiting longest, marked evicted, or null.
+  std::shared_ptr<Connection> EvictLongestWaiting();
 
   const HttpConfig config;
   const RequestHandler handler;
+  const RequestScreen screen;
   RandomSource& random;
   const std::vector<RequestObserver*> observers;
   asio::io_context ioc;
@@ -151,9 +169,23 @@ struct HttpServer::Impl {
   bool stopping = false;
   std::uint16_t bound_port = 0;
   std::uint64_t refused_connections = 0;
+  std::uint64_t evicted_connections = 0;
 };
 
 namespace {
+
+// `call()`, or a logged 500 when it throws; `what` names the callback in the log line.
+template <typename Call>
+auto OrInternalError(std::string_view what, const HttpRequestHeader& header, Call&& call)
+    -> decltype(call()) {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    spdlog::error("http: {} threw for {} {}: {}", what, View(header.method_string()),
+                  PathOf(header.target()), e.what());
+    return InternalError();
+  }
+}
 
 // The 503 of a request the server does not take on, for `reason`.
 HttpResponse Shed(std::string_view reason, RequestTrace& trace) {
@@ -168,9 +200,9 @@ HttpResponse Shed(std::string_view reason, RequestTrace& trace) {
 
 }  // namespace
 
-bool HttpServer::Impl::IsOperational(const HttpRequest& request) const {
-  if (request.method() != http::verb::get && request.method() != http::verb::head) return false;
-  const std::string_view path = PathOf(request.target());
+bool HttpServer::Impl::IsOperational(const HttpRequestHeader& header) const {
+  if (header.method() != http::verb::get && header.method() != http::verb::head) return false;
+  const std::string_view path = PathOf(header.target());
   return std::find(config.operational_paths.begin(), config.operational_paths.end(), path) !=
          config.operational_paths.end();
 }
@@ -178,6 +210,43 @@ bool HttpServer::Impl::IsOperational(const HttpRequest& request) const {
 bool HttpServer::Impl::Stopping() {
   std::lock_guard lock(mutex);
   return stopping;
+}
+
+std::optional<HttpResponse> HttpServer::Impl::Screen(const Connection& conn,
+                                                     const HttpRequestHeader& header,
+                                                     RequestTrace& trace) {
+  if (conn.spare && !IsOperational(header)) return Shed(kShedConnections, trace);
+  if (!screen) return std::nullopt;
+  return OrInternalError("screen", header,
+                         [&]() -> std::optional<HttpResponse> { return screen(header, trace); });
+}
+
+bool HttpServer::Impl::StartWaiting(Connection& conn) {
+  std::lock_guard lock(mutex);
+  if (stopping) return false;
+  conn.idle = true;
+  conn.idle_since = std::chrono::steady_clock::now();
+  return true;
+}
+
+bool HttpServer::Impl::StopWaiting(Connection& conn) {
+  std::lock_guard lock(mutex);
+  conn.idle = false;
+  return !conn.evicted;
+}
+
+std::shared_ptr<Connection> HttpServer::Impl::EvictLongestWaiting() {
+  std::shared_ptr<Connection> longest;
+  for (const auto& conn : connections) {
+    if (conn->idle && !conn->evicted && (!longest || conn->idle_since < longest->idle_since)) {
+      longest = conn;
+    }
+  }
+  if (longest) {
+    longest->evicted = true;
+    ++evicted_connections;
+  }
+  return longest;
 }
 
 void HttpServer::Impl::Forget(const std::shared_ptr<Connection>& conn) {
@@ -202,15 +271,22 @@ asio::awaitable<void> HttpServer::Impl::Accept() {
       continue;
     }
     auto conn = std::make_shared<Connection>(std::move(socket));
+    std::shared_ptr<Connection> evicted;
     {
       std::lock_guard lock(mutex);
       if (stopping) continue;  // closed by its destructor
-      if (connections.size() >= config.max_connections + kSpareConnections) {
+      // The evicted connection counts until it has closed: the bound holds all along.
+      if (connections.size() >= config.max_connections + kSpareConnections &&
+          !(evicted = EvictLongestWaiting())) {
         ++refused_connections;
         continue;
       }
       conn->spare = connections.size() >= config.max_connections;
       connections.insert(conn);
+    }
+    // Wakes its read; Serve then sees it evicted and closes it, even if its header came in.
+    if (evicted) {
+      asio::post(evicted->stream.get_executor(), [evicted] { evicted->stream.cancel(); });
     }
     asio::co_spawn(conn->stream.get_executor(), Serve(conn), asio::detached);
   }
@@ -225,73 +301,74 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
   beast::tcp_stream& stream = conn->stream;
   // Bounded: the parser limits the header and the body, but not a chunk-size line or a trailer.
   beast::flat_buffer buffer(config.header_limit + kReadAhead);
-  const auto read_timeout =
-      conn->spare ? std::min<std::chrono::milliseconds>(config.read_timeout, kSpareReadTimeout)
-                  : config.read_timeout;
-  for (;;) {
-    {
-      std::lock_guard lock(mutex);
-      if (stopping) break;
-      conn->idle = true;
+  const auto bounded = [spare = conn->spare](std::chrono::milliseconds timeout) {
+    return spare ? std::min<std::chrono::milliseconds>(timeout, kSpareReadTimeout) : timeout;
+  };
+  for (bool first = true;; first = false) {
+    if (!StartWaiting(*conn)) break;
+    beast::error_code ec;
+    if (!first && buffer.size() == 0) {
+      // Kept alive: the next request may take read_timeout to begin, then header_timeout.
+      stream.expires_after(bounded(config.read_timeout));
+      buffer.commit(co_await stream.async_read_some(buffer.prepare(kFirstRead),
+                                                    asio::redirect_error(asio::use_awaitable, ec)));
     }
     http::request_parser<http::string_body> parser;
     parser.body_limit(config.body_limit);
     parser.header_limit(static_cast<std::uint32_t>(config.header_limit));
-    stream.expires_after(read_timeout);
-    beast::error_code ec;
-    co_await http::async_read_header(stream, buffer, parser,
-                                     asio::redirect_error(asio::use_awaitable, ec));
-    {
-      std::lock_guard lock(mutex);
-      conn->idle = false;
-    }
-    const auto started_at = std::chrono::steady_clock::now();
-    if (!ec && !parser.is_done() &&
-        beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-      http::response<http::empty_body> go_on{http::status::continue_, parser.get().version()};
-      co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
-    }
     if (!ec) {
-      co_await http::async_read(stream, buffer, parser,
-                                asio::redirect_error(asio::use_awaitable, ec));
+      stream.expires_after(bounded(config.header_timeout));
+      co_await http::async_read_header(stream, buffer, parser,
+                                       asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (!StopWaiting(*conn)) break;
+    const auto started_at = std::chrono::steady_clock::now();
+    RequestTrace trace;
+    trace.request_id = RequestIdOf(parser.get().base());
+
+    // The answer, once known; a body left unread closes the connection after it.
+    std::optional<HttpResponse> answer;
+    bool body_unread = false;
+    if (!ec) {
+      answer = Screen(*conn, parser.get(), trace);
+      body_unread = answer && !parser.is_done();
+    }
+    if (!ec && !answer) {
+      stream.expires_after(config.read_timeout);
+      if (!parser.is_done() && beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        http::response<http::empty_body> go_on{http::status::continue_, parser.get().version()};
+        co_await http::async_write(stream, go_on, asio::redirect_error(asio::use_awaitable, ec));
+      }
+      if (!ec) {
+        co_await http::async_read(stream, buffer, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
+      }
     }
     if (ec) {
-      if (auto problem = TransportProblem(ec, config)) {
-        RequestTrace trace;
-        trace.request_id = RequestIdOf(parser.get().base());
-        Localize(*problem, parser.get().base());
-        problem->keep_alive(false);
-        problem->prepare_payload();
-        Answered(parser.get().method(), trace, *problem, started_at);
-        beast::error_code write_ec;
-        co_await http::async_write(stream, *problem,
-                                   asio::redirect_error(asio::use_awaitable, write_ec));
-        co_await LingeringClose(*conn);
-      }
-      break;
+      answer = TransportProblem(ec, config);
+      if (!answer) break;  // the connection went away, or timed out
+      body_unread = true;
     }
-
-    const HttpRequest request = parser.release();
-    stream.expires_never();
-    RequestTrace trace;
-    trace.request_id = RequestIdOf(request.base());
-    const bool operational_request = IsOperational(request);
-    HttpResponse response;
-    if (conn->spare && !operational_request) {
-      response = Shed(kShedConnections, trace);
-    } else {
-      response = co_await Dispatch(operational_request ? operational : workers, request, trace);
+    std::optional<HttpRequest> request;
+    if (!answer) {
+      request = parser.release();
+      stream.expires_never();
+      answer = co_await Dispatch(IsOperational(*request) ? operational : workers, *request, trace);
     }
+    const HttpRequestHeader& header = request ? *request : parser.get();
+    const bool asked_keep_alive = request ? request->keep_alive() : parser.get().keep_alive();
+    HttpResponse& response = *answer;
     const bool keep_alive =
-        config.keep_alive && !conn->spare && request.keep_alive() && !Stopping();
-    Localize(response, request.base());
-    response.version(request.version());
+        config.keep_alive && !conn->spare && !body_unread && asked_keep_alive && !Stopping();
+    Localize(response, header);
+    response.version(header.version());
     response.keep_alive(keep_alive);
     response.prepare_payload();
-    if (request.method() == http::verb::head) response.body().clear();
-    Answered(request.method(), trace, response, started_at);
-    stream.expires_after(read_timeout);
+    if (header.method() == http::verb::head) response.body().clear();
+    Answered(header.method(), trace, response, started_at);
+    stream.expires_after(config.read_timeout);
     co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
+    if (body_unread && !ec) co_await LingeringClose(*conn);
     if (ec || !keep_alive) break;
   }
   beast::error_code ignored;
@@ -331,13 +408,7 @@ void HttpServer::Impl::Answered(HttpVerb verb, const RequestTrace& trace, HttpRe
 }
 
 HttpResponse HttpServer::Impl::Invoke(const HttpRequest& request, RequestTrace& trace) {
-  try {
-    return handler(request, trace);
-  } catch (const std::exception& e) {
-    spdlog::error("http: handler threw for {} {}: {}", View(request.method_string()),
-                  PathOf(request.target()), e.what());
-    return InternalError();
-  }
+  return OrInternalError("handler", request, [&] { return handler(request, trace); });
 }
 
 asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(WorkLane& lane, const HttpRequest& request,
@@ -382,9 +453,9 @@ asio::awaitable<HttpResponse> HttpServer::Impl::Dispatch(WorkLane& lane, const H
 }
 
 HttpServer::HttpServer(HttpConfig config, RequestHandler handler, RandomSource& random,
-                       std::vector<RequestObserver*> observers)
+                       std::vector<RequestObserver*> observers, RequestScreen screen)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(handler), random,
-                                   std::move(observers))) {}
+                                   std::move(observers), std::move(screen))) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -431,7 +502,11 @@ HttpServerStats HttpServer::stats() const {
   {
     std::lock_guard lock(impl_->mutex);
     stats.connections = impl_->connections.size();
+    stats.waiting =
+        static_cast<std::size_t>(std::count_if(impl_->connections.begin(), impl_->connections.end(),
+                                               [](const auto& conn) { return conn->idle; }));
     stats.refused_connections = impl_->refused_connections;
+    stats.evicted_connections = impl_->evicted_connections;
   }
   std::tie(stats.busy_workers, stats.queued) = impl_->workers.Load();
   return stats;

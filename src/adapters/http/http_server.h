@@ -21,15 +21,20 @@ struct HttpConfig {
   std::uint16_t port = 8080;          // 0 picks a free port (see HttpServer::port)
   int io_threads = 2;                 // socket reads and writes only
   int worker_threads = 4;             // request handlers (blocking database work)
-  // How long a connection may take to deliver a request (and stay idle between keep-alive
+  // How long a connection may take to deliver a request's body (and stay idle between keep-alive
   // requests), and to accept a response.
   std::chrono::milliseconds read_timeout{30000};
+  // How long a request's header may take to arrive: from the connection's accept, or from the
+  // first byte of a later request on a kept-alive connection.
+  std::chrono::milliseconds header_timeout{10000};
   bool keep_alive = true;
   std::size_t body_limit = 1024 * 1024;  // larger bodies get 413 PAYLOAD_TOO_LARGE
   std::size_t header_limit = 16 * 1024;  // larger request headers get 400 VALIDATION
   // Connections served at once. Beyond them, kSpareConnections more are accepted to answer one
-  // request each and close: an operational path is served, anything else gets 503 UNAVAILABLE;
-  // a connection beyond those is closed as soon as it is accepted.
+  // request each and close: an operational path is served, anything else gets 503 UNAVAILABLE.
+  // Past those, a new connection takes the place of the one that has waited longest for a
+  // request (idle, or its header still arriving), which is closed; with none waiting, the new
+  // one is closed as soon as it is accepted. Idle sockets cannot keep a probe out.
   std::size_t max_connections = 1024;
   // Requests waiting for a worker; one that finds the queue full is answered 503 UNAVAILABLE.
   std::size_t queue_limit = 128;
@@ -70,9 +75,11 @@ inline constexpr std::string_view kHttpThreadPrefix = "http-";
 // What the server holds right now, for the metrics. Refused connections only grow.
 struct HttpServerStats {
   std::size_t connections = 0;   // open, spare ones included
+  std::size_t waiting = 0;       // of those, waiting for a request (idle, or its header arriving)
   std::size_t busy_workers = 0;  // of worker_threads, those running a request
   std::size_t queued = 0;        // requests waiting for one of them (operational lane excluded)
   std::uint64_t refused_connections = 0;  // closed at accept: beyond the spare connections
+  std::uint64_t evicted_connections = 0;  // closed waiting for a request, to make room
 };
 
 // Called on a worker thread for each complete request; returns the response to send, and fills
@@ -80,11 +87,19 @@ struct HttpServerStats {
 // std::exception is logged and answered with 500).
 using RequestHandler = std::function<HttpResponse(const HttpRequest&, RequestTrace&)>;
 
+// Called on an I/O thread as soon as a request's header is in, before its body is read (and
+// before a `100 Continue`): the answer to a request its header decides (an unauthenticated one,
+// say), or nullopt to read the body and run the handler. The body of a request answered here is
+// never read: the connection is closed after the answer when one was coming. Must be quick, must
+// not block, and should not throw (a thrown std::exception is logged and answered with 500).
+using RequestScreen =
+    std::function<std::optional<HttpResponse>(const HttpRequestHeader&, RequestTrace&)>;
+
 // An HTTP/1.1 server (Boost.Beast/Asio): `io_threads` threads run the sockets, and each request's
 // handler runs on a bounded pool of `worker_threads`, so that blocking handlers never stall I/O.
 // The threads are named "http-io" and "http-worker" (kHttpThreadPrefix, then io / worker).
-// Keep-alive, per-connection read timeouts, a body limit (413) and a header limit (400) are
-// enforced here; the response's Connection and Content-Length are set here.
+// Keep-alive, per-connection header and read timeouts, a body limit (413) and a header limit (400)
+// are enforced here; the response's Connection and Content-Length are set here.
 //
 // What a client can hold is bounded: each connection's read buffer (header_limit + kReadAhead),
 // the open connections (max_connections + kSpareConnections), the requests waiting for a worker
@@ -99,9 +114,9 @@ using RequestHandler = std::function<HttpResponse(const HttpRequest&, RequestTra
 // without an answer is not.
 class HttpServer {
  public:
-  // `random` and the observers must outlive the server.
+  // `random` and the observers must outlive the server; `screen` may be empty.
   HttpServer(HttpConfig config, RequestHandler handler, RandomSource& random,
-             std::vector<RequestObserver*> observers = {});
+             std::vector<RequestObserver*> observers = {}, RequestScreen screen = {});
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -40,21 +40,52 @@ HttpResponse RestApi::Handle(const HttpRequest& request, RequestTrace& trace) co
   return response;
 }
 
+namespace {
+
+// Every route under /api/ is behind RouteGuard (the routes' AddTo); the others (the operations
+// routes, the console) are open.
+bool NeedsToken(std::string_view pattern) { return pattern.starts_with("/api/"); }
+
+}  // namespace
+
+std::optional<HttpResponse> RestApi::Screen(const HttpRequestHeader& header,
+                                            RequestTrace& trace) const {
+  auto routed = Route(header, trace);
+  std::optional<HttpResponse> answer;
+  if (auto* problem = std::get_if<HttpResponse>(&routed)) {
+    answer = std::move(*problem);
+  } else if (NeedsToken(std::get<Router::Match>(routed).pattern)) {
+    if (auto actor = guard_.Authenticate(header); !actor) answer = ProblemResponse(actor.error());
+  }
+  if (answer) {
+    LocalizeProblem(*answer, PreferredLanguage(View(header[http::field::accept_language])));
+  }
+  return answer;
+}
+
+std::variant<Router::Match, HttpResponse> RestApi::Route(const HttpRequestHeader& header,
+                                                         RequestTrace& trace) const {
+  const auto path = TargetPath(View(header.target()));
+  if (auto checked = CheckPath(path); !checked) return ProblemResponse(checked.error());
+  auto match = router_.Find(header.method(), path);
+  if (!match.pattern.empty()) trace.route = match.pattern;
+  switch (match.kind) {
+    case Router::Match::Kind::kFound:
+      return match;
+    case Router::Match::Kind::kMethodNotAllowed:
+      return MethodNotAllowed(match.allow);
+    case Router::Match::Kind::kNotFound:
+      break;
+  }
+  return ProblemResponse(MakeError(ErrorCode::kNotFound, "no route for " + std::string(path)));
+}
+
 HttpResponse RestApi::Dispatch(const HttpRequest& request, RequestTrace& trace) const {
   try {
-    const auto path = TargetPath(View(request.target()));
-    if (auto checked = CheckPath(path); !checked) return ProblemResponse(checked.error());
-    const auto match = router_.Find(request.method(), path);
-    if (!match.pattern.empty()) trace.route = match.pattern;
-    switch (match.kind) {
-      case Router::Match::Kind::kFound:
-        return (*match.handler)(RouteContext{request, match.params, &trace});
-      case Router::Match::Kind::kMethodNotAllowed:
-        return MethodNotAllowed(match.allow);
-      case Router::Match::Kind::kNotFound:
-        break;
-    }
-    return ProblemResponse(MakeError(ErrorCode::kNotFound, "no route for " + std::string(path)));
+    auto routed = Route(request, trace);
+    if (auto* problem = std::get_if<HttpResponse>(&routed)) return std::move(*problem);
+    const auto& match = std::get<Router::Match>(routed);
+    return (*match.handler)(RouteContext{request, match.params, &trace});
   } catch (const StorageUnavailable& e) {
     spdlog::warn("{} {}: database unavailable: {}", View(request.method_string()),
                  EscapeForLog(TargetPath(View(request.target()))), e.what());

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "adapters/http/document_routes.h"
@@ -37,10 +39,20 @@ class RestApi {
   HttpResponse Handle(const HttpRequest& request, RequestTrace& trace) const;
   HttpResponse Handle(const HttpRequest& request) const;
 
+  // The answer a request's header alone decides, exactly as Handle would give it, or nullopt to
+  // read the body and Handle the request: 400 for a bad path, 404, 405, and 401 for a route of
+  // /api/ without a valid bearer token. The HTTP server asks before reading a body
+  // (RequestScreen), so that no unauthenticated client has a body read or takes a worker. Cheap
+  // (no store is asked), never blocks, never throws; notes the route in `trace`.
+  std::optional<HttpResponse> Screen(const HttpRequestHeader& header, RequestTrace& trace) const;
+
   // The routes served: (verb, path template), e.g. (post, "/api/v1/reviews/{id}/approve").
   std::vector<std::pair<HttpVerb, std::string>> Routes() const { return router_.Routes(); }
 
  private:
+  // The route of a request, or the problem that it has none (a bad path, 404, 405).
+  std::variant<Router::Match, HttpResponse> Route(const HttpRequestHeader& header,
+                                                  RequestTrace& trace) const;
   // Handle before LocalizeProblem: the route's response, problems in English.
   HttpResponse Dispatch(const HttpRequest& request, RequestTrace& trace) const;
 

@@ -9,15 +9,15 @@ namespace docgate {
 
 namespace http = boost::beast::http;
 
-Result<Actor> RouteGuard::Authenticate(const RouteContext& ctx) const {
-  const auto authorization = ctx.request.find(http::field::authorization);
-  return verifier_.Authenticate(authorization == ctx.request.end() ? std::string_view{}
-                                                                   : View(authorization->value()));
+Result<Actor> RouteGuard::Authenticate(const HttpRequestHeader& header) const {
+  const auto authorization = header.find(http::field::authorization);
+  return verifier_.Authenticate(authorization == header.end() ? std::string_view{}
+                                                              : View(authorization->value()));
 }
 
 RouteHandler RouteGuard::Authenticated(ReadHandler handler) const {
   return [this, handler = std::move(handler)](const RouteContext& ctx) -> HttpResponse {
-    auto actor = Authenticate(ctx);
+    auto actor = Authenticate(ctx.request);
     if (!actor) return ProblemResponse(actor.error());
     if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
     auto response = handler(ctx, *actor);
@@ -28,7 +28,7 @@ RouteHandler RouteGuard::Authenticated(ReadHandler handler) const {
 
 RouteHandler RouteGuard::Idempotent(EffectHandler handler) const {
   return [this, handler = std::move(handler)](const RouteContext& ctx) -> HttpResponse {
-    auto actor = Authenticate(ctx);
+    auto actor = Authenticate(ctx.request);
     if (!actor) return ProblemResponse(actor.error());
     if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
     return idempotency_.Run(ctx, *actor, handler);

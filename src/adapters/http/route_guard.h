@@ -28,9 +28,11 @@ class RouteGuard {
   // Authenticated, then the Idempotency-Key protocol around the handler's effect.
   RouteHandler Idempotent(EffectHandler handler) const;
 
- private:
-  Result<Actor> Authenticate(const RouteContext& ctx) const;
+  // The caller of a request by its bearer token; UNAUTHENTICATED (the 401 a guarded route answers)
+  // without a valid one.
+  Result<Actor> Authenticate(const HttpRequestHeader& header) const;
 
+ private:
   const JwtVerifier& verifier_;
   IdempotencyMiddleware idempotency_;
 };
