@@ -1,6 +1,7 @@
 #include "core/redact.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 #include "core/percent_encoding.h"
@@ -14,8 +15,19 @@ struct Span {
   bool userinfo = false;  // the userinfo's password, not a query value
 };
 
-// Where the secrets of `url` are: the userinfo's password and every password=
-// query value.
+// Whether a query parameter's name ends in "password", in any case: password=,
+// sentinel_password=, ...
+bool EndsWithPassword(std::string_view name) {
+  constexpr std::string_view kSuffix = "password";
+  if (name.size() < kSuffix.size()) return false;
+  const std::string_view tail = name.substr(name.size() - kSuffix.size());
+  return std::equal(tail.begin(), tail.end(), kSuffix.begin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+}
+
+// Where the secrets of `url` are: the userinfo's password and the value of every
+// query parameter whose name ends in "password".
 std::vector<Span> SecretSpans(std::string_view url) {
   std::vector<Span> spans;
   const std::size_t scheme_end = url.find("://");
@@ -34,8 +46,10 @@ std::vector<Span> SecretSpans(std::string_view url) {
     while (from <= url.size()) {
       std::size_t end = url.find('&', from);
       if (end == std::string_view::npos) end = url.size();
-      constexpr std::string_view kKey = "password=";
-      if (url.substr(from, kKey.size()) == kKey) spans.push_back({from + kKey.size(), end, false});
+      const std::size_t equals = url.find('=', from);
+      if (equals < end && EndsWithPassword(url.substr(from, equals - from))) {
+        spans.push_back({equals + 1, end, false});
+      }
       from = end + 1;
     }
   }

@@ -12,8 +12,9 @@ namespace docgate {
 inline constexpr std::string_view kRedacted = "***";
 
 // `url` as it may be logged: the password of its userinfo
-// (scheme://user:PASSWORD@host...) and the value of any `password=` query
-// parameter replaced by kRedacted; everything else as written. Works on any
+// (scheme://user:PASSWORD@host...) and the value of any query parameter whose
+// name ends in `password` (`password=`, `sentinel_password=`, any case)
+// replaced by kRedacted; everything else as written. Works on any
 // scheme (postgresql, redis, amqp, mongodb, ...) and on malformed URLs alike.
 std::string RedactUrl(std::string_view url);
 
@@ -29,8 +30,8 @@ std::string RedactSecretsOf(std::string_view text, std::string_view url);
 std::string RedactAll(std::string_view text, std::vector<std::string> secrets);
 
 // The passwords `url` may carry, as RedactSecretsOf looks for them: as written and
-// percent-decoded, each span a parser may take for the userinfo's password, and every
-// `password=` value. Empty for a URL without any.
+// percent-decoded, each span a parser may take for the userinfo's password, and the value of
+// every query parameter whose name ends in `password`. Empty for a URL without any.
 std::vector<std::string> PasswordsOf(std::string_view url);
 
 // The pieces of secrets that may not reach a log line: every run of at least kMinSecretPiece

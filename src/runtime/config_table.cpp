@@ -193,12 +193,14 @@ constexpr std::array kVariables{
         "DOCGATE_REDIS_URL", kRedis, ConfigType::kUrl,
         "`redis://[user:pass@]host[:port][/db]`, `rediss://` (TLS), or "
         "`redis+sentinel://[user:pass@]s1:26379,s2:26379/master[/db]` to follow a Sentinel-managed "
-        "master: the shared lock gate; unset: the in-process gate",
+        "master (`rediss+sentinel://`: TLS to the Sentinels and the master; the userinfo is the "
+        "master's; `?sentinel_password=...[&sentinel_username=...]` authenticate to the "
+        "Sentinels): the shared lock gate; unset: the in-process gate",
         [](Config& c) -> auto& { return c.redis.url; }),
     Text(
         "DOCGATE_REDIS_CA_FILE", kRedis, ConfigType::kPath,
-        "PEM certificates `rediss://` servers are verified against; unset: the system's trust "
-        "store",
+        "PEM certificates `rediss://` servers (and `rediss+sentinel://` Sentinels) are verified "
+        "against; unset: the system's trust store",
         [](Config& c) -> auto& { return c.redis.ca_file; }),
     Millis(
         "DOCGATE_REDIS_CONNECT_TIMEOUT_MS", kRedis, 1,

@@ -3,8 +3,10 @@
 // A Redis master, one replica and three Sentinels (quorum 2) as child processes of the test, on
 // free ports in a temporary directory, for the tests that kill the master and watch Sentinel fail
 // over. Debian's redis-server runs both roles (redis-server <conf> --sentinel). Everything is
-// SIGKILLed when the group is destroyed.
+// SIGKILLed when the group is destroyed. Options make the servers and the Sentinels require AUTH,
+// each with passwords of their own, for the tests of docgate's credentials.
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -14,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "adapters/redis/redis_connection.h"
@@ -28,22 +31,49 @@ class RedisSentinelGroup {
  public:
   static constexpr const char* kMasterName = "docgate-test";
 
-  // Starts the servers and waits until the replica follows the master and every Sentinel knows
-  // the replica and the two other Sentinels (what a failover needs), within `limit`. Throws
-  // std::runtime_error when that does not happen.
-  explicit RedisSentinelGroup(std::chrono::milliseconds limit = std::chrono::seconds(30)) {
-    const int master = Start("master", {});
-    const int replica = Start("replica", {"--replicaof", "127.0.0.1", std::to_string(master)});
+  struct Options {
+    // requirepass of the master and the replica (also the replica's masterauth and the
+    // Sentinels' auth-pass); empty: none.
+    std::string master_password;
+    // requirepass of the Sentinels, the default user's password (also their sentinel-pass among
+    // themselves); empty: none.
+    std::string sentinel_password;
+    // With a password: an ACL user of every Sentinel (+@all) besides the default one.
+    std::string sentinel_acl_user;
+    std::string sentinel_acl_password;
+    // Wait until every Sentinel knows the replica and the two others, which a failover needs
+    // (seconds: they meet through hello messages); false: only until each answers.
+    bool ready_for_failover = true;
+  };
+
+  // Starts the servers and waits until the replica follows the master and the Sentinels are
+  // ready (see Options), within `limit`. Throws std::runtime_error when that does not happen.
+  explicit RedisSentinelGroup(std::chrono::milliseconds limit = std::chrono::seconds(30))
+      : RedisSentinelGroup(Options{}, limit) {}
+  explicit RedisSentinelGroup(Options options,
+                              std::chrono::milliseconds limit = std::chrono::seconds(30))
+      : options_(std::move(options)) {
+    std::vector<std::string> auth;
+    if (!options_.master_password.empty()) {
+      auth = {"--requirepass", options_.master_password, "--masterauth", options_.master_password};
+    }
+    // The replica's full sync starts at once, not after the default 5 s wait for more replicas.
+    std::vector<std::string> master_args = {"--repl-diskless-sync-delay", "0"};
+    master_args.insert(master_args.end(), auth.begin(), auth.end());
+    const int master = Start("master", master_args);
+    auth.insert(auth.end(), {"--replicaof", "127.0.0.1", std::to_string(master)});
+    const int replica = Start("replica", auth);
     servers_ = {master, replica};
     Await(limit, "the replica to follow the master", [&] {
-      return AskRedis(replica, {"INFO", "replication"}).text.find("master_link_status:up") !=
+      return Ask(replica, {"INFO", "replication"}).text.find("master_link_status:up") !=
              std::string::npos;
     });
     for (int i = 0; i < 3; ++i) sentinels_.push_back(StartSentinel(i, master));
+    if (!options_.ready_for_failover) return;
     Await(limit, "the Sentinels to know each other and the replica", [&] {
       for (const int sentinel : sentinels_) {
-        if (AskRedis(sentinel, {"SENTINEL", "sentinels", kMasterName}).elements.size() != 2 ||
-            AskRedis(sentinel, {"SENTINEL", "replicas", kMasterName}).elements.size() != 1) {
+        if (Ask(sentinel, {"SENTINEL", "sentinels", kMasterName}).elements.size() != 2 ||
+            Ask(sentinel, {"SENTINEL", "replicas", kMasterName}).elements.size() != 1) {
           return false;
         }
       }
@@ -59,20 +89,34 @@ class RedisSentinelGroup {
   // redis+sentinel://127.0.0.1:<s1>,...,127.0.0.1:<s3>/docgate-test, after `extra` Sentinels
   // (e.g. one that is down).
   std::string Url(const std::vector<std::string>& extra = {}) const {
+    return UrlWith("", "", extra);
+  }
+  // Url(extra) with `userinfo` (the master's "user:password@") before the Sentinels and `query`
+  // ("?sentinel_password=...") after the master's name.
+  std::string UrlWith(const std::string& userinfo, const std::string& query,
+                      const std::vector<std::string>& extra = {}) const {
     std::string hosts;
     for (const auto& host : extra) hosts += host + ",";
     for (std::size_t i = 0; i < sentinels_.size(); ++i) {
       hosts += (i == 0 ? "" : ",") + std::string("127.0.0.1:") + std::to_string(sentinels_[i]);
     }
-    return "redis+sentinel://" + hosts + "/" + kMasterName;
+    return "redis+sentinel://" + userinfo + hosts + "/" + kMasterName + query;
   }
+
+  // One command to a server or Sentinel of the group, AUTHed with the group's password for it.
+  // Throws RedisError.
+  RedisReply Ask(int port, const std::vector<std::string_view>& args) const {
+    const bool sentinel = std::find(sentinels_.begin(), sentinels_.end(), port) != sentinels_.end();
+    return AskRedis(port, args, sentinel ? options_.sentinel_password : options_.master_password);
+  }
+  const std::vector<int>& SentinelPorts() const { return sentinels_; }
 
   // The master's port as the first Sentinel that answers says.
   int MasterPort() {
     for (const int sentinel : sentinels_) {
       try {
         const RedisReply reply =
-            AskRedis(sentinel, {"SENTINEL", "get-master-addr-by-name", kMasterName});
+            Ask(sentinel, {"SENTINEL", "get-master-addr-by-name", kMasterName});
         if (reply.elements.size() == 2) return std::stoi(reply.elements[1].text);
       } catch (const RedisError&) {
         // that Sentinel is down; ask the next
@@ -85,7 +129,7 @@ class RedisSentinelGroup {
   // SENTINEL FAILOVER: a Sentinel promotes the replica and turns the master into its replica,
   // both alive. Throws std::runtime_error when the Sentinel refuses.
   void ManualFailover() {
-    const RedisReply answer = AskRedis(sentinels_.front(), {"SENTINEL", "FAILOVER", kMasterName});
+    const RedisReply answer = Ask(sentinels_.front(), {"SENTINEL", "FAILOVER", kMasterName});
     if (answer.IsError()) throw std::runtime_error("SENTINEL FAILOVER: " + answer.text);
   }
 
@@ -116,17 +160,29 @@ class RedisSentinelGroup {
     const auto dir = dir_.path() / ("sentinel" + std::to_string(index));
     std::filesystem::create_directories(dir);
     const std::string conf = (dir / "sentinel.conf").string();
-    std::ofstream(conf) << "port " << port << "\nbind 127.0.0.1\ndir " << dir.string()
-                        << "\nlogfile " << (dir / "sentinel.log").string() << "\nsentinel monitor "
-                        << kMasterName << " 127.0.0.1 " << master
-                        << " 2\nsentinel down-after-milliseconds " << kMasterName
-                        << " 500\nsentinel failover-timeout " << kMasterName << " 3000\n";
+    std::ofstream file(conf);
+    file << "port " << port << "\nbind 127.0.0.1\ndir " << dir.string() << "\nlogfile "
+         << (dir / "sentinel.log").string() << "\nsentinel monitor " << kMasterName << " 127.0.0.1 "
+         << master << " 2\nsentinel down-after-milliseconds " << kMasterName
+         << " 500\nsentinel failover-timeout " << kMasterName << " 3000\n";
+    if (!options_.master_password.empty()) {
+      file << "sentinel auth-pass " << kMasterName << " " << options_.master_password << "\n";
+    }
+    if (!options_.sentinel_password.empty()) {
+      file << "requirepass " << options_.sentinel_password << "\nsentinel sentinel-pass "
+           << options_.sentinel_password << "\n";
+    }
+    if (!options_.sentinel_acl_user.empty()) {
+      file << "user " << options_.sentinel_acl_user << " on >" << options_.sentinel_acl_password
+           << " ~* &* +@all\n";
+    }
+    file.close();
     sentinel_pids_[port] = SpawnFromPath({"redis-server", conf, "--sentinel"});
-    Await(std::chrono::seconds(10), "a Sentinel to answer",
-          [&] { return AskRedis(port, {"PING"}).text == "PONG"; });
+    Await(std::chrono::seconds(10), "a Sentinel to answer", [&] { return AnswersPing(port); });
     return port;
   }
 
+  const Options options_;
   TempDir dir_;
   std::map<int, std::unique_ptr<ScratchRedis>> servers_by_port_;
   std::map<int, pid_t> sentinel_pids_;  // by port

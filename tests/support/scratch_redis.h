@@ -19,14 +19,22 @@
 
 namespace docgate {
 
-// One command to the server or Sentinel on 127.0.0.1:`port`, on a fresh connection. Throws
-// RedisError.
-inline RedisReply AskRedis(int port, const std::vector<std::string_view>& args) {
+// One command to the server or Sentinel on 127.0.0.1:`port`, on a fresh connection that first
+// AUTHs with `password` when one is given. Throws RedisError.
+inline RedisReply AskRedis(int port, const std::vector<std::string_view>& args,
+                           const std::string& password = "") {
   using namespace std::chrono_literals;
   RedisEndpoint endpoint;
   endpoint.host = "127.0.0.1";
   endpoint.port = std::to_string(port);
+  endpoint.password = password;
   return RedisConnection(endpoint, nullptr, 2s, 2s).Command(args);
+}
+
+// Whether the server or Sentinel on `port` answers: PONG, or NOAUTH when it requires a password.
+inline bool AnswersPing(int port) {
+  const RedisReply reply = AskRedis(port, {"PING"});
+  return reply.text == "PONG" || reply.text.starts_with("NOAUTH");
 }
 
 // Polls `done` (a RedisError counts as not yet) every 50 ms until it holds, for at most `limit`.
@@ -47,7 +55,8 @@ inline bool WithinRedis(std::chrono::milliseconds limit, const std::function<boo
 // `args` after docgate's; SIGKILLed when destroyed.
 class ScratchRedis {
  public:
-  // Returns once the server answers PING; throws std::runtime_error when it does not within 10 s.
+  // Returns once the server answers PING (NOAUTH with --requirepass); throws std::runtime_error
+  // when it does not within 10 s.
   explicit ScratchRedis(const std::filesystem::path& dir, const std::vector<std::string>& args = {})
       : port_(ClosedPort()) {
     std::filesystem::create_directories(dir);
@@ -66,8 +75,7 @@ class ScratchRedis {
                                      (dir / "redis.log").string()};
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = SpawnFromPath(argv);
-    if (!WithinRedis(std::chrono::seconds(10),
-                     [&] { return AskRedis(port_, {"PING"}).text == "PONG"; })) {
+    if (!WithinRedis(std::chrono::seconds(10), [&] { return AnswersPing(port_); })) {
       Kill();
       throw std::runtime_error("redis-server on port " + std::to_string(port_) +
                                " did not answer within 10 s (see " + (dir / "redis.log").string() +

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace docgate {
 namespace {
 
@@ -23,6 +27,22 @@ TEST(RedactUrlTest, PasswordQueryParametersAreReplaced) {
             "postgresql://db/docgate?user=u&password=***&sslmode=verify-full");
   EXPECT_EQ(RedactUrl("postgresql://u:one@db/x?password=two"),
             "postgresql://u:***@db/x?password=***");
+}
+
+TEST(RedactUrlTest, EveryQueryParameterNamedSomethingPasswordIsReplaced) {
+  const std::string url =
+      "redis+sentinel://app:master-pw@s1:26379,s2/mymaster"
+      "?sentinel_username=watcher&sentinel_password=s%40ntinel-pw";
+  EXPECT_EQ(RedactUrl(url),
+            "redis+sentinel://app:***@s1:26379,s2/mymaster"
+            "?sentinel_username=watcher&sentinel_password=***");
+  EXPECT_EQ(RedactUrl("x://h/?Sentinel_PASSWORD=a&passwords=b&password_file=c&Password=d"),
+            "x://h/?Sentinel_PASSWORD=***&passwords=b&password_file=c&Password=***");
+  EXPECT_EQ(RedactSecretsOf("AUTH s@ntinel-pw and s%40ntinel-pw, master-pw", url),
+            "AUTH *** and ***, ***");
+  const std::vector<std::string> passwords = PasswordsOf(url);
+  EXPECT_NE(std::find(passwords.begin(), passwords.end(), "s@ntinel-pw"), passwords.end());
+  EXPECT_EQ(std::find(passwords.begin(), passwords.end(), "watcher"), passwords.end());
 }
 
 TEST(RedactUrlTest, UrlsWithoutSecretsAreUnchanged) {

@@ -1,9 +1,12 @@
-// The Redis gate's pure parts: URL parsing and the circuit breaker (time passed in by hand).
+// The Redis gate's pure parts: URL parsing (the Sentinels' credentials included) and the circuit
+// breaker (time passed in by hand).
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
+#include "adapters/redis/redis_config.h"
 #include "adapters/redis/redis_url.h"
 #include "core/circuit_breaker.h"
 
@@ -85,6 +88,78 @@ TEST(RedisUrl, SentinelUrlsWithoutAMasterOrWithAnEmptyHostAreRefused) {
     EXPECT_NE(std::string(e.what()).find("/mymaster"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("hunter2"), std::string::npos);
   }
+}
+
+TEST(RedisUrl, TheSentinelsCredentialsAreParametersApartFromTheMasters) {
+  const auto both = ParseRedisUrl(
+      "redis+sentinel://app:master%40pw@s1,s2:26380/mymaster/2"
+      "?sentinel_username=watch%20er&sentinel_password=s%26cret%3D1");
+  EXPECT_EQ(both.user, "app");
+  EXPECT_EQ(both.password, "master@pw");
+  EXPECT_EQ(both.sentinel_user, "watch er");
+  EXPECT_EQ(both.sentinel_password, "s&cret=1");
+  EXPECT_EQ(both.master_name, "mymaster");
+  EXPECT_EQ(both.db, 2);
+  EXPECT_EQ(both.sentinels, (std::vector<RedisAddress>{{"s1", "26379"}, {"s2", "26380"}}));
+  EXPECT_EQ(RedisUrlForLogs(both), "redis+sentinel://s1:26379,s2:26380/mymaster");
+
+  // A password alone (the Sentinels' requirepass), over TLS, with no master credentials and no
+  // path after the master's name; the order of the parameters does not matter.
+  const auto password_only = ParseRedisUrl("rediss+sentinel://s1/m?sentinel_password=pw");
+  EXPECT_TRUE(password_only.tls);
+  EXPECT_EQ(password_only.master_name, "m");
+  EXPECT_TRUE(password_only.sentinel_user.empty());
+  EXPECT_EQ(password_only.sentinel_password, "pw");
+  EXPECT_TRUE(password_only.password.empty());
+  const auto swapped =
+      ParseRedisUrl("redis+sentinel://s1/m?sentinel_password=p&sentinel_username=u");
+  EXPECT_EQ(swapped.sentinel_user, "u");
+  EXPECT_EQ(swapped.sentinel_password, "p");
+
+  const auto none = ParseRedisUrl("redis+sentinel://u:p@s1/m");
+  EXPECT_TRUE(none.sentinel_user.empty());
+  EXPECT_TRUE(none.sentinel_password.empty()) << "the master's password is not the Sentinels'";
+}
+
+TEST(RedisUrl, UnknownOrMalformedParametersAreRefusedWithoutEchoingValues) {
+  const auto reason = [](const std::string& url) {
+    try {
+      ParseRedisUrl(url);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(reason("redis+sentinel://s1/m?sentinel_pasword=hunter2"),
+            "unknown parameter sentinel_pasword; the parameters are sentinel_username and "
+            "sentinel_password");
+  EXPECT_EQ(reason("redis+sentinel://s1/m?hunter2!"),
+            "unknown parameter; the parameters are sentinel_username and sentinel_password")
+      << "what is no name may be a secret pasted alone";
+  EXPECT_EQ(reason("redis://cache?sentinel_password=hunter2"),
+            "sentinel_password is for redis+sentinel:// and rediss+sentinel:// URLs only");
+  EXPECT_EQ(reason("redis+sentinel://s1/m?sentinel_password"), "sentinel_password needs a value");
+  EXPECT_EQ(reason("redis+sentinel://s1/m?sentinel_password="),
+            "sentinel_password must not be empty");
+  EXPECT_EQ(reason("redis+sentinel://s1/m?sentinel_password=hunter2&sentinel_password=other"),
+            "sentinel_password is given twice");
+  EXPECT_EQ(reason("redis+sentinel://s1/m?sentinel_username=watcher"),
+            "sentinel_username needs sentinel_password");
+  EXPECT_EQ(reason("redis+sentinel://s1/m?db=1"),
+            "unknown parameter db; the parameters are sentinel_username and sentinel_password");
+
+  const auto problem = ValidateRedisConfig([] {
+    RedisConfig config;
+    config.url = "redis+sentinel://u:master-pw@s1/m?sentinel_password=hunter2&timeout=5";
+    return config;
+  }());
+  ASSERT_TRUE(problem);
+  EXPECT_TRUE(problem->starts_with("DOCGATE_REDIS_URL must be ")) << *problem;
+  EXPECT_TRUE(problem->ends_with(
+      ": unknown parameter timeout; the parameters are sentinel_username and sentinel_password"))
+      << *problem;
+  EXPECT_EQ(problem->find("hunter2"), std::string::npos) << *problem;
+  EXPECT_EQ(problem->find("master-pw"), std::string::npos) << *problem;
 }
 
 TEST(CircuitBreaker, OpensOnFailureProbesOnceAndBacksOffUpToTheCap) {

@@ -15,7 +15,8 @@ std::optional<std::string> ValidateRedisConfig(const RedisConfig& config) {
       return std::string(
                  "DOCGATE_REDIS_URL must be redis://[user:password@]host[:port][/db], "
                  "rediss://..., or "
-                 "redis+sentinel://[user:password@]host[:port],.../master[/db]: ") +
+                 "redis+sentinel://[user:password@]host[:port],.../master[/db]"
+                 "[?sentinel_username=...&sentinel_password=...]: ") +
              e.what();
     }
   }

@@ -9,11 +9,15 @@ namespace docgate {
 // How docgate reaches Redis for the lock gate.
 struct RedisConfig {
   // DOCGATE_REDIS_URL: redis://[user:password@]host[:port][/db] or rediss://... (TLS), or
-  // redis+sentinel://[user:password@]host[:port],.../master-name[/db] (rediss+sentinel:// with TLS)
-  // to follow the master a set of Sentinels names; empty: the in-process gate.
+  // redis+sentinel://[user:password@]host[:port],.../master-name[/db] (rediss+sentinel:// with TLS
+  // to the Sentinels and the master) to follow the master a set of Sentinels names, with
+  // ?sentinel_username=...&sentinel_password=... when the Sentinels require AUTH (the userinfo is
+  // the master's); empty: the in-process gate.
   std::string url;
-  // DOCGATE_REDIS_CA_FILE: PEM certificates that rediss:// servers are verified against; empty:
-  // the system's trust store. The server's certificate must name the URL's host.
+  // DOCGATE_REDIS_CA_FILE: PEM certificates that rediss:// servers (and rediss+sentinel://
+  // Sentinels) are verified against; empty: the system's trust store. The server's certificate
+  // must name the host docgate connects to: the URL's, or for the master the one the Sentinels
+  // name.
   std::string ca_file;
   // DOCGATE_REDIS_CONNECT_TIMEOUT_MS: TCP connect + TLS handshake + AUTH/SELECT. Also bounds the
   // PING at start.
@@ -36,7 +40,7 @@ struct RedisConfig {
 };
 
 // Why `config` cannot be used, in one line naming the DOCGATE_REDIS_* variable (never echoing the
-// URL's password), or nullopt when it can: an empty URL or one ParseRedisUrl accepts, positive
+// URL's passwords), or nullopt when it can: an empty URL or one ParseRedisUrl accepts, positive
 // timeouts and lease hold, a pool of 1..1024, and breaker_max at least breaker_initial (positive).
 // Connects to nothing.
 std::optional<std::string> ValidateRedisConfig(const RedisConfig& config);

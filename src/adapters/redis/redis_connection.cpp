@@ -95,7 +95,8 @@ class RedisConnection::Impl {
       std::vector<std::string_view> auth{"AUTH"};
       if (!endpoint.user.empty()) auth.push_back(endpoint.user);
       auth.push_back(endpoint.password);
-      ExpectOk(Command(auth, deadline), "AUTH");
+      const RedisReply reply = Command(auth, deadline);
+      if (reply.IsError()) throw RedisAuthError("AUTH failed: " + reply.text);
     }
     if (endpoint.db != 0) {
       const std::string db = std::to_string(endpoint.db);

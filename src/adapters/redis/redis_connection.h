@@ -22,6 +22,13 @@ class RedisError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The server refused the connection's AUTH (wrong or unknown credentials, or none configured
+// there). The message quotes the server's answer, which never holds the password.
+class RedisAuthError : public RedisError {
+ public:
+  using RedisError::RedisError;
+};
+
 // One RESP reply, copied out of hiredis's reader.
 struct RedisReply {
   enum class Type { kString, kStatus, kError, kInteger, kNil, kArray };
@@ -40,7 +47,8 @@ struct RedisReply {
 class RedisConnection {
  public:
   // Connects (and handshakes, AUTHs, SELECTs) within connect_timeout. `tls` is required for a
-  // rediss:// endpoint and must outlive the connection. Throws RedisError.
+  // rediss:// endpoint and must outlive the connection. Throws RedisError (RedisAuthError when
+  // AUTH is refused).
   RedisConnection(const RedisEndpoint& endpoint, boost::asio::ssl::context* tls,
                   std::chrono::milliseconds connect_timeout,
                   std::chrono::milliseconds command_timeout);

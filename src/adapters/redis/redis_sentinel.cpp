@@ -24,11 +24,14 @@ RedisAddress SentinelResolver::Master() {
     order = sentinels_;
   }
   std::string failures;
+  std::size_t refused_auth = 0;
   for (const RedisAddress& sentinel : order) {
     RedisEndpoint target;
     target.tls = endpoint_.tls;
     target.host = sentinel.host;
     target.port = sentinel.port;
+    target.user = endpoint_.sentinel_user;
+    target.password = endpoint_.sentinel_password;
     const std::string where = sentinel.host + ":" + sentinel.port;
     try {
       RedisConnection connection(target, tls_, connect_timeout_, command_timeout_);
@@ -42,12 +45,26 @@ RedisAddress SentinelResolver::Master() {
         if (it != sentinels_.end()) std::rotate(sentinels_.begin(), it, it + 1);
         return {reply.elements[0].text, reply.elements[1].text};
       }
+      if (reply.IsError() && reply.text.starts_with("NOAUTH")) {
+        ++refused_auth;
+        failures += "; " + where + " requires AUTH and the URL has no sentinel_password";
+        continue;
+      }
       failures +=
           "; " + where +
           (reply.IsError() ? " answered " + reply.text : " does not know " + endpoint_.master_name);
+    } catch (const RedisAuthError& e) {
+      ++refused_auth;
+      failures += "; " + where + ": " + e.what();
     } catch (const RedisError& e) {
       failures += "; " + where + ": " + e.what();
     }
+  }
+  if (refused_auth == order.size()) {
+    throw RedisError(
+        "authentication failed at every Sentinel (check sentinel_username and "
+        "sentinel_password of the Redis URL)" +
+        failures);
   }
   throw RedisError("no Sentinel named the master " + endpoint_.master_name + failures);
 }

@@ -17,7 +17,9 @@ struct RedisReply;
 // Asks Redis Sentinels which server is the master (SENTINEL get-master-addr-by-name), the way
 // Sentinel's client guidelines describe: the Sentinels in turn, the first that knows the master
 // answers, and that one is asked first from then on. A Sentinel is reached with the endpoint's
-// TLS setting and without AUTH (the URL's credentials are the master's). Thread-safe.
+// TLS setting (and TLS context) and AUTHs with the endpoint's sentinel_user / sentinel_password
+// when a password is set, never with the master's credentials. A Sentinel that refuses AUTH (or
+// wants it and gets none) is skipped like one that is down. Thread-safe.
 class SentinelResolver {
  public:
   // `endpoint` must use Sentinels; `tls` is required for rediss+sentinel:// and must outlive this.
@@ -25,8 +27,9 @@ class SentinelResolver {
                    std::chrono::milliseconds connect_timeout,
                    std::chrono::milliseconds command_timeout);
 
-  // The master's address. Throws RedisError (naming each Sentinel's failure) when no Sentinel
-  // answers with one.
+  // The master's address. Throws RedisError (naming each Sentinel's address and failure, never a
+  // password) when no Sentinel answers with one; its message starts "authentication failed at
+  // every Sentinel" when each of them refused AUTH or wanted it.
   RedisAddress Master();
 
  private:

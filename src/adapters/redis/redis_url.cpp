@@ -1,5 +1,7 @@
 #include "adapters/redis/redis_url.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <tuple>
 
@@ -54,6 +56,44 @@ void ParseDb(std::string_view text, RedisEndpoint& endpoint, const char* reason)
   }
 }
 
+constexpr std::string_view kSentinelUser = "sentinel_username";
+constexpr std::string_view kSentinelPassword = "sentinel_password";
+
+// The query's parameters into `endpoint`. An unknown name is quoted only when it looks like one:
+// what was written may be a secret pasted without its name.
+void ParseParameters(std::string_view query, bool sentinel, RedisEndpoint& endpoint) {
+  for (std::size_t start = 0; start < query.size();) {
+    const std::size_t end = std::min(query.find('&', start), query.size());
+    const std::string_view parameter = query.substr(start, end - start);
+    start = end + 1;
+    if (parameter.empty()) continue;
+    const auto equals = parameter.find('=');
+    const std::string name(parameter.substr(0, equals));
+    std::string* const value = name == kSentinelUser       ? &endpoint.sentinel_user
+                               : name == kSentinelPassword ? &endpoint.sentinel_password
+                                                           : nullptr;
+    if (value == nullptr) {
+      const bool quotable =
+          name.size() <= 40 && std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+          });
+      throw std::invalid_argument("unknown parameter" + (quotable ? " " + name : std::string()) +
+                                  "; the parameters are sentinel_username and sentinel_password");
+    }
+    if (!sentinel) {
+      throw std::invalid_argument(name +
+                                  " is for redis+sentinel:// and rediss+sentinel:// URLs only");
+    }
+    if (equals == std::string_view::npos) throw std::invalid_argument(name + " needs a value");
+    if (!value->empty()) throw std::invalid_argument(name + " is given twice");
+    *value = PercentDecoded(parameter.substr(equals + 1));
+    if (value->empty()) throw std::invalid_argument(name + " must not be empty");
+  }
+  if (!endpoint.sentinel_user.empty() && endpoint.sentinel_password.empty()) {
+    throw std::invalid_argument("sentinel_username needs sentinel_password");
+  }
+}
+
 std::string Written(const RedisAddress& address) {
   const bool ipv6 = address.host.find(':') != std::string::npos;
   return (ipv6 ? "[" + address.host + "]" : address.host) + ":" + address.port;
@@ -80,6 +120,11 @@ RedisEndpoint ParseRedisUrl(std::string_view url) {
   if (rest.data() == nullptr) {
     throw std::invalid_argument(
         "the scheme must be redis://, rediss://, redis+sentinel:// or rediss+sentinel://");
+  }
+  const auto question = rest.find('?');
+  if (question != std::string_view::npos) {
+    ParseParameters(rest.substr(question + 1), sentinel, endpoint);
+    rest = rest.substr(0, question);
   }
   const auto slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);

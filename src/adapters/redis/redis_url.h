@@ -29,14 +29,22 @@ struct RedisEndpoint {
   // they watch. Empty for a plain URL.
   std::vector<RedisAddress> sentinels;
   std::string master_name;
+  // redis+sentinel:// only: what docgate AUTHs with to each Sentinel, apart from the master's
+  // credentials above (?sentinel_username=...&sentinel_password=..., percent-decoded). Empty
+  // password: the Sentinels are asked without AUTH.
+  std::string sentinel_user;
+  std::string sentinel_password;
 
   bool UsesSentinels() const { return !sentinels.empty(); }
 };
 
 // Parses redis://[[user]:password@]host[:port][/db] (also rediss://) and
-// redis+sentinel://[[user]:password@]host[:port][,host[:port]...]/master-name[/db] (also
-// rediss+sentinel://; the credentials are the master's, the Sentinels are asked without AUTH).
-// Throws std::invalid_argument with a one-line reason (never echoing the password) when malformed.
+// redis+sentinel://[[user]:password@]host[:port][,host[:port]...]/master-name[/db]
+// [?sentinel_username=...&sentinel_password=...] (also rediss+sentinel://, TLS to the Sentinels
+// and to the master alike). The userinfo is the master's credentials; the parameters are the
+// Sentinels' (a username needs a password), allowed on Sentinel URLs only, each at most once and
+// not empty. Throws std::invalid_argument with a one-line reason (never echoing a password or a
+// parameter's value) when malformed or when a parameter is unknown.
 RedisEndpoint ParseRedisUrl(std::string_view url);
 
 // The URL without its credentials, for logs: redis://host:port or
