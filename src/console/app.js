@@ -32,14 +32,14 @@ function start() {
     localStorage.setItem(LANGUAGE_KEY, state.language);
     route();
   });
-  window.addEventListener('hashchange', () => {
-    if (location.hash.startsWith('#token=')) return takeTokenFromLink();
+  window.addEventListener('hashchange', (e) => {
+    if (location.hash.startsWith('#token=')) return takeTokenFromLink(new URL(e.oldURL).hash);
     route();
     main().focus({preventScroll: true});
     return undefined;
   });
-  if (location.hash.startsWith('#token=')) return takeTokenFromLink();
   restoreSession();
+  if (location.hash.startsWith('#token=')) return takeTokenFromLink();
   return route();
 }
 

@@ -85,6 +85,22 @@ export function message(text, kind = 'info') {
 }
 
 /**
+ * The text of `key` as nodes: a placeholder given a node (a command in <code>) is that node, any
+ * other is filled in as t() fills it.
+ * @param {string} key
+ * @param {Record<string, Node | string | number>} vars
+ * @returns {(Node | string)[]}
+ */
+export function textWith(key, vars) {
+  const text = CATALOG[state.language][key] ?? CATALOG.en[key] ?? key;
+  return text.split(/\{(\w+)\}/).map((part, i) => {
+    if (i % 2 === 0) return part;
+    const value = vars[part];
+    return value instanceof Node ? value.cloneNode(true) : String(value ?? '');
+  });
+}
+
+/**
  * @param {unknown} error
  * @returns {string}
  */
@@ -138,26 +154,31 @@ export function actionButton(labelKey, testid, run, cls = '') {
   return button;
 }
 
-// Opens the confirmation dialog; resolves true when `confirm` is chosen.
+// Opens the confirmation dialog; resolves true when `confirm` is chosen (Escape, the cancel button
+// or a navigation close it as false). `confirmKey` and `cancelKey` name the buttons (Confirm and
+// Cancel by default); `focusCancel` puts the focus on cancel, for a choice Enter must not make.
 /**
  * @param {string} titleKey
  * @param {Record<string, string | number>} vars
  * @param {Node | null} [body]
+ * @param {{confirmKey?: string, cancelKey?: string, focusCancel?: boolean}} [options]
  * @returns {Promise<boolean>}
  */
-export function confirmDialog(titleKey, vars, body) {
+export function confirmDialog(titleKey, vars, body, options = {}) {
+  const {confirmKey = 'action.confirm', cancelKey = 'action.cancel', focusCancel = false} = options;
   const dialog = /** @type {HTMLDialogElement} */ (byId('dialog'));
   byId('dialog-title').textContent = t(titleKey, vars);
   byId('dialog-body').replaceChildren(...(body ? [body] : []));
   return new Promise((resolve) => {
     const confirm =
-        h('button', {type: 'submit', value: 'confirm', testid: 'confirm'}, t('action.confirm'));
+        h('button', {type: 'submit', value: 'confirm', testid: 'confirm'}, t(confirmKey, vars));
     const cancel =
-        h('button', {type: 'submit', value: 'cancel', class: 'secondary'}, t('action.cancel'));
+        h('button', {type: 'submit', value: 'cancel', class: 'secondary', testid: 'cancel'},
+          t(cancelKey, vars));
     byId('dialog-actions').replaceChildren(confirm, cancel);
     dialog.returnValue = '';
     dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), {once: true});
     dialog.showModal();
-    confirm.focus();
+    (focusCancel ? cancel : confirm).focus();
   });
 }

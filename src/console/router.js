@@ -4,7 +4,7 @@
 
 import {ApiError} from './api.js';
 import {byId, errorText, h, message} from './dom.js';
-import {isAuthor, isReviewer, renderSignIn, signOut} from './session.js';
+import {homeHash, isReviewer, renderSignIn, signOut} from './session.js';
 import {state, t} from './state.js';
 
 /**
@@ -82,7 +82,7 @@ export function route() {
   renderChrome(section);
   const view = section === undefined ? undefined : views[section];
   if (!view) {
-    location.replace(isAuthor() ? '#/documents' : isReviewer() ? '#/queue' : '#/search');
+    location.replace(homeHash());
     return undefined;
   }
   return view(id, query).catch((error) => {

@@ -1,9 +1,11 @@
 // @ts-check
 // Sign-in: a pasted token, or a link `/#token=<jwt>` (`docgate token ... --console`); the fragment
 // never reaches the server, and the token is moved to sessionStorage and out of the address bar
-// at once. The token's claims say who is signed in and which views they get.
+// at once. The token's claims say who is signed in and which views they get. A link for another
+// user than the one signed in here asks before it switches (API.md: a sign-in link never
+// silently replaces a session open in the tab; anyone can send a link).
 
-import {errorText, field, h, message, show} from './dom.js';
+import {confirmDialog, errorText, field, h, message, show, textWith} from './dom.js';
 import {api, state, t, TOKEN_KEY} from './state.js';
 
 /** @typedef {import('./state.js').Claims} Claims */
@@ -49,6 +51,20 @@ export function expired(claims) {
   return typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now();
 }
 
+// The first page of the user signed in: their documents, the queue, or search.
+export const homeHash = () => (isAuthor() ? '#/documents' : isReviewer() ? '#/queue' : '#/search');
+
+/**
+ * Who a token names, as the switch confirmation shows them: the name and, when it says more, the
+ * user id (two users may share a name).
+ * @param {Claims} claims
+ */
+export function userLabel(claims) {
+  return claims.name && claims.name !== claims.sub ?
+      t('user.named', {name: claims.name, id: claims.sub}) :
+      claims.sub;
+}
+
 /**
  * @param {string} token
  * @param {{quiet?: boolean}} [options]
@@ -69,8 +85,8 @@ export async function signIn(token, {quiet = false} = {}) {
   sessionStorage.setItem(TOKEN_KEY, token.trim());
   if (!quiet) message('');
   scheduleExpiry();
-  if (!location.hash.startsWith('#/') || location.hash === '#/signin') {
-    location.hash = isAuthor() ? '#/documents' : isReviewer() ? '#/queue' : '#/search';
+  if (!location.hash.startsWith('#/') || location.hash === '#/' || location.hash === '#/signin') {
+    location.hash = homeHash();
   } else {
     redraw();
   }
@@ -109,7 +125,8 @@ export function renderSignIn() {
           signIn(input.value);
         }
       },
-        h('h1', {}, t('signin.title')), h('p', {}, t('signin.intro')),
+        h('h1', {}, t('signin.title')),
+        h('p', {}, textWith('signin.intro', {command: h('code', {}, 'docgate token … --console')})),
         field('signin.token', input, t('signin.hint')),
         h('div', {class: 'actions'},
           h('button', {type: 'submit', testid: 'sign-in'}, t('action.signin'))));
@@ -117,11 +134,46 @@ export function renderSignIn() {
   input.focus();
 }
 
-// `/#token=<jwt>`: take the token and drop it from the address bar and the history at once.
-export function takeTokenFromLink() {
-  const token = decodeURIComponent(location.hash.slice('#token='.length));
-  history.replaceState(null, '', location.pathname + location.search + '#/');
-  signIn(token).catch((error) => message(errorText(error), 'error'));
+// `/#token=<jwt>`: the token leaves the address bar and the history at once. A link for the user
+// signed in here refreshes the token on the page the tab showed (`before`, the hash before the
+// link; '' when the page loaded with it); one for another user asks first, and on cancel the tab
+// keeps its session and its page. A link that cannot sign in (expired, not a token) leaves the
+// session as it is, or shows sign-in, with the reason.
+/** @param {string} [before] */
+export async function takeTokenFromLink(before = '') {
+  let token = '';
+  try {
+    token = decodeURIComponent(location.hash.slice('#token='.length)).trim();
+  } catch (e) {
+    token = '';  // malformed percent-encoding: not a token
+  }
+  const current = state.claims;
+  const page = before.startsWith('#/') && before !== '#/' && before !== '#/signin' ? before : '';
+  const kept = !current ? '#/signin' : page || homeHash();
+  history.replaceState(null, '', location.pathname + location.search + kept);
+  const claims = decodeClaims(token);
+  if (!claims || expired(claims)) {
+    if (!current || !before) redraw();
+    message(t(claims ? 'signin.linkExpired' : 'signin.malformed'), 'error');
+    return;
+  }
+  if (current && current.sub !== claims.sub) {
+    if (!before) redraw();  // the page of the open session, under the question
+    const body =
+        h('p', {testid: 'switch-user'},
+          t('signin.switchBody', {current: userLabel(current), next: userLabel(claims)}));
+    const switching = await confirmDialog('signin.switchTitle', {}, body, {
+      confirmKey: 'signin.switchConfirm',
+      cancelKey: 'signin.switchCancel',
+      focusCancel: true,
+    });
+    if (!switching) {
+      message(t('signin.switchKept', {current: userLabel(current)}), 'info');
+      return;
+    }
+    history.replaceState(null, '', location.pathname + location.search + '#/');
+  }
+  await signIn(token).catch((error) => message(errorText(error), 'error'));
 }
 
 // The token kept in this tab, if it is still valid; an expired one is dropped with a message.

@@ -4,7 +4,8 @@
 
 import {newIdempotencyKey} from './api.js';
 import {diffView} from './diff_view.js';
-import {actionButton, badge, errorText, field, h, message, show, waitingText} from './dom.js';
+import {actionButton, badge, errorText, field, h, message, show, textWith, waitingText} from
+    './dom.js';
 import {renderTicket, route} from './router.js';
 import {isAuthor, isReviewer} from './session.js';
 import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
@@ -204,7 +205,8 @@ export async function renderDocument(id) {
         h('p', {class: 'meta'},
           t('document.previewMeta',
             {version: preview.version, approved: formatTime(preview.approved_at)}),
-          ' ', t('col.ingest'), ': ', badge(doc.ingest_status)),
+          t('sentence.separator'),
+          textWith('document.ingestStatus', {status: badge(doc.ingest_status)})),
         h('div', {class: 'text', tabindex: 0, role: 'region', 'aria-label': t('document.preview')},
           preview.content));
   } else {

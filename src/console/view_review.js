@@ -186,14 +186,18 @@ export async function renderReview(id) {
   show(...sections);
 }
 
+// Who decided and when, then the comment (a rejection's reason) as a sentence of its own: the
+// comment is the reviewer's text, which may end with its own punctuation.
 /** @param {ApiReview} review */
 function decidedText(review) {
-  return t('review.decided', {
+  const decided = t('review.decided', {
     status: t('status.' + review.status),
     who: review.decided_by ?? review.submitted_by,
     when: formatTime(review.decided_at),
-    comment: review.comment ? ' — ' + review.comment : ''
   });
+  if (!review.comment) return decided;
+  const label = review.status === 'rejected' ? 'review.decidedReason' : 'review.decidedComment';
+  return decided + t('sentence.separator') + t(label, {comment: review.comment});
 }
 
 /**

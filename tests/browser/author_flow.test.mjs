@@ -1,10 +1,11 @@
 // The author's flow end to end in the console (English): sign in by pasting a token, write,
 // save, a 412 shown as a diff, submit (clicked twice: one review), withdraw, a rejection's reason
-// in the history, the approved preview and its ingestion; sign-out and an expired session.
+// in the history, the approved preview and its ingestion; sign-out and an expired session; a
+// sign-in link never silently replaces the session open in the tab, and an expired one says so.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  setUp, openConsole, idInUrl, eventually, screenshot,
+  setUp, openConsole, idInUrl, eventually, screenshot, PATIENCE_MS, seriousViolations,
 } from './harness.mjs';
 
 const { docgate, browser } = await setUp();
@@ -120,5 +121,80 @@ test('an expired or refused token returns to sign-in with a clear message', asyn
   await page.getByTestId('sign-in').click();
   await page.getByTestId('message').getByText(/expired|no longer valid/).waitFor();
   await page.getByTestId('token-input').waitFor();
+  assert.deepEqual(page.errors, []);
+});
+
+// A sign-in link is something anyone can send (issue 36, item 5): one for another user asks, names
+// both, and switches only on confirm; cancel keeps the session. The token never stays in the URL.
+test('a sign-in link for another user asks before it switches', async () => {
+  const bob = docgate.token('bob', 'reviewer');
+  const page = await openConsole(browser, docgate, docgate.token('alice', 'author'));
+  const tokenInTab = () => page.evaluate(() => sessionStorage.getItem('docgate.token'));
+  const alice = await tokenInTab();
+  await page.getByTestId('new-document').click();
+  await page.getByTestId('title-input').fill('unsaved work');
+
+  // Opened in the tab (a same-document navigation): asked, both users named; cancel keeps alice,
+  // on the page she was on, with what she typed.
+  await page.goto(`${docgate.base}#token=${bob}`);
+  const question = page.getByTestId('switch-user');
+  await question.waitFor();
+  assert.equal(page.url().includes('token='), false);
+  const asked = await question.textContent();
+  assert.match(asked, /Alice \(alice\)/);
+  assert.match(asked, /Bob \(bob\)/);
+  assert.equal(await page.getByRole('dialog').getAttribute('aria-labelledby'), 'dialog-title');
+  assert.deepEqual(await seriousViolations(page), [], 'axe on the question');
+  // Enter must not switch: the focus is on cancel.
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'cancel');
+  await page.getByTestId('cancel').click();
+  await page.getByTestId('message').getByText(/Still signed in as Alice/).waitFor();
+  assert.equal(await question.isVisible(), false);
+  assert.equal(await tokenInTab(), alice);
+  assert.match(await page.locator('#who').textContent(), /Alice/);
+  assert.equal(await page.getByTestId('title-input').inputValue(), 'unsaved work');
+  assert.match(page.url(), /#\/documents\/new$/);
+
+  // Loaded with the link (the tab's session restored first): asked again; confirm switches.
+  await page.goto('about:blank');
+  await page.goto(`${docgate.base}#token=${bob}`);
+  await question.waitFor();
+  assert.equal(page.url().includes('token='), false);
+  await page.getByTestId('confirm').click();
+  await page.getByTestId('nav-queue').waitFor();
+  assert.match(await page.locator('#who').textContent(), /Bob/);
+  assert.equal(await tokenInTab(), bob);
+
+  // A link for the user already signed in refreshes the token without asking.
+  const longer = docgate.token('bob', 'reviewer', ['--ttl-seconds', '7200']);
+  assert.notEqual(longer, bob);
+  await page.goto(`${docgate.base}#token=${longer}`);
+  await eventually(async () => (await tokenInTab()) === longer, 'the refreshed token');
+  assert.equal(await question.isVisible(), false);
+  assert.equal(page.url().includes('token='), false);
+  assert.deepEqual(page.errors, []);
+});
+
+test('an expired sign-in link shows sign-in with the reason, not an empty page', async () => {
+  const expiring = docgate.token('alice', 'author', ['--ttl-seconds', '1']);
+  const exp = JSON.parse(Buffer.from(expiring.split('.')[1], 'base64url').toString()).exp;
+  await eventually(() => Date.now() >= exp * 1000, 'the link to expire');
+  // The page loaded with the link (the tab had nothing drawn before it).
+  const context = await browser.newContext({ locale: 'en-US' });
+  context.setDefaultTimeout(PATIENCE_MS);
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (error) => page.errors.push(error.message));
+  await page.goto(`${docgate.base}#token=${expiring}`);
+  await page.getByTestId('token-input').waitFor();
+  await page.getByTestId('message').getByText(/sign-in link has expired/).waitFor();
+  assert.equal(page.url().includes('token='), false);
+
+  // With a session open, an expired link leaves it as it is.
+  await page.goto(`${docgate.base}#token=${docgate.token('bob', 'reviewer')}`);
+  await page.getByTestId('nav-queue').waitFor();
+  await page.goto(`${docgate.base}#token=${expiring}`);
+  await page.getByTestId('message').getByText(/sign-in link has expired/).waitFor();
+  assert.match(await page.locator('#who').textContent(), /Bob/);
   assert.deepEqual(page.errors, []);
 });

@@ -1,6 +1,7 @@
 // The console's modules without a browser: the diff (its parts always rebuild both texts; CJK
 // by character, Latin by word; its limits) and the message catalogs (same keys, same
-// placeholders, the language chosen from the browser's list).
+// placeholders, Chinese that reads as written Chinese, the language chosen from the browser's
+// list).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diff, tokenize, LIMITS } from '../../src/console/diff.js';
@@ -59,6 +60,54 @@ test('the catalogs have the same keys and the same placeholders', () => {
     assert.deepEqual(placeholders(CATALOG['zh-CN'][key]), placeholders(CATALOG.en[key]), key);
   }
   assert.deepEqual(Object.keys(CATALOG['zh-CN']).sort(), Object.keys(CATALOG.en).sort());
+});
+
+// What a native reader flags in a Chinese message (issue 36, item 10); [] when none.
+const HAN = '\\u3400-\\u9fff';
+const CJK = `${HAN}\\u3000-\\u303f\\uff00-\\uffef\\u201c\\u201d`;
+// Latin words a Chinese sentence keeps: names of products, formats and standards.
+const KEPT_WORDS = new Set(['docgate', 'JWT', 'URL', 'HTTP', 'JSON', 'UTF-8', 'ASCII', 'ID']);
+// Placeholders filled with someone's text, which may end with its own punctuation.
+const FREE_TEXT = /\{(comment|detail|state|title|reason|name)\}[。，、；：？！.,;:?!]/;
+
+function chineseCopyProblems(text) {
+  const problems = [];
+  const flag = (pattern, what) => {
+    const found = text.match(pattern);
+    if (found) problems.push(`${what}: "${found[0]}"`);
+  };
+  flag(/[。，、；：？！]{2}/, 'doubled punctuation');
+  flag(FREE_TEXT, 'punctuation after a placeholder that may end with its own');
+  flag(new RegExp(`[${CJK}][,.?!:;()]|[,.?!:;()][${CJK}]`), 'half-width punctuation in Chinese');
+  flag(new RegExp(`[${HAN}][A-Za-z0-9{]|[A-Za-z0-9}][${HAN}]`),
+    'no space between Chinese and Latin or digits');
+  flag(/(^|[^—])—([^—]|$)| - /, 'an English dash');
+  flag(/`/, 'a backtick (shown as it is)');
+  // Latin words outside placeholders and “quotes” (a header name the reader types is quoted).
+  const words = text.replace(/\{\w+\}/g, ' ').replace(/“[^”]*”/g, ' ')
+    .match(/[A-Za-z][A-Za-z0-9_+-]*/g) ?? [];
+  for (const word of words) {
+    if (/[A-Za-z].*[A-Za-z]/.test(word) && !KEPT_WORDS.has(word)) problems.push(`English: "${word}"`);
+  }
+  return problems;
+}
+
+test('the Chinese catalog reads as written Chinese', () => {
+  for (const [key, text] of Object.entries(CATALOG['zh-CN'])) {
+    assert.deepEqual(chineseCopyProblems(text), [], `${key}: ${text}`);
+  }
+  // A placeholder followed by punctuation, and Markdown, are wrong in English too.
+  for (const [key, text] of Object.entries(CATALOG.en)) {
+    assert.doesNotMatch(text, FREE_TEXT, key);
+    assert.doesNotMatch(text, /`/, key);
+  }
+  // The check finds what it is for.
+  assert.deepEqual(chineseCopyProblems('已通过。。'), ['doubled punctuation: "。。"']);
+  assert.equal(chineseCopyProblems('通过{comment}。').length, 2);
+  assert.deepEqual(chineseCopyProblems('确定吗?'), ['half-width punctuation in Chinese: "吗?"']);
+  assert.deepEqual(chineseCopyProblems('title 的长度'), ['English: "title"']);
+  assert.deepEqual(chineseCopyProblems('通过“If-Match”请求头发送 JWT'), []);
+  assert.equal(chineseCopyProblems('已通过 — 很好').length, 1);
 });
 
 test('the language: the remembered choice, else the browser list, else English', () => {

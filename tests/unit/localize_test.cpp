@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "support/fake_backed_api.h"
 
@@ -15,6 +18,83 @@ namespace {
 
 namespace http = boost::beast::http;
 using json = nlohmann::json;
+
+// What a native reader flags in a Chinese message (issue 36, item 10), one line each; empty when
+// nothing. In a catalog pattern "{}" is left to its value; "{t}" stands for a Chinese word.
+std::vector<std::string> ChineseCopyProblems(std::string_view text) {
+  std::u32string cps;
+  std::string ascii;  // the text with "{t}" as a Han character and quoted parts blanked
+  for (std::size_t i = 0; i < text.size();) {
+    if (text.substr(i).starts_with("{t}")) {
+      cps.push_back(U'名');
+      i += 3;
+      continue;
+    }
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const int length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    char32_t cp = length == 1 ? lead : lead & (0xFF >> (length + 1));
+    for (int k = 1; k < length && i + k < text.size(); ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    }
+    cps.push_back(cp);
+    i += length;
+  }
+  const auto is_han = [](char32_t c) { return c >= 0x3400 && c <= 0x9FFF; };
+  const auto is_cjk = [&](char32_t c) {
+    return is_han(c) || (c >= 0x3000 && c <= 0x303F) || (c >= 0xFF00 && c <= 0xFFEF) || c == U'“' ||
+           c == U'”';
+  };
+  const auto is_alnum = [](char32_t c) { return c < 0x80 && std::isalnum(static_cast<int>(c)); };
+  const std::u32string full_width = U"。，、；：？！";
+  const std::u32string half_width = U",.?!:;()";
+  std::vector<std::string> problems;
+  bool quoted = false;
+  std::string word;
+  const auto end_word = [&] {
+    int letters = 0;
+    for (const char c : word) letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+    static const std::set<std::string> kKept = {"docgate", "JWT",   "URL", "HTTP", "JSON",
+                                                "UTF-8",   "ASCII", "ID",  "HS256"};
+    if (letters >= 2 && !word.starts_with("0x") && !kKept.contains(word)) {
+      problems.push_back("English word: " + word);
+    }
+    word.clear();
+  };
+  for (std::size_t i = 0; i < cps.size(); ++i) {
+    const char32_t c = cps[i];
+    const char32_t next = i + 1 < cps.size() ? cps[i + 1] : 0;
+    if (full_width.find(c) != std::u32string::npos && next != 0 &&
+        full_width.find(next) != std::u32string::npos) {
+      problems.push_back("doubled punctuation");
+    }
+    if (half_width.find(c) != std::u32string::npos &&
+        ((i > 0 && is_cjk(cps[i - 1])) || is_cjk(next))) {
+      problems.push_back("half-width punctuation beside Chinese");
+    }
+    if ((is_han(c) && (is_alnum(next) || next == U'{')) ||
+        ((is_alnum(c) || c == U'}') && is_han(next))) {
+      problems.push_back("no space between Chinese and Latin, digits or a placeholder");
+    }
+    if (c == U'}' && (next == U'。' || next == U'？' || next == U'！')) {
+      problems.push_back("a sentence's end after a placeholder");
+    }
+    if (c == U'`') problems.push_back("a backtick");
+    if (c == U'—' && next != U'—' && (i == 0 || cps[i - 1] != U'—')) {
+      problems.push_back("an English dash");
+    }
+    if (c == U'“') quoted = true;
+    if (c == U'”') quoted = false;
+    const bool in_word =
+        c < 0x80 && (std::isalnum(static_cast<int>(c)) || c == '_' || c == '+' || c == '-');
+    if (in_word && !quoted) {
+      word.push_back(static_cast<char>(c));
+    } else if (!word.empty()) {
+      end_word();
+    }
+  }
+  if (!word.empty()) end_word();
+  return problems;
+}
 
 bool HasHan(const std::string& text) {
   // U+4E00..U+9FFF in UTF-8: lead byte 0xE4..0xE9.
@@ -41,14 +121,17 @@ TEST(PreferredLanguageTest, ChineseOnlyWhenPreferred) {
 
 TEST(DetailCatalogTest, PatternsAreUniqueAndKeepTheirPlaceholders) {
   std::set<std::string_view> seen;
-  const auto count = [](std::string_view text) {
+  const auto count = [](std::string_view text, std::string_view placeholder) {
     std::size_t n = 0;
-    for (auto at = text.find("{}"); at != std::string_view::npos; at = text.find("{}", at + 2)) ++n;
+    for (auto at = text.find(placeholder); at != std::string_view::npos;
+         at = text.find(placeholder, at + placeholder.size())) {
+      ++n;
+    }
     return n;
   };
   for (const auto& [english, chinese] : DetailCatalog()) {
     EXPECT_TRUE(seen.insert(english).second) << "twice: " << english;
-    EXPECT_EQ(count(english), count(chinese)) << english;
+    EXPECT_EQ(count(english, "{}"), count(chinese, "{}") + count(chinese, "{t}")) << english;
     EXPECT_TRUE(HasHan(std::string(chinese))) << english;
   }
   EXPECT_GT(DetailCatalog().size(), 80u);
@@ -56,14 +139,70 @@ TEST(DetailCatalogTest, PatternsAreUniqueAndKeepTheirPlaceholders) {
 
 TEST(DetailCatalogTest, CarriesTheVaryingTextOver) {
   EXPECT_EQ(ChineseDetail("document 42 not found"), "文档 42 不存在");
-  EXPECT_EQ(ChineseDetail("document 7 is pending_review; only draft or rejected documents can be "
-                          "submitted"),
-            "文档 7 的状态是 pending_review；只有草稿或已驳回的文档可以提交审核");
-  EXPECT_EQ(ChineseDetail("title must be 1..200 characters, got 0"),
-            "title 的长度必须为 1 到 200 个字符，实际为 0");
   EXPECT_EQ(ChineseDetail("unknown query parameter '审核'"), "未知的查询参数“审核”");
   // Not in the catalog: kept, after a Chinese lead-in.
   EXPECT_EQ(ChineseDetail("something new"), "（原文为英文）something new");
+}
+
+TEST(DetailCatalogTest, NamesFieldsAndStatusesInChinese) {
+  EXPECT_EQ(ChineseDetail("title must be 1..200 characters, got 0"),
+            "标题的长度必须为 1 到 200 个字符，实际为 0");
+  EXPECT_EQ(ChineseDetail("reason must be 1..2000 characters, got 2001"),
+            "驳回原因的长度必须为 1 到 2000 个字符，实际为 2001");
+  EXPECT_EQ(ChineseDetail("content is not valid UTF-8"), "正文不是有效的 UTF-8 编码");
+  EXPECT_EQ(ChineseDetail("document 7 is pending_review; only draft or rejected documents can be "
+                          "submitted"),
+            "文档 7 的状态是“待审核”；只有草稿或已驳回的文档可以提交审核");
+  EXPECT_EQ(ChineseDetail("review 3 is already withdrawn"),
+            "审核 3 已经结束（已撤回），不能再做决定");
+  EXPECT_EQ(ChineseDetail("review id must be a positive 64-bit decimal integer without leading "
+                          "zeros, got 'x'"),
+            "审核 ID 必须是不带前导零的 64 位正十进制整数，收到的是“x”");
+  // A name the table lacks is kept, a space apart from the Chinese.
+  EXPECT_EQ(ChineseDetail("colour must be 1..9 characters, got 10"),
+            "colour 的长度必须为 1 到 9 个字符，实际为 10");
+}
+
+TEST(ChineseCopyTest, TheCheckFindsWhatItIsFor) {
+  EXPECT_EQ(ChineseCopyProblems("已通过。。").size(), 1u);
+  EXPECT_EQ(ChineseCopyProblems("确定吗?").size(), 1u);
+  EXPECT_EQ(ChineseCopyProblems("title 的长度").size(), 1u);
+  EXPECT_EQ(ChineseCopyProblems("令牌的 `exp` 不是数字").size(), 3u);  // two backticks, a word
+  EXPECT_EQ(ChineseCopyProblems("文档{}不存在").size(), 2u);
+  EXPECT_EQ(ChineseCopyProblems("出错了：{}。").size(), 1u);
+  EXPECT_TRUE(ChineseCopyProblems("请求头“If-Match”必须是 JSON（0x20 到 0x7E）").empty());
+  EXPECT_TRUE(ChineseCopyProblems("{t}的长度必须为 {} 到 {} 个字符").empty());
+}
+
+// Every Chinese detail pattern and title reads as written Chinese: full-width punctuation, no
+// doubled punctuation, Latin and digits a space apart, no English but names kept as they are
+// (docgate, JSON, HTTP, ...) and what the reader types, quoted.
+TEST(ChineseCopyTest, TheCatalogReadsAsChinese) {
+  for (const auto& [english, chinese] : DetailCatalog()) {
+    const auto problems = ChineseCopyProblems(chinese);
+    EXPECT_TRUE(problems.empty()) << chinese << ": " << ::testing::PrintToString(problems);
+  }
+  for (const char* code : {"VALIDATION", "UNAUTHENTICATED", "FORBIDDEN", "SELF_REVIEW", "NOT_FOUND",
+                           "LOCK_BUSY", "INVALID_STATE", "IDEMPOTENCY_IN_FLIGHT",
+                           "VERSION_MISMATCH", "PAYLOAD_TOO_LARGE", "IDEMPOTENCY_KEY_REUSED",
+                           "UNAVAILABLE", "METHOD_NOT_ALLOWED", "INTERNAL", "SOMETHING_NEW"}) {
+    const std::string title = ChineseTitle(code);
+    EXPECT_TRUE(HasHan(title)) << code;
+    EXPECT_TRUE(ChineseCopyProblems(title).empty()) << code << ": " << title;
+  }
+  // Filled in with the names the code puts there, the details still read as Chinese.
+  for (const char* detail :
+       {"title must be 1..200 characters, got 0", "reason must be 1..2000 characters, got 0",
+        "comment must be 0..2000 characters, got 2001", "q must be 1..256 characters, got 300",
+        "title must not contain U+0000", "content is not valid UTF-8",
+        "review 3 is already approved", "review 3 is already rejected",
+        "document 7 is draft and review 3 is not its current review",
+        "document 7 is approved; only a pending review can be withdrawn",
+        "document id must be a positive 64-bit decimal integer without leading zeros, got '0'"}) {
+    const std::string chinese = ChineseDetail(detail);
+    const auto problems = ChineseCopyProblems(chinese);
+    EXPECT_TRUE(problems.empty()) << chinese << ": " << ::testing::PrintToString(problems);
+  }
 }
 
 class LocalizedApiTest : public ::testing::Test {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -15,58 +16,61 @@ namespace http = boost::beast::http;
 using json = nlohmann::json;
 
 // Every detail docgate writes, by where it is written. Order matters only where one pattern's
-// text is a case of another's: the first match wins.
+// text is a case of another's: the first match wins. In the Chinese, "{t}" is a "{}" whose text
+// is a name (a field, a status, a kind of resource) read as a Chinese word from kTerms; a literal
+// name the reader types (a query parameter, a header, a JSON field) stays as it is, in quotes.
 const std::vector<std::pair<std::string_view, std::string_view>> kCatalog = {
     // core (lifecycle)
-    {"{} must be {}..{} characters, got {}", "{} 的长度必须为 {} 到 {} 个字符，实际为 {}"},
-    {"{} must not contain U+0000", "{} 不能包含 U+0000"},
-    {"review {} is already {}", "审核 {} 已经是 {} 状态，不能再做决定"},
+    {"{} must be {}..{} characters, got {}", "{t}的长度必须为 {} 到 {} 个字符，实际为 {}"},
+    {"{} must not contain U+0000", "{t}不能包含空字符（U+0000）"},
+    {"review {} is already {}", "审核 {} 已经结束（{t}），不能再做决定"},
     {"document {} is {} and review {} is not its current review",
-     "文档 {} 的状态是 {}，审核 {} 不是它当前的审核"},
+     "文档 {} 的状态是“{t}”，审核 {} 不是它当前的审核"},
     {"review {} was submitted for version {}, the document is at version {}",
-     "审核 {} 针对的是版本 {}，而文档当前是版本 {}"},
+     "审核 {} 针对的是第 {} 版，而文档当前是第 {} 版"},
     {"you wrote document {} and cannot decide its review",
-     "文档 {} 是你写的，你不能对它的审核做出决定（四眼原则）"},
+     "您是文档 {} 的作者，不能审核自己撰写的版本"},
     {"you edited document {} up to version {} under review and cannot decide its review",
-     "你编辑过文档 {}（直到待审核的版本 {}），不能对它的审核做出决定（四眼原则）"},
-    {"q must contain a word, got only whitespace", "q 必须包含词语，收到的只有空白"},
-    {"this action needs the author role", "此操作需要作者（author）角色"},
-    {"this action needs the reviewer role", "此操作需要审核人（reviewer）角色"},
+     "您编辑过文档 {}（截至待审核的第 {} 版），不能审核自己编辑过的版本"},
+    {"q must contain a word, got only whitespace", "搜索词不能只有空白，至少要包含一个词"},
+    {"this action needs the author role", "此操作需要作者角色"},
+    {"this action needs the reviewer role", "此操作需要审核人角色"},
     {"only the author of document {} may do this", "只有文档 {} 的作者可以执行此操作"},
     {"document {} is {}; withdraw its review to edit it (only draft, rejected or approved "
      "documents can be edited)",
-     "文档 {} 的状态是 {}；要编辑它，请先撤回审核（只有草稿、已驳回或已通过的文档可以编辑）"},
+     "文档 {} 的状态是“{t}”；要编辑它，请先撤回审核（只有草稿、已驳回或已通过的文档可以编辑）"},
     {"document {} is {}; only draft or rejected documents can be submitted",
-     "文档 {} 的状态是 {}；只有草稿或已驳回的文档可以提交审核"},
+     "文档 {} 的状态是“{t}”；只有草稿或已驳回的文档可以提交审核"},
     {"document {} is {}; only a pending review can be withdrawn",
-     "文档 {} 的状态是 {}；只有待审核的文档可以撤回"},
+     "文档 {} 的状态是“{t}”；只有待审核的文档可以撤回"},
     // app (document and reader services)
     {"document {} not found", "文档 {} 不存在"},
     {"review {} not found", "审核 {} 不存在"},
     {"document {} has no approved version yet", "文档 {} 还没有通过审核的版本"},
-    {"document {} has no version {}; its newest is {}", "文档 {} 没有版本 {}；最新版本是 {}"},
+    {"document {} has no version {}; its newest is {}", "文档 {} 没有第 {} 版；最新的是第 {} 版"},
     {"version {} of document {} was a draft replaced before it was submitted and is not kept",
-     "版本 {}（文档 {}）是提交审核前就被替换的草稿，未予保留"},
-    {"limit must be 1..{}", "limit 必须在 1 到 {} 之间"},
+     "第 {} 版（文档 {}）是提交审核前就被替换的草稿，未予保留"},
+    {"limit must be 1..{}", "查询参数“limit”必须在 1 到 {} 之间"},
     {"mode semantic and hybrid need embeddings, and this docgate has none configured "
      "(DOCGATE_EMBEDDINGS_URL): use mode=keyword or leave mode out",
-     "semantic 和 hybrid 模式需要向量嵌入，而此 docgate 未配置（DOCGATE_EMBEDDINGS_URL）：请使用 "
-     "mode=keyword 或不指定 mode"},
-    {"another request holds {}; retry in {} s", "另一个请求正持有 {}，请在 {} 秒后重试"},
+     "语义搜索和混合搜索需要向量嵌入，而此 docgate 没有配置（“DOCGATE_EMBEDDINGS_URL”）：请使用"
+     "“mode=keyword”，或不指定“mode”"},
+    {"another request holds {}; retry in {} s", "另一个请求正持有锁“{}”，请在 {} 秒后重试"},
     {"nothing to change: give title and/or content",
-     "没有要修改的内容：请提供 title 和/或 content"},
+     "没有要修改的内容：请提供标题或正文，或两者都提供"},
     {"If-Match names version {}, the document is at version {}",
-     "If-Match 指定的是版本 {}，而文档当前是版本 {}"},
+     "请求头“If-Match”指定的是第 {} 版，而文档当前是第 {} 版"},
     // HTTP: router, body, headers, transport, load shedding
     {"no route for {}", "没有这个路由：{}"},
     {"malformed percent-encoding in the query string", "查询字符串中的百分号编码格式错误"},
     {"unknown query parameter '{}'", "未知的查询参数“{}”"},
     {"query parameter '{}' is not valid UTF-8 or holds U+0000",
-     "查询参数“{}”不是有效的 UTF-8 或含有 U+0000"},
+     "查询参数“{}”不是有效的 UTF-8 编码，或含有空字符（U+0000）"},
     {"query parameter '{}' given twice", "查询参数“{}”出现了两次"},
     {"malformed percent-encoding in the path", "路径中的百分号编码格式错误"},
-    {"the path is not valid UTF-8 or holds U+0000", "路径不是有效的 UTF-8 或含有 U+0000"},
-    {"{} is not valid UTF-8", "{} 不是有效的 UTF-8"},
+    {"the path is not valid UTF-8 or holds U+0000",
+     "路径不是有效的 UTF-8 编码，或含有空字符（U+0000）"},
+    {"{} is not valid UTF-8", "{t}不是有效的 UTF-8 编码"},
     {"the console has no file '{}'", "控制台没有文件“{}”"},
     {"request body is not valid JSON", "请求体不是有效的 JSON"},
     {"request body nests arrays and objects deeper than {} levels",
@@ -86,57 +90,70 @@ const std::vector<std::pair<std::string_view, std::string_view>> kCatalog = {
      "服务器处理请求时出错，已记录日志"},
     // HTTP: parameters and fields
     {"{} id must be a positive 64-bit decimal integer without leading zeros, got '{}'",
-     "{} id 必须是不带前导零的 64 位正十进制整数，收到的是“{}”"},
+     "{t} ID 必须是不带前导零的 64 位正十进制整数，收到的是“{}”"},
     {"version must be a positive 32-bit decimal integer without leading zeros, got '{}'",
-     "version 必须是不带前导零的 32 位正十进制整数，收到的是“{}”"},
-    {"`{}` must be a string", "`{}` 必须是字符串"},
-    {"`{}` is required", "缺少必填字段 `{}`"},
-    {"limit must be an integer, got '{}'", "limit 必须是整数，收到的是“{}”"},
+     "版本号必须是不带前导零的 32 位正十进制整数，收到的是“{}”"},
+    {"`{}` must be a string", "字段“{}”必须是字符串"},
+    {"`{}` is required", "缺少必填字段“{}”"},
+    {"limit must be an integer, got '{}'", "查询参数“limit”必须是整数，收到的是“{}”"},
     {"mode must be keyword, semantic or hybrid, got '{}'",
-     "mode 必须是 keyword、semantic 或 hybrid，收到的是“{}”"},
-    {"group must be document or chunk, got '{}'", "group 必须是 document 或 chunk，收到的是“{}”"},
+     "查询参数“mode”必须是“keyword”“semantic”或“hybrid”，收到的是“{}”"},
+    {"group must be document or chunk, got '{}'",
+     "查询参数“group”必须是“document”或“chunk”，收到的是“{}”"},
     {"after must be a cursor from a previous page, got '{}'",
-     "after 必须是上一页返回的游标，收到的是“{}”"},
+     "查询参数“after”必须是上一页返回的游标，收到的是“{}”"},
     {"status must be draft, pending_review, approved or rejected, got '{}'",
-     "status 必须是 draft、pending_review、approved 或 rejected，收到的是“{}”"},
+     "查询参数“status”必须是“draft”“pending_review”“approved”或“rejected”，收到的是“{}”"},
     {"status must be pending, approved, rejected or withdrawn, got '{}'",
-     "status 必须是 pending、approved、rejected 或 withdrawn，收到的是“{}”"},
-    {"author_id must be 1..{} bytes, got {}", "author_id 必须为 1 到 {} 字节，实际为 {}"},
+     "查询参数“status”必须是“pending”“approved”“rejected”或“withdrawn”，收到的是“{}”"},
+    {"author_id must be 1..{} bytes, got {}",
+     "查询参数“author_id”的长度必须为 1 到 {} 字节，实际为 {}"},
     {"If-Match must be a version tag like \"3\", got '{}'",
-     "If-Match 必须是形如 \"3\" 的版本标签，收到的是“{}”"},
-    {"q is required: the words to search for", "缺少 q：要搜索的词"},
+     "请求头“If-Match”必须是形如 \"3\" 的版本标签，收到的是“{}”"},
+    {"q is required: the words to search for", "缺少查询参数“q”（要搜索的词）"},
     // HTTP: idempotency
-    {"give Idempotency-Key once", "Idempotency-Key 只能给出一次"},
+    {"give Idempotency-Key once", "请求头“Idempotency-Key”只能出现一次"},
     {"Idempotency-Key must be 1..255 characters, got {}",
-     "Idempotency-Key 必须为 1 到 255 个字符，实际为 {}"},
+     "请求头“Idempotency-Key”的长度必须为 1 到 255 个字符，实际为 {}"},
     {"Idempotency-Key must be printable ASCII (0x20..0x7E) only",
-     "Idempotency-Key 只能包含可打印的 ASCII 字符（0x20..0x7E）"},
+     "请求头“Idempotency-Key”只能包含可打印的 ASCII 字符（0x20 到 0x7E）"},
     {"Idempotency-Key '{}' was already used with a different request",
      "幂等键“{}”已被另一个不同的请求使用过"},
     {"a request with Idempotency-Key '{}' is still being processed; retry shortly",
      "使用幂等键“{}”的请求仍在处理中，请稍后重试"},
     // HTTP: bearer tokens
-    {"missing Authorization: Bearer token", "缺少 Authorization: Bearer 令牌"},
-    {"the Authorization scheme must be Bearer", "Authorization 的方案必须是 Bearer"},
-    {"empty bearer token", "Bearer 令牌为空"},
-    {"bearer token too long", "Bearer 令牌过长"},
-    {"malformed bearer token", "Bearer 令牌格式错误"},
-    {"malformed or badly signed bearer token", "Bearer 令牌格式错误或签名无效"},
-    {"bearer token must be signed with HS256", "Bearer 令牌必须使用 HS256 签名"},
-    {"bearer token has no claims", "Bearer 令牌没有声明"},
-    {"bearer token claims are not JSON", "Bearer 令牌的声明不是 JSON"},
+    {"missing Authorization: Bearer token", "请求中没有令牌（请求头“Authorization: Bearer”）"},
+    {"the Authorization scheme must be Bearer", "请求头“Authorization”的认证方案必须是“Bearer”"},
+    {"empty bearer token", "令牌为空"},
+    {"bearer token too long", "令牌过长"},
+    {"malformed bearer token", "令牌格式错误"},
+    {"malformed or badly signed bearer token", "令牌格式错误或签名无效"},
+    {"bearer token must be signed with HS256", "令牌必须使用 HS256 算法签名"},
+    {"bearer token has no claims", "令牌没有声明"},
+    {"bearer token claims are not JSON", "令牌的声明不是 JSON"},
     {"token claims are not a JSON object", "令牌的声明不是 JSON 对象"},
-    {"token `exp` is not a number", "令牌的 `exp` 不是数字"},
+    {"token `exp` is not a number", "令牌的过期时间（“exp”）不是数字"},
     {"token has expired", "令牌已过期，请重新登录"},
-    {"token `nbf` is not a number", "令牌的 `nbf` 不是数字"},
+    {"token `nbf` is not a number", "令牌的生效时间（“nbf”）不是数字"},
     {"token is not valid yet", "令牌尚未生效"},
-    {"token `sub` must be a non-empty string", "令牌的 `sub` 必须是非空字符串"},
-    {"token `sub` must be at most {} bytes, got {}", "令牌的 `sub` 最多 {} 字节，实际为 {}"},
+    {"token `sub` must be a non-empty string", "令牌的用户 ID（“sub”）必须是非空字符串"},
+    {"token `sub` must be at most {} bytes, got {}",
+     "令牌的用户 ID（“sub”）最多 {} 字节，实际为 {}"},
     {"token `sub` must be UTF-8 without control characters",
-     "令牌的 `sub` 必须是不含控制字符的 UTF-8"},
+     "令牌的用户 ID（“sub”）必须是不含控制字符的 UTF-8 文本"},
     {"token `name` must be a string without control characters",
-     "令牌的 `name` 必须是不含控制字符的字符串"},
-    {"token `roles` must be an array of strings", "令牌的 `roles` 必须是字符串数组"},
+     "令牌的显示名（“name”）必须是不含控制字符的字符串"},
+    {"token `roles` must be an array of strings", "令牌的角色（“roles”）必须是字符串数组"},
+};
+
+// The names a "{t}" stands for, as a Chinese reader says them: the fields a length or encoding
+// check names (lifecycle.cpp), the statuses of documents and reviews, the kinds of ids.
+constexpr std::pair<std::string_view, std::string_view> kTerms[] = {
+    {"title", "标题"},       {"content", "正文"},    {"reason", "驳回原因"},
+    {"comment", "审核意见"}, {"q", "搜索词"},        {"document", "文档"},
+    {"review", "审核"},      {"draft", "草稿"},      {"pending_review", "待审核"},
+    {"approved", "已通过"},  {"rejected", "已驳回"}, {"pending", "待审核"},
+    {"withdrawn", "已撤回"},
 };
 
 struct Title {
@@ -148,7 +165,7 @@ constexpr Title kTitles[] = {
     {"VALIDATION", "请求无效"},
     {"UNAUTHENTICATED", "需要身份验证"},
     {"FORBIDDEN", "没有权限"},
-    {"SELF_REVIEW", "不能审核自己写过或编辑过的文档"},
+    {"SELF_REVIEW", "不能审核自己撰写或编辑过的版本"},
     {"NOT_FOUND", "未找到"},
     {"LOCK_BUSY", "操作正在进行"},
     {"INVALID_STATE", "当前状态不允许此操作"},
@@ -197,13 +214,44 @@ std::optional<std::vector<std::string_view>> Match(std::string_view pattern,
   return captured;
 }
 
+constexpr std::string_view kTermPlaceholder = "{t}";
+
+// Whether `text` has a Han character (U+3400..U+9FFF, three bytes in UTF-8) at byte `at`.
+bool HanAt(std::string_view text, std::size_t at) {
+  if (at + 3 > text.size()) return false;
+  const auto byte = [&](std::size_t i) {
+    return static_cast<unsigned>(static_cast<unsigned char>(text[at + i]));
+  };
+  if ((byte(0) & 0xF0) != 0xE0) return false;
+  const unsigned code = ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+  return code >= 0x3400 && code <= 0x9FFF;
+}
+
+// `pattern` with its placeholders filled in order: "{}" with the value, "{t}" with the value's
+// Chinese word, or the value itself set off by a space from a Han character beside it.
 std::string Fill(std::string_view pattern, const std::vector<std::string_view>& values) {
   std::string out;
   std::size_t from = 0;
   for (const auto value : values) {
-    const auto at = pattern.find(kPlaceholder, from);
-    out.append(pattern.substr(from, at - from)).append(value);
-    from = at + kPlaceholder.size();
+    const auto plain = pattern.find(kPlaceholder, from);
+    const auto term = pattern.find(kTermPlaceholder, from);
+    const bool is_term = term < plain;
+    const auto at = is_term ? term : plain;
+    out.append(pattern.substr(from, at - from));
+    from = at + (is_term ? kTermPlaceholder : kPlaceholder).size();
+    if (!is_term) {
+      out.append(value);
+      continue;
+    }
+    const auto* known = std::find_if(std::begin(kTerms), std::end(kTerms),
+                                     [&](const auto& entry) { return entry.first == value; });
+    if (known != std::end(kTerms)) {
+      out.append(known->second);
+      continue;
+    }
+    if (out.size() >= 3 && HanAt(out, out.size() - 3)) out.push_back(' ');
+    out.append(value);
+    if (HanAt(pattern, from)) out.push_back(' ');
   }
   out.append(pattern.substr(from));
   return out;

@@ -32,7 +32,8 @@ std::string ChineseDetail(std::string_view detail);
 std::string ChineseTitle(std::string_view code);
 
 // The catalog: (English pattern, Chinese pattern), "{}" for each piece of varying text, in the
-// same order in both. For tests.
+// same order in both; in the Chinese, "{t}" instead of "{}" is a name (a field, a status) that
+// ChineseDetail says in Chinese. For tests.
 const std::vector<std::pair<std::string_view, std::string_view>>& DetailCatalog();
 
 }  // namespace docgate
