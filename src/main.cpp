@@ -29,6 +29,7 @@
 #include "runtime/config_reference.h"
 #include "runtime/config_table.h"
 #include "runtime/consumer_pipeline.h"
+#include "runtime/log_line_formatter.h"
 #include "runtime/log_redaction.h"
 #include "runtime/operator_commands.h"
 
@@ -116,8 +117,9 @@ int Replay(const Config& config, const std::string& event_id) {
   return 0;
 }
 
-// Where the console of this configuration answers: DOCGATE_LISTEN as a URL. A wildcard address
-// is no address a browser can open; the same machine's loopback is.
+// Where the console of this configuration answers: the address `serve` listens on with the same
+// environment and flags (--listen, else DOCGATE_LISTEN), as a URL. A wildcard address is no
+// address a browser can open; the same machine's loopback is.
 std::string ConsoleUrl(const HttpConfig& http) {
   std::string host = http.address;
   if (host == "0.0.0.0") host = "127.0.0.1";
@@ -157,6 +159,20 @@ int PrintToken(const Config& config, const std::string& subject, const std::stri
   return 0;
 }
 
+// The error that stops a command, on stderr whatever DOCGATE_LOG_LEVEL says: as a JSON line of
+// the log, or as plain text for the terminal.
+void PrintError(LogFormat format, const std::string& message) {
+  if (format == LogFormat::kText) {
+    std::cerr << "docgate: " << message << "\n";
+    return;
+  }
+  LogLineFormatter formatter(format, nullptr);
+  spdlog::memory_buf_t line;
+  formatter.format(spdlog::details::log_msg("docgate", spdlog::level::err, "docgate: " + message),
+                   line);
+  std::cerr.write(line.data(), static_cast<std::streamsize>(line.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,13 +199,17 @@ int main(int argc, char** argv) {
   token->add_option("--ttl-seconds", ttl_seconds, "lifetime in seconds (default 86400)")
       ->check(CLI::Range(1L, 10L * 365 * 86400));
   token->add_option("--database-url", database_url, "overrides DOCGATE_DATABASE_URL");
+  token->add_option("--listen", listen,
+                    "where `serve --listen` listens, for the --console link (overrides "
+                    "DOCGATE_LISTEN)");
   bool console_link = false;
   std::string console_url;
   token->add_flag("--console", console_link,
                   "print a sign-in link to the console instead (the token in its fragment)");
   token
       ->add_option("--console-url", console_url,
-                   "the console's address for --console (default: http://DOCGATE_LISTEN/)")
+                   "the console's address for --console (default: http://HOST:PORT/ of --listen, "
+                   "else of DOCGATE_LISTEN, as `serve` resolves it)")
       ->check([](const std::string& url) {
         return url.starts_with("http://") || url.starts_with("https://")
                    ? std::string()
@@ -236,6 +256,11 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // One format for every line, the first included: the configuration's (LoadConfig refuses a
+  // value LogFormatOf takes for unset).
+  const char* format_setting = std::getenv("DOCGATE_LOG_FORMAT");
+  const LogFormat log_format = LogFormatOf(format_setting == nullptr ? "" : format_setting);
+  RedactLogLines(*spdlog::default_logger(), {}, log_format);
   // Before the configuration is read: a misspelt variable is the likely cause of its error.
   for (const std::string& warning : UnknownVariableWarnings(ProcessEnvironmentNames())) {
     spdlog::warn("docgate: {}", warning);
@@ -243,7 +268,7 @@ int main(int argc, char** argv) {
   try {
     const Config config = ConfigFrom(listen, database_url);
     ValidateConfig(config);
-    RedactLogLines(*spdlog::default_logger(), SecretsOf(config));
+    RedactLogLines(*spdlog::default_logger(), SecretsOf(config), log_format);
     spdlog::set_level(spdlog::level::from_str(config.log.level));
     if (serve->parsed()) return Serve(config);
     if (token->parsed()) {
@@ -271,7 +296,7 @@ int main(int argc, char** argv) {
       if (const char* url = std::getenv(std::string(variable.name).c_str()))
         message = RedactSecretsOf(message, url);
     }
-    std::cerr << "docgate: " << RedactSecretsOf(message, database_url) << "\n";
+    PrintError(log_format, RedactSecretsOf(message, database_url));
     return kStartupFailure;
   }
   return kStartupFailure;

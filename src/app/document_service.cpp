@@ -1,5 +1,7 @@
 #include "app/document_service.h"
 
+#include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "core/lifecycle.h"
@@ -9,6 +11,18 @@ namespace {
 
 Error NotFound(std::string_view what, std::int64_t id) {
   return MakeError(ErrorCode::kNotFound, std::string(what) + " " + std::to_string(id) + " not found");
+}
+
+// Lists fetch one row more than asked: its presence is what says a next page exists, and the last
+// row kept gives the cursor of the next.
+template <typename T, typename CursorOf>
+Page<T> PageOf(std::vector<T> rows, int limit, CursorOf cursor_of) {
+  Page<T> page{std::move(rows), std::nullopt};
+  if (static_cast<int>(page.items.size()) > limit) {
+    page.items.resize(limit);
+    page.next = cursor_of(page.items.back());
+  }
+  return page;
 }
 
 // Releases the gate on every way out of a transition, exceptions included. Declared before the
@@ -259,10 +273,37 @@ Result<ContentView> DocumentService::GetContent(DocumentId id) {
 }
 
 // Every document keeps its current version, so only an empty history asks whether it exists.
-Result<std::vector<VersionSummary>> DocumentService::ListVersions(DocumentId id) {
-  auto versions = store_.ListVersions(id);
-  if (versions.empty() && !store_.FindDocument(id)) return NotFound("document", id);
-  return versions;
+Result<Page<VersionSummary>> DocumentService::ListVersions(DocumentId id,
+                                                           const PageRequest& request) {
+  auto limit = PageSize(request.limit);
+  if (!limit) return limit.error();
+  VersionQuery query{id, std::nullopt, *limit + 1};
+  // A cursor above every version an int32 can hold is after none of them.
+  if (request.after) {
+    query.before = static_cast<std::int32_t>(
+        std::min<std::int64_t>(*request.after, std::numeric_limits<std::int32_t>::max()));
+  }
+  auto page = PageOf(store_.ListVersions(query), *limit,
+                     [](const VersionSummary& line) { return line.version; });
+  if (page.items.empty() && !store_.FindDocument(id)) return NotFound("document", id);
+  AddEditors(id, page.items);
+  return page;
+}
+
+// The editors of each line, read in a second statement: versions are never rewritten and editor
+// rows never deleted, so only a draft dropped in between can be missing, and it keeps its own.
+void DocumentService::AddEditors(DocumentId id, std::vector<VersionSummary>& versions) {
+  if (versions.empty()) return;
+  const auto [oldest, newest] = std::minmax_element(
+      versions.begin(), versions.end(),
+      [](const VersionSummary& a, const VersionSummary& b) { return a.version < b.version; });
+  const auto editors = store_.ListVersionEditors(id, oldest->version, newest->version);
+  for (VersionSummary& line : versions) {
+    for (const auto& [version, editor] : editors) {
+      if (version == line.version) line.editors.push_back(editor);
+    }
+    if (line.editors.empty()) line.editors.push_back(line.edited_by);
+  }
 }
 
 // The document is read only to explain a version that is not there.
@@ -289,31 +330,21 @@ Result<int> DocumentService::PageSize(const std::optional<int>& requested) const
   return *requested;
 }
 
-// Lists fetch one row more than asked: its presence is what says a next page exists.
 Result<Page<Document>> DocumentService::ListDocuments(const ListDocumentsRequest& request) {
   auto limit = PageSize(request.limit);
   if (!limit) return limit.error();
   DocumentQuery query{request.status, request.author_id, request.after, *limit + 1};
-  Page<Document> page{store_.ListDocuments(query), std::nullopt};
-  if (static_cast<int>(page.items.size()) > *limit) {
-    page.items.resize(*limit);
-    page.next = page.items.back().id;
-  }
-  return page;
+  return PageOf(store_.ListDocuments(query), *limit, [](const Document& doc) { return doc.id; });
 }
 
-Result<Page<Review>> DocumentService::ReviewQueue(const Actor& actor,
-                                                  const ListReviewsRequest& request) {
+Result<Page<QueuedReview>> DocumentService::ReviewQueue(const Actor& actor,
+                                                        const ListReviewsRequest& request) {
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   auto limit = PageSize(request.limit);
   if (!limit) return limit.error();
   ReviewQuery query{request.status, request.after, *limit + 1};
-  Page<Review> page{store_.ListReviews(query), std::nullopt};
-  if (static_cast<int>(page.items.size()) > *limit) {
-    page.items.resize(*limit);
-    page.next = page.items.back().id;
-  }
-  return page;
+  return PageOf(store_.ListReviews(query), *limit,
+                [](const QueuedReview& item) { return item.review.id; });
 }
 
 Result<Review> DocumentService::GetReview(ReviewId id) {
@@ -322,9 +353,13 @@ Result<Review> DocumentService::GetReview(ReviewId id) {
   return std::move(*review);
 }
 
-Result<std::vector<Review>> DocumentService::ReviewHistory(DocumentId id) {
+Result<Page<Review>> DocumentService::ReviewHistory(DocumentId id, const PageRequest& request) {
+  auto limit = PageSize(request.limit);
+  if (!limit) return limit.error();
   if (!store_.FindDocument(id)) return NotFound("document", id);
-  return store_.ListDocumentReviews(id);
+  DocumentReviewQuery query{id, request.after, *limit + 1};
+  return PageOf(store_.ListDocumentReviews(query), *limit,
+                [](const Review& review) { return review.id; });
 }
 
 }  // namespace docgate

@@ -63,6 +63,13 @@ struct ListDocumentsRequest {
   std::optional<DocumentId> after;  // cursor from a previous page
 };
 
+// A page of a list: its size (the configured default when absent) and the cursor of a previous
+// page.
+struct PageRequest {
+  std::optional<int> limit;
+  std::optional<std::int64_t> after;
+};
+
 struct ListReviewsRequest {
   std::optional<ReviewStatus> status = ReviewStatus::kPending;
   std::optional<int> limit;
@@ -103,14 +110,16 @@ class DocumentService {
   Result<ContentView> GetContent(DocumentId id);
   Result<Page<Document>> ListDocuments(const ListDocumentsRequest& request);
   Result<Review> GetReview(ReviewId id);
-  Result<std::vector<Review>> ReviewHistory(DocumentId id);
-  // The kept versions, newest first (NOT_FOUND for no such document).
-  Result<std::vector<VersionSummary>> ListVersions(DocumentId id);
+  // A page of the document's reviews, newest first (NOT_FOUND for no such document).
+  Result<Page<Review>> ReviewHistory(DocumentId id, const PageRequest& request = {});
+  // A page of the kept versions, newest first, each with its editors (NOT_FOUND for no such
+  // document); the cursor is a version.
+  Result<Page<VersionSummary>> ListVersions(DocumentId id, const PageRequest& request = {});
   // One version's title and content; NOT_FOUND for no such document, a version it never had, or
   // one that was dropped (a draft replaced before it was submitted).
   Result<DocumentVersion> GetVersion(DocumentId id, std::int32_t version);
-  // The review queue (reviewer role), oldest first.
-  Result<Page<Review>> ReviewQueue(const Actor& actor, const ListReviewsRequest& request);
+  // The review queue (reviewer role), oldest first, each review with its document's title.
+  Result<Page<QueuedReview>> ReviewQueue(const Actor& actor, const ListReviewsRequest& request);
 
   static std::string SubmitLockKey(DocumentId id);
   static std::string ReviewLockKey(ReviewId id);
@@ -124,6 +133,7 @@ class DocumentService {
                                   const CommitHook& on_commit, Decide&& decide);
   Result<int> PageSize(const std::optional<int>& requested) const;
   OutboxEvent MakeEvent(EventType type, const Transition& t, const Actor& actor, TimePoint now);
+  void AddEditors(DocumentId id, std::vector<VersionSummary>& versions);
 
   DocumentStore& store_;
   LockGate& gate_;

@@ -14,6 +14,8 @@
  *   status: 'pending' | 'approved' | 'rejected' | 'withdrawn', submitted_by: string,
  *   submitted_at: string, decided_by: string | null, decided_at: string | null,
  *   comment: string | null}} ApiReview
+ * A review of the queue, with its document's current title.
+ * @typedef {ApiReview & {title: string}} ApiQueueItem
  * @typedef {{document_id: string, version: number, content: string}} ApiContent
  * @typedef {{document_id: string, version: number, content: string, approved_at: string}}
  *   ApiPreview
@@ -65,6 +67,8 @@ export function newIdempotencyKey() {
 
 const RETRY_CODES = new Set(['NETWORK', 'LOCK_BUSY', 'IDEMPOTENCY_IN_FLIGHT', 'UNAVAILABLE']);
 export const MAX_ATTEMPTS = 8;
+// The largest `limit` a list takes (API.md).
+const MAX_PAGE_SIZE = 100;
 
 /** @param {Response} response */
 function retryAfterSeconds(response) {
@@ -136,6 +140,27 @@ export class Api {
    */
   get(path) {
     return this.request('GET', path).then((r) => r.body);
+  }
+
+  // Every item of a paged list (`path` without a query), following `next` page by page, at the
+  // largest page size: a document's versions and reviews, which a page shows whole.
+  /**
+   * @param {string} path
+   * @returns {Promise<unknown[]>}
+   */
+  async getAll(path) {
+    /** @type {unknown[]} */
+    const items = [];
+    /** @type {string | null} */
+    let after = null;
+    do {
+      const query = new URLSearchParams({limit: String(MAX_PAGE_SIZE)});
+      if (after !== null) query.set('after', after);
+      const page = /** @type {ApiPage<unknown>} */ (await this.get(path + '?' + query));
+      items.push(...page.items);
+      after = page.next;
+    } while (after !== null);
+    return items;
   }
 
   // A user's intent (approve this review, submit this document, ...) carried out exactly once:

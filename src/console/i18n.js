@@ -27,6 +27,17 @@ export function pickLanguage(stored, browserLanguages = []) {
   return 'en';
 }
 
+// A search score as the results show it: three decimals, but a score too small for them in
+// scientific notation (1e-6 is "1.00e-6", never "0.000"), which reads the same in both languages.
+/**
+ * @param {number} score
+ * @returns {string}
+ */
+export function formatScore(score) {
+  if (!Number.isFinite(score) || score === 0) return String(score);
+  return Math.abs(score) < 0.001 ? score.toExponential(2) : score.toFixed(3);
+}
+
 /** @type {Record<Language, Record<string, string>>} */
 export const CATALOG = {
   en: {

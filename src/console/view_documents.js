@@ -124,10 +124,10 @@ export async function renderEditorNew() {
 /** @param {string} id */
 async function loadDocument(id) {
   const [doc, content, reviews] =
-      /** @type {[ApiDocument, ApiContent, ApiPage<ApiReview>]} */ (await Promise.all([
+      /** @type {[ApiDocument, ApiContent, ApiReview[]]} */ (await Promise.all([
     api.get(`api/v1/documents/${id}`),
     api.get(`api/v1/documents/${id}/content`),
-    api.get(`api/v1/documents/${id}/reviews`),
+    api.getAll(`api/v1/documents/${id}/reviews`),
   ]));
   /** @type {ApiPreview | null} */
   let preview = null;
@@ -138,7 +138,7 @@ async function loadDocument(id) {
       if (/** @type {Failure} */ (error).status !== 404) throw error;
     }
   }
-  return {doc, content, reviews: reviews.items, preview};
+  return {doc, content, reviews, preview};
 }
 
 /** @param {string} id */

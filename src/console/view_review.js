@@ -14,6 +14,7 @@ import {pager} from './view_documents.js';
 /**
  * @typedef {import('./api.js').ApiDocument} ApiDocument
  * @typedef {import('./api.js').ApiReview} ApiReview
+ * @typedef {import('./api.js').ApiQueueItem} ApiQueueItem
  * @typedef {import('./api.js').ApiPreview} ApiPreview
  * @typedef {import('./api.js').ApiVersion} ApiVersion
  * @typedef {import('./api.js').ApiVersionItem} ApiVersionItem
@@ -27,10 +28,6 @@ import {pager} from './view_documents.js';
  * @template T
  * @typedef {import('./api.js').ApiPage<T>} ApiPage
  */
-/**
- * A page of the queue and the document of each review (null: deleted since).
- * @typedef {{page: ApiPage<ApiReview>, docs: (ApiDocument | null)[]}} QueuePage
- */
 
 const QUEUE_REFRESH_MS = 5000;
 
@@ -38,24 +35,19 @@ const QUEUE_REFRESH_MS = 5000;
 export async function renderQueue(query) {
   const stale = renderTicket();
   const after = query.get('after');
+  // One request: each item carries its document's title (API.md v1.2).
   const load = async () => {
     const params = new URLSearchParams({status: 'pending', limit: String(PAGE_SIZE)});
     if (after) params.set('after', after);
-    const page = /** @type {ApiPage<ApiReview>} */ (await api.get('api/v1/reviews?' + params));
-    const docs = /** @type {(ApiDocument | null)[]} */ (await Promise.all(page.items.map(
-        (review) => api.get('api/v1/documents/' + review.document_id).catch((error) => {
-          if (/** @type {Failure} */ (error).status === 404) return null;
-          throw error;
-        }))));
-    return {page, docs};
+    return /** @type {ApiPage<ApiQueueItem>} */ (await api.get('api/v1/reviews?' + params));
   };
-  /** @type {(loaded: QueuePage) => void} */
-  const draw = ({page, docs}) => {
+  /** @type {(page: ApiPage<ApiQueueItem>) => void} */
+  const draw = (page) => {
     const items = page.items.map(
-        (review, i) =>
+        (review) =>
             h('li', {testid: 'queue-item'},
               h('a', {href: '#/reviews/' + review.id},
-                docs[i]?.title ?? t('queue.document', {id: review.document_id})),
+                review.title || t('queue.document', {id: review.document_id})),
               ' ', h('span', {class: 'meta'}, t('queue.meta', {
                        version: review.document_version,
                        who: review.submitted_by,
@@ -67,17 +59,17 @@ export async function renderQueue(query) {
         items.length === 0 ? h('p', {}, t('queue.empty')) : h('ol', {class: 'results'}, items),
         pager(after, page.next, '#/queue?'));
   };
-  const first = await load();
+  let shown = await load();
   if (stale()) return;
-  draw(first);
+  draw(shown);
   // Refreshed as other reviewers decide; keeps the focus where it was when nothing moved.
   state.timers.push(setInterval(async () => {
     if (document.hidden || stale()) return;
     try {
       const next = await load();
       if (stale()) return;
-      if (JSON.stringify(next.page) !== JSON.stringify(first.page)) {
-        first.page = next.page;
+      if (JSON.stringify(next) !== JSON.stringify(shown)) {
+        shown = next;
         draw(next);
       }
     } catch (error) {
@@ -121,9 +113,9 @@ function selfReviewReason(doc, review, versions) {
 export async function renderReview(id) {
   const stale = renderTicket();
   const review = /** @type {ApiReview} */ (await api.get('api/v1/reviews/' + id));
-  const [doc, versions] = /** @type {[ApiDocument, ApiPage<ApiVersionItem>]} */ (await Promise.all([
+  const [doc, versions] = /** @type {[ApiDocument, ApiVersionItem[]]} */ (await Promise.all([
     api.get('api/v1/documents/' + review.document_id),
-    api.get(`api/v1/documents/${review.document_id}/versions`),
+    api.getAll(`api/v1/documents/${review.document_id}/versions`),
   ]));
   const submitted = await versionContent(doc.id, review.document_version);
   /** @type {string | null} */
@@ -144,7 +136,7 @@ export async function renderReview(id) {
   /** @type {(HTMLElement | null)[]} */
   const sections = [
     h('h1', {}, t('review.title', {
-        title: versions.items.find((v) => v.version === review.document_version)?.title ?? doc.title
+        title: versions.find((v) => v.version === review.document_version)?.title ?? doc.title
       })),
     h('p', {class: 'meta'}, badge(review.status), ' ', t('review.meta', {
         id: review.id,
@@ -181,7 +173,7 @@ export async function renderReview(id) {
   if (review.status !== 'pending') {
     sections.push(h('p', {class: 'note'}, decidedText(review)));
   } else if (isReviewer()) {
-    sections.push(...decisionControls(review, doc, selfReviewReason(doc, review, versions.items)));
+    sections.push(...decisionControls(review, doc, selfReviewReason(doc, review, versions)));
   }
   show(...sections);
 }

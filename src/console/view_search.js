@@ -2,6 +2,7 @@
 // Search: keyword, semantic or hybrid as this docgate offers, the matches highlighted.
 
 import {field, h, show} from './dom.js';
+import {formatScore} from './i18n.js';
 import {renderTicket} from './router.js';
 import {api, state, t} from './state.js';
 
@@ -63,8 +64,8 @@ export async function renderSearch(query) {
             (item) => h(
                 'li', {testid: 'search-result'},
                 h('a', {href: '#/documents/' + item.document_id}, item.title),
-                h('span', {class: 'meta'}, ' ',
-                  t('search.meta', {version: item.version, score: Number(item.score).toFixed(3)})),
+                h('span', {class: 'meta', title: String(item.score)}, ' ',
+                  t('search.meta', {version: item.version, score: formatScore(Number(item.score))})),
                 h('div', {}, highlighted(item.snippet, item.highlights ?? []))))));
 }
 

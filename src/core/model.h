@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace docgate {
 
@@ -74,7 +75,9 @@ struct DocumentVersion {
 };
 
 // A line of a document's version history: a kept version without its content, and the newest
-// review bound to it (none when it was never submitted).
+// review bound to it (none when it was never submitted). `edited_by` wrote it; `editors` are
+// everyone who wrote it since the kept version before it (the drafts it replaced included), in
+// the order they first wrote, `edited_by` among them.
 struct VersionSummary {
   std::int32_t version = 0;
   std::string title;
@@ -82,6 +85,7 @@ struct VersionSummary {
   TimePoint created_at{};
   std::optional<ReviewId> review_id;
   std::optional<ReviewStatus> review_status;
+  std::vector<UserId> editors;
 
   bool operator==(const VersionSummary&) const = default;
 };

@@ -5,6 +5,7 @@
 
 #include "adapters/in_process/disabled_lock_gate.h"
 #include "adapters/redis/redis_lock_gate.h"
+#include "runtime/log_redaction.h"
 
 #include <algorithm>
 #include <utility>
@@ -99,13 +100,19 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
   api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *verifier_, std::move(health));
 
+  log_format_ = LogFormatOf(config_.log.format);
+  std::vector<std::string> secrets = SecretsOf(config_);
+  secrets.push_back(jwt_secret_);  // generated or read from its file, it is in no variable
+  log_secrets_ = std::make_shared<const SecretPieces>(std::move(secrets));
   auto stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  stderr_sink->set_formatter(RequestLog::MakeFormatter());
+  stderr_sink->set_formatter(RequestLogFormatter());
   request_log_sinks_ = std::make_shared<spdlog::sinks::dist_sink_mt>();
   request_log_sinks_->add_sink(std::move(stderr_sink));
   auto request_logger = std::make_shared<spdlog::logger>("request", request_log_sinks_);
   request_logger->set_level(spdlog::level::from_str(config_.log.level));
-  request_log_ = std::make_unique<RequestLog>(std::move(request_logger));
+  request_log_ = std::make_unique<RequestLog>(
+      std::move(request_logger),
+      log_format_ == LogFormat::kJson ? RequestLog::Form::kJson : RequestLog::Form::kText);
   // docgate_idempotent_replays_total is counted in here too, from each response's
   // `Idempotent-Replayed: true`, so the idempotency code needs no handle on the registry.
   http_metrics_ = std::make_unique<HttpMetrics>(*metrics_);
@@ -122,8 +129,16 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
 }
 
 void Application::AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink) {
-  sink->set_formatter(RequestLog::MakeFormatter());
+  sink->set_formatter(RequestLogFormatter());
   request_log_sinks_->add_sink(std::move(sink));
+}
+
+// A JSON request line is RequestLog's own object; a text one reads like every other text line.
+std::unique_ptr<spdlog::formatter> Application::RequestLogFormatter() const {
+  if (log_format_ == LogFormat::kText) {
+    return std::make_unique<LogLineFormatter>(LogFormat::kText, log_secrets_);
+  }
+  return std::make_unique<RedactingFormatter>(RequestLog::MakeFormatter(), log_secrets_);
 }
 
 Application::~Application() { Stop(); }

@@ -30,6 +30,7 @@
 #include "app/system_clock.h"
 #include "runtime/config.h"
 #include "runtime/consumer_pipeline.h"
+#include "runtime/log_line_formatter.h"
 #include "runtime/metrics.h"
 #include "runtime/open_stores.h"
 #include "worker/in_process_event_sink.h"
@@ -49,8 +50,8 @@ namespace docgate {
 //
 // Observability: GET /metrics exposes `metrics()` (the gate through ObservedLockGate, the HTTP
 // series, the pool, the outbox and the relay: runtime/metrics.h); every answered request writes one
-// JSON line to the request log (RequestLog), on stderr at config.log.level. (The level of the other
-// logs is spdlog's global one, main.cpp's business.)
+// line to the request log (RequestLog), on stderr at config.log.level, a JSON object or text as
+// config.log.format says. (The level and format of the other logs are main.cpp's business.)
 //
 // Lifecycle: construct (validates the config, resolves the JWT secret, opens the store and applies
 // migrations) -> AddConsumer... -> Start -> Stop (also run by the destructor). Not thread-safe
@@ -97,11 +98,13 @@ class Application {
     return {*clock_, *service_, *reader_, *pipeline_, *idempotency_,
             *gate_,  stores_,   *relay_,  *metrics_};
   }
-  // Sends the request log to `sink` as well (formatted with RequestLog::MakeFormatter).
-  // Thread-safe, at any time.
+  // Sends the request log to `sink` as well, in config.log.format's form (a JSON line is
+  // RequestLog::MakeFormatter's), the secrets hidden. Thread-safe, at any time.
   void AddRequestLogSink(std::shared_ptr<spdlog::sinks::sink> sink);
 
  private:
+  std::unique_ptr<spdlog::formatter> RequestLogFormatter() const;
+
   Config config_;
   std::unique_ptr<SystemClock> system_clock_;
   Clock* clock_;
@@ -130,6 +133,8 @@ class Application {
   std::unique_ptr<Janitor> janitor_;
   std::unique_ptr<JwtVerifier> verifier_;
   std::unique_ptr<RestApi> api_;
+  LogFormat log_format_ = LogFormat::kJson;
+  std::shared_ptr<const SecretPieces> log_secrets_;  // the config's and the JWT secret
   std::shared_ptr<spdlog::sinks::dist_sink<std::mutex>> request_log_sinks_;
   std::unique_ptr<RequestLog> request_log_;
   std::unique_ptr<HttpMetrics> http_metrics_;

@@ -224,7 +224,11 @@ std::optional<std::string> ValidateConsumersConfig(const ConsumersConfig& consum
 }
 
 std::optional<std::string> ValidateLogConfig(const LogConfig& log) {
-  return ValueProblem(*FindConfigVariable("DOCGATE_LOG_LEVEL"), log.level);
+  if (auto problem = ValueProblem(*FindConfigVariable("DOCGATE_LOG_LEVEL"), log.level)) {
+    return problem;
+  }
+  if (log.format.empty()) return std::nullopt;
+  return ValueProblem(*FindConfigVariable("DOCGATE_LOG_FORMAT"), log.format);
 }
 
 void ValidateConfig(const Config& config) {

@@ -82,10 +82,12 @@ std::optional<std::string> ValidateConsumersConfig(const ConsumersConfig& consum
 
 struct LogConfig {
   std::string level = "info";  // trace, debug, info, warn, error, critical, off
+  // json or text (runtime/log_line_formatter.h); empty: text when stderr is a terminal, else json.
+  std::string format;
 };
 
-// Why `log` cannot be used (naming DOCGATE_LOG_LEVEL), or nullopt when it can: a known level
-// ("warning" is accepted for "warn").
+// Why `log` cannot be used (naming DOCGATE_LOG_LEVEL or DOCGATE_LOG_FORMAT), or nullopt when it
+// can: a known level ("warning" is accepted for "warn") and format.
 std::optional<std::string> ValidateLogConfig(const LogConfig& log);
 
 struct Config {

@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "in
                                                         "error", "critical", "off"};
 // spdlog's own name of "warn", accepted as ever.
 constexpr std::array<std::string_view, 1> kLogLevelSpellings = {"warning"};
+constexpr std::array<std::string_view, 2> kLogFormats = {"json", "text"};
 
 // Members assigned one by one: GCC 12 warns of the members a designated initializer leaves to
 // their defaults.
@@ -425,6 +426,12 @@ constexpr std::array kVariables{
         "DOCGATE_LOG_LEVEL", kLogging, kLogLevels, kLogLevelSpellings,
         "the least severe level logged (5xx answers are `warn`)",
         [](Config& c) -> auto& { return c.log.level; }),
+    Enum(
+        "DOCGATE_LOG_FORMAT", kLogging, kLogFormats, {},
+        "how every line of the log is written: `json`, one JSON object a line with `time` (UTC, "
+        "ms), `level` and `message` (a request's line: its fields instead of `message`), or "
+        "`text`; unset: `text` when stderr is a terminal, `json` otherwise",
+        [](Config& c) -> auto& { return c.log.format; }),
 };
 
 constexpr bool GroupedByComponent() {

@@ -1,6 +1,5 @@
 #include "runtime/log_redaction.h"
 
-#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/sink.h>
 
 #include <string_view>
@@ -46,12 +45,10 @@ std::unique_ptr<spdlog::formatter> RedactingFormatter::clone() const {
   return std::make_unique<RedactingFormatter>(inner_->clone(), secrets_);
 }
 
-void RedactLogLines(spdlog::logger& logger, std::vector<std::string> secrets) {
+void RedactLogLines(spdlog::logger& logger, std::vector<std::string> secrets, LogFormat format) {
   const auto pieces = std::make_shared<const SecretPieces>(std::move(secrets));
-  if (pieces->empty()) return;
   for (const auto& sink : logger.sinks()) {
-    sink->set_formatter(std::make_unique<RedactingFormatter>(
-        std::make_unique<spdlog::pattern_formatter>(), pieces));
+    sink->set_formatter(std::make_unique<LogLineFormatter>(format, pieces));
   }
 }
 

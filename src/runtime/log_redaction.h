@@ -14,6 +14,7 @@
 
 #include "core/redact.h"
 #include "runtime/config.h"
+#include "runtime/log_line_formatter.h"
 
 namespace docgate {
 
@@ -35,7 +36,7 @@ class RedactingFormatter final : public spdlog::formatter {
   std::shared_ptr<const SecretPieces> secrets_;
 };
 
-// Gives every sink of `logger` spdlog's default pattern behind a RedactingFormatter of `secrets`.
-void RedactLogLines(spdlog::logger& logger, std::vector<std::string> secrets);
+// Gives every sink of `logger` a LogLineFormatter of `format` that hides `secrets`.
+void RedactLogLines(spdlog::logger& logger, std::vector<std::string> secrets, LogFormat format);
 
 }  // namespace docgate

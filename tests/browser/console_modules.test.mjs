@@ -1,11 +1,11 @@
 // The console's modules without a browser: the diff (its parts always rebuild both texts; CJK
 // by character, Latin by word; its limits) and the message catalogs (same keys, same
 // placeholders, Chinese that reads as written Chinese, the language chosen from the browser's
-// list).
+// list), and the search score's format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diff, tokenize, LIMITS } from '../../src/console/diff.js';
-import { CATALOG, LANGUAGES, pickLanguage } from '../../src/console/i18n.js';
+import { CATALOG, LANGUAGES, formatScore, pickLanguage } from '../../src/console/i18n.js';
 
 const rebuilt = (parts, ops) => parts.filter((p) => ops.includes(p.op)).map((p) => p.text).join('');
 
@@ -118,4 +118,13 @@ test('the language: the remembered choice, else the browser list, else English',
   assert.equal(pickLanguage(null, ['fr-FR', 'en-GB']), 'en');
   assert.equal(pickLanguage(null, ['fr-FR']), 'en');
   assert.equal(pickLanguage('klingon', []), 'en');
+});
+
+test('a search score too small for three decimals is never shown as zero', () => {
+  assert.equal(formatScore(1e-6), '1.00e-6');
+  assert.equal(formatScore(0.00099), '9.90e-4');
+  assert.equal(formatScore(0.001), '0.001');
+  assert.equal(formatScore(0.5), '0.500');
+  assert.equal(formatScore(12.3456), '12.346');
+  assert.equal(formatScore(0), '0');
 });

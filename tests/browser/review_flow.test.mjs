@@ -121,6 +121,32 @@ test('the queue is oldest first and follows decisions made elsewhere', async () 
   assert.deepEqual(page.errors, []);
 });
 
+test('the queue is drawn from one request: its items carry their titles', async () => {
+  const titles = ['单请求一 One request', '单请求二 Two', '单请求三 Three', '单请求四 Four'];
+  for (const [i, title] of titles.entries()) await submitted(title, `第${i + 1}段\n`);
+  const page = await openConsole(browser, docgate, docgate.token('grace', 'reviewer'));
+  // A reviewer may land on the queue: away from it first, so that the click below opens it anew.
+  await page.getByTestId('nav-documents').click();
+  await page.waitForFunction(() => location.hash.startsWith('#/documents'));
+  const requests = [];
+  page.on('request', (request) => {
+    if (request.method() === 'GET') requests.push(new URL(request.url()).pathname);
+  });
+  await page.getByTestId('nav-queue').click();
+  const shown = () => page.getByTestId('queue-item').locator('a').allTextContents();
+  await eventually(async () => {
+    const listed = await shown();
+    return titles.every((title) => listed.includes(title));
+  }, 'the four titles in the queue');
+  const queueItems = (await shown()).length;
+  assert.ok(queueItems >= titles.length, `${queueItems} items`);
+  const lists = requests.filter((path) => path === '/api/v1/reviews');
+  const documents = requests.filter((path) => /^\/api\/v1\/documents\/\d+/.test(path));
+  assert.equal(lists.length, 1, `one GET of the queue: ${requests.join(' ')}`);
+  assert.deepEqual(documents, [], `no GET per item (${queueItems} items)`);
+  assert.deepEqual(page.errors, []);
+});
+
 test('a reviewer who wrote or edited the version sees why before clicking', async () => {
   const frank = docgate.token('frank', 'author,reviewer');
   const own = await submitted('自审 Own document', '我写的。\n', frank);

@@ -174,7 +174,7 @@ TYPED_TEST_P(DocumentStoreContract, MissingRowsAreNullopt) {
   EXPECT_EQ(this->store().FindDocument(12345), std::nullopt);
   EXPECT_EQ(this->store().FindReview(12345), std::nullopt);
   EXPECT_EQ(this->store().FindContent(12345, 1), std::nullopt);
-  EXPECT_TRUE(this->store().ListDocumentReviews(12345).empty());
+  EXPECT_TRUE(this->store().ListDocumentReviews({12345, std::nullopt, 100}).empty());
 }
 
 TYPED_TEST_P(DocumentStoreContract, LockAndReadOfMissingIdAreNullopt) {
@@ -423,7 +423,9 @@ TYPED_TEST_P(DocumentStoreContract, ListDocumentsPagesWithLimitAndCursor) {
 
 TYPED_TEST_P(DocumentStoreContract, NonPositiveLimitReturnsNothing) {
   this->Append({ContractEvent("e-1")});
-  this->Add(ContractReview(this->Add(ContractDocument()).id));
+  const DocumentId id = this->Add(ContractDocument()).id;
+  this->Put(id, 1, "first");
+  this->Add(ContractReview(id));
   for (const int limit : {0, -1}) {
     DocumentQuery documents;
     documents.limit = limit;
@@ -431,6 +433,8 @@ TYPED_TEST_P(DocumentStoreContract, NonPositiveLimitReturnsNothing) {
     reviews.limit = limit;
     EXPECT_TRUE(this->store().ListDocuments(documents).empty()) << limit;
     EXPECT_TRUE(this->store().ListReviews(reviews).empty()) << limit;
+    EXPECT_TRUE(this->store().ListVersions({id, std::nullopt, limit}).empty()) << limit;
+    EXPECT_TRUE(this->store().ListDocumentReviews({id, std::nullopt, limit}).empty()) << limit;
     EXPECT_TRUE(this->outbox().ClaimPending(limit).empty()) << limit;
   }
 }
@@ -471,7 +475,66 @@ TYPED_TEST_P(DocumentStoreContract, ListDocumentReviewsIsNewestFirstForThatDocum
   this->Add(ContractReview(other));
   const Review r2 = this->Add(ContractReview(id, ReviewStatus::kWithdrawn));
   const Review r3 = this->Add(ContractReview(id));
-  EXPECT_EQ(this->store().ListDocumentReviews(id), (std::vector<Review>{r3, r2, r1}));
+  EXPECT_EQ(this->store().ListDocumentReviews({id, std::nullopt, 100}),
+            (std::vector<Review>{r3, r2, r1}));
+}
+
+TYPED_TEST_P(DocumentStoreContract, ListDocumentReviewsPagesWithLimitAndExclusiveBefore) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const DocumentId other = this->Add(ContractDocument()).id;
+  std::vector<ReviewId> ids;  // oldest first
+  for (int i = 0; i < 5; ++i) {
+    ids.push_back(this->Add(ContractReview(id, ReviewStatus::kWithdrawn)).id);
+    this->Add(ContractReview(other, ReviewStatus::kWithdrawn));
+  }
+  const auto page = [&](std::optional<ReviewId> before) {
+    std::vector<ReviewId> found;
+    for (const Review& review : this->store().ListDocumentReviews({id, before, 2})) {
+      found.push_back(review.id);
+    }
+    return found;
+  };
+  EXPECT_EQ(page(std::nullopt), (std::vector<ReviewId>{ids[4], ids[3]}));
+  EXPECT_EQ(page(ids[3]), (std::vector<ReviewId>{ids[2], ids[1]}));
+  EXPECT_EQ(page(ids[1]), (std::vector<ReviewId>{ids[0]}));
+  EXPECT_TRUE(page(ids[0]).empty());
+}
+
+TYPED_TEST_P(DocumentStoreContract, ListVersionsPagesNewestFirstWithLimitAndExclusiveBefore) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const DocumentId other = this->Add(ContractDocument()).id;
+  for (std::int32_t v = 1; v <= 5; ++v) {
+    this->Put(id, v, "\u7b2c" + std::to_string(v) + "\u7248");  // 第N版
+    this->Put(other, v, "other");
+  }
+  const auto page = [&](std::optional<std::int32_t> before) {
+    std::vector<std::int32_t> found;
+    for (const VersionSummary& line : this->store().ListVersions({id, before, 2})) {
+      found.push_back(line.version);
+    }
+    return found;
+  };
+  EXPECT_EQ(page(std::nullopt), (std::vector<std::int32_t>{5, 4}));
+  EXPECT_EQ(page(4), (std::vector<std::int32_t>{3, 2}));
+  EXPECT_EQ(page(2), (std::vector<std::int32_t>{1}));
+  EXPECT_TRUE(page(1).empty());
+}
+
+// The title is the document's as it is now, read with the review (a rename shows at once).
+TYPED_TEST_P(DocumentStoreContract, ListReviewsCarriesTheCurrentTitleOfEachDocument) {
+  Document first = ContractDocument();
+  first.title = "\u5165\u804c\u6307\u5357";  // 入职指南
+  first = this->Add(first);
+  Document second = ContractDocument();
+  second.title = "\u90e8\u7f72\u624b\u518c";  // 部署手册
+  second = this->Add(second);
+  const Review r1 = this->Add(ContractReview(first.id));
+  const Review r2 = this->Add(ContractReview(second.id));
+  // 部署手册（第二版）
+  second.title = "\u90e8\u7f72\u624b\u518c\uff08\u7b2c\u4e8c\u7248\uff09";
+  this->Update(second);
+  EXPECT_EQ(this->store().ListReviews({}),
+            (std::vector<QueuedReview>{{r1, first.title}, {r2, second.title}}));
 }
 
 TYPED_TEST_P(DocumentStoreContract, PingAnswersTrue) { EXPECT_TRUE(this->store().Ping()); }
@@ -505,10 +568,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     ReviewRoundTripsEveryField, PendingReviewWithoutDecisionRoundTrips,
     InsertIgnoresGivenIdsAndAssignsAscendingOnes, ContentRoundTripsExactBytes,
     EditorsAfterAVersionAreListedOnceEach, ContentIsKeptPerVersion,
-    FindDocumentsWithContentReadsEachInTheOrderAsked,
-    FindDocumentWithContentReadsTheCurrentVersion, ContentOfAVersionIsNeverOverwritten,
-    MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt, TransactionSeesItsOwnWrites,
-    UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
+    FindDocumentsWithContentReadsEachInTheOrderAsked, FindDocumentWithContentReadsTheCurrentVersion,
+    ContentOfAVersionIsNeverOverwritten, MissingRowsAreNullopt, LockAndReadOfMissingIdAreNullopt,
+    TransactionSeesItsOwnWrites, UncommittedWritesAreInvisibleOutside, CommitMakesEveryWriteVisible,
     DestructionWithoutCommitDiscardsInserts, DestructionWithoutCommitDiscardsUpdates,
     TransactionIsUnusableAfterCommit, NextTransactionBeginsAfterOneEnds,
     UpdateDocumentOverwritesMutableColumns, UpdateDocumentClearsOptionals,
@@ -520,7 +582,10 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListDocumentsFiltersByStatusAndAuthor, ListDocumentsBeforeIsAnExclusiveCursor,
     ListDocumentsPagesWithLimitAndCursor, NonPositiveLimitReturnsNothing,
     ListReviewsIsOldestFirstAndFiltersByStatus, ListReviewsPagesWithLimitAndExclusiveAfter,
-    ListDocumentReviewsIsNewestFirstForThatDocumentOnly, PingAnswersTrue,
+    ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
+    ListDocumentReviewsPagesWithLimitAndExclusiveBefore,
+    ListVersionsPagesNewestFirstWithLimitAndExclusiveBefore,
+    ListReviewsCarriesTheCurrentTitleOfEachDocument, PingAnswersTrue,
     ConcurrentIncrementsEndWithTheExactCount);
 
 }  // namespace docgate

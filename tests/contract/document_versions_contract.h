@@ -27,7 +27,7 @@ class DocumentVersionsContract : public StoreContractFixture<Factory> {
   }
   std::vector<std::int32_t> KeptVersions(DocumentId id) {
     std::vector<std::int32_t> versions;
-    for (const VersionSummary& line : this->store().ListVersions(id)) {
+    for (const VersionSummary& line : this->store().ListVersions({id, std::nullopt, 100})) {
       versions.push_back(line.version);
     }
     return versions;
@@ -69,15 +69,27 @@ TYPED_TEST_P(DocumentVersionsContract, HistoryIsNewestFirstWithTheNewestReviewOf
   const ReviewId withdrawn_v2 = this->AddReview(id, 2, ReviewStatus::kWithdrawn);
   this->AddReview(other, 1, ReviewStatus::kPending);
 
-  const std::vector<VersionSummary> history = this->store().ListVersions(id);
+  const std::vector<VersionSummary> history = this->store().ListVersions({id, std::nullopt, 100});
   ASSERT_EQ(history.size(), 3u);
-  EXPECT_EQ(history[0], (VersionSummary{3, "Onboarding guide", "alice", ContractTime(5),
-                                        std::nullopt, std::nullopt}));
-  EXPECT_EQ(history[1], (VersionSummary{2, "Onboarding guide", "carol", ContractTime(5),
-                                        withdrawn_v2, ReviewStatus::kWithdrawn}));
-  EXPECT_EQ(history[2], (VersionSummary{1, "Onboarding guide", "alice", ContractTime(5),
-                                        approved_v1, ReviewStatus::kApproved}));
-  EXPECT_EQ(this->store().ListVersions(id + 1000), std::vector<VersionSummary>{});
+  EXPECT_EQ(history[0],
+            (VersionSummary{
+                3, "Onboarding guide", "alice", ContractTime(5), std::nullopt, std::nullopt, {}}));
+  EXPECT_EQ(history[1], (VersionSummary{2,
+                                        "Onboarding guide",
+                                        "carol",
+                                        ContractTime(5),
+                                        withdrawn_v2,
+                                        ReviewStatus::kWithdrawn,
+                                        {}}));
+  EXPECT_EQ(history[2], (VersionSummary{1,
+                                        "Onboarding guide",
+                                        "alice",
+                                        ContractTime(5),
+                                        approved_v1,
+                                        ReviewStatus::kApproved,
+                                        {}}));
+  EXPECT_EQ(this->store().ListVersions({id + 1000, std::nullopt, 100}),
+            std::vector<VersionSummary>{});
 }
 
 TYPED_TEST_P(DocumentVersionsContract, OnlyAVersionNoReviewWasBoundToIsDropped) {
@@ -109,6 +121,34 @@ TYPED_TEST_P(DocumentVersionsContract, ADroppedVersionsEditorStaysListed) {
       << "four eyes still sees who wrote the dropped draft";
 }
 
+// Issue 36, item 7: a kept version names everyone whose text is in it since the kept version
+// before it, the editors of the drafts it replaced included, in the order they first wrote.
+TYPED_TEST_P(DocumentVersionsContract, AKeptVersionNamesEveryEditorOfTheDraftsItReplaced) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const DocumentId other = this->Add(ContractDocument()).id;
+  this->Put(id, 1, "v1", "alice");
+  this->AddReview(id, 1, ReviewStatus::kApproved);
+  this->Put(id, 2, "v2", "\u674e\u56db");  // 李四 drafts a revision ...
+  this->Put(id, 3, "v3", "alice");         // ... alice edits on top of it ...
+  ASSERT_TRUE(this->Drop(id, 2));
+  this->Put(id, 4, "v4", "\u674e\u56db");  // ... 李四 again ...
+  ASSERT_TRUE(this->Drop(id, 3));
+  this->Put(id, 5, "v5", "alice");  // ... and alice submits
+  ASSERT_TRUE(this->Drop(id, 4));
+  this->AddReview(id, 5, ReviewStatus::kPending);
+  this->Put(id, 6, "v6", "bob");  // a draft after it: bob's alone
+  this->Put(other, 1, "other", "mallory");
+
+  using Editors = std::vector<std::pair<std::int32_t, UserId>>;
+  EXPECT_EQ(this->store().ListVersionEditors(id, 1, 6),
+            (Editors{{6, "bob"}, {5, "\u674e\u56db"}, {5, "alice"}, {1, "alice"}}));
+  EXPECT_EQ(this->store().ListVersionEditors(id, 5, 5),
+            (Editors{{5, "\u674e\u56db"}, {5, "alice"}}))
+      << "a range that starts at a kept version still looks behind it";
+  EXPECT_EQ(this->store().ListVersionEditors(id, 2, 4), Editors{}) << "dropped: not listed";
+  EXPECT_EQ(this->store().ListVersionEditors(id + 1000, 1, 6), Editors{});
+}
+
 TYPED_TEST_P(DocumentVersionsContract, AnEditorsNewestVersionNeverMovesBack) {
   const DocumentId id = this->Add(ContractDocument()).id;
   this->Put(id, 5, "v5", "carol");
@@ -131,7 +171,8 @@ TYPED_TEST_P(DocumentVersionsContract, ADropIsUndoneWithItsTransaction) {
 REGISTER_TYPED_TEST_SUITE_P(DocumentVersionsContract, AVersionRoundTripsEveryFieldInChinese,
                             HistoryIsNewestFirstWithTheNewestReviewOfEachVersion,
                             OnlyAVersionNoReviewWasBoundToIsDropped,
-                            ADroppedVersionsEditorStaysListed, AnEditorsNewestVersionNeverMovesBack,
-                            ADropIsUndoneWithItsTransaction);
+                            ADroppedVersionsEditorStaysListed,
+                            AKeptVersionNamesEveryEditorOfTheDraftsItReplaced,
+                            AnEditorsNewestVersionNeverMovesBack, ADropIsUndoneWithItsTransaction);
 
 }  // namespace docgate

@@ -110,7 +110,7 @@ class RevisionLifecycleContract : public ::testing::Test {
     const auto history = service_.ListVersions(id);
     EXPECT_TRUE(history.ok());
     if (!history.ok()) return versions;
-    for (const VersionSummary& line : *history) versions.push_back(line.version);
+    for (const VersionSummary& line : history->items) versions.push_back(line.version);
     return versions;
   }
 
@@ -240,7 +240,7 @@ TYPED_TEST_P(RevisionLifecycleContract, HistoryKeepsSubmittedVersionsAndTheCurre
   this->Edit(id, this->kV3);  // v7, the current draft
   EXPECT_EQ(this->KeptVersions(id), (std::vector<std::int32_t>{7, 6, 1}));
 
-  const auto history = *this->service_.ListVersions(id);
+  const auto history = this->service_.ListVersions(id)->items;
   ASSERT_EQ(history.size(), 3u);
   EXPECT_EQ(history[0].review_id, std::nullopt);
   EXPECT_EQ(history[1].review_id, rejected);

@@ -173,7 +173,7 @@ class StoreContractFixture : public ::testing::Test {
   }
   std::vector<ReviewId> ReviewIds(const ReviewQuery& query) {
     std::vector<ReviewId> ids;
-    for (const Review& review : store().ListReviews(query)) ids.push_back(review.id);
+    for (const QueuedReview& item : store().ListReviews(query)) ids.push_back(item.review.id);
     return ids;
   }
   std::vector<std::string> PendingEventIds(int limit) {

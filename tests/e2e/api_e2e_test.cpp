@@ -191,6 +191,31 @@ TEST_P(ApiTest, ARevisionKeepsTheApprovedVersionPublishedAndShowsTheHistory) {
   EXPECT_EQ(hits.json()["items"][0]["version"], 2);
 }
 
+// Issue 36, item 7: an admin drafts a revision, the author edits on top of it (the admin's draft is
+// not kept); the history names both as editors of the kept version, and four eyes keeps both out.
+TEST_P(ApiTest, TheHistoryNamesEveryEditorOfAVersionEvenOfADraftItReplaced) {
+  const std::string id = Create(Alice(), "\u5165\u804c\u6307\u5357");  // 入职指南
+  ASSERT_EQ(Post("/api/v1/reviews/" + Submit(id, Alice()) + "/approve", Bob()).status(), 200u);
+  const auto put = [&](Headers who, int version, const std::string& content) {
+    who.emplace_back("If-Match", "\"" + std::to_string(version) + "\"");
+    return Call(http::verb::put, "/api/v1/documents/" + id, who, json{{"content", content}}.dump());
+  };
+  ASSERT_EQ(put(Admin(), 1, "\u7ba1\u7406\u5458\u7684\u8349\u7a3f").status(),
+            200u);  // 管理员的草稿
+  ASSERT_EQ(put(Alice(), 2, "\u4f5c\u8005\u7684\u4fee\u8ba2").status(), 200u);  // 作者的修订
+  const std::string review = Submit(id, Alice());
+
+  const auto history = Get("/api/v1/documents/" + id + "/versions", Bob());
+  ASSERT_EQ(history.status(), 200u) << history.body();
+  const json items = history.json()["items"];
+  ASSERT_EQ(items.size(), 2u) << "the admin's draft 2 is not kept: " << history.body();
+  EXPECT_EQ(items[0]["version"], 3);
+  EXPECT_EQ(items[0]["edited_by"], "alice");
+  EXPECT_EQ(items[0]["editors"], json({"root", "alice"})) << history.body();
+  EXPECT_EQ(items[1]["editors"], json({"alice"}));
+  ExpectProblem(Post("/api/v1/reviews/" + review + "/approve", Admin()), 403, "SELF_REVIEW");
+}
+
 // Issue 16: a Chinese word inside a longer run is found, its place in the snippet is given in code
 // points, and the search says which mode ran; modes that need embeddings are refused without them.
 TEST_P(ApiTest, ChineseSearchHighlightsTheMatchInCodePoints) {

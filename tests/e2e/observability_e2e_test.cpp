@@ -87,9 +87,10 @@ class ObservabilityTest : public e2e::ServerTest {
     return true;
   }
 
-  // Restarts docgate with the request log at info and captures it.
+  // Restarts docgate with the request log at info, in JSON, and captures it.
   std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> CaptureRequestLog(Config config) {
     config.log.level = "info";
+    config.log.format = "json";
     StartApp(config);
     auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1000);
     app_->AddRequestLogSink(sink);

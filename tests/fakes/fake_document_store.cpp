@@ -105,14 +105,16 @@ std::optional<DocumentVersion> FakeDocumentStore::FindVersion(DocumentId id, std
   });
 }
 
-std::vector<VersionSummary> FakeDocumentStore::ListVersions(DocumentId id) {
+std::vector<VersionSummary> FakeDocumentStore::ListVersions(const VersionQuery& query) {
+  const DocumentId id = query.document_id;
   return database_->Read([&](const FakeTables& tables) {
     std::vector<VersionSummary> history;
     for (auto it = tables.versions.rbegin(); it != tables.versions.rend(); ++it) {
+      if (static_cast<int>(history.size()) >= query.limit) break;
       const DocumentVersion& v = it->second;
-      if (v.document_id != id) continue;
+      if (v.document_id != id || (query.before && v.version >= *query.before)) continue;
       VersionSummary& line = history.emplace_back(VersionSummary{
-          v.version, v.title, v.edited_by, v.created_at, std::nullopt, std::nullopt});
+          v.version, v.title, v.edited_by, v.created_at, std::nullopt, std::nullopt, {}});
       for (const auto& [review_id, review] : tables.reviews) {  // ascending: the newest wins
         if (review.document_id != id || review.document_version != v.version) continue;
         line.review_id = review_id;
@@ -120,6 +122,32 @@ std::vector<VersionSummary> FakeDocumentStore::ListVersions(DocumentId id) {
       }
     }
     return history;
+  });
+}
+
+std::vector<std::pair<std::int32_t, UserId>> FakeDocumentStore::ListVersionEditors(
+    DocumentId id, std::int32_t from_version, std::int32_t to_version) {
+  return database_->Read([&](const FakeTables& tables) {
+    std::vector<std::pair<std::int32_t, UserId>> found;
+    std::int32_t kept_before = 0;                         // the kept version before the one at hand
+    for (const auto& [key, version] : tables.versions) {  // ascending
+      if (key.first != id) continue;
+      if (key.second >= from_version && key.second <= to_version) {
+        std::vector<UserId> editors;  // in the order they first wrote
+        for (std::int32_t v = kept_before + 1; v <= key.second; ++v) {
+          const auto editor = tables.version_editors.find({id, v});
+          if (editor != tables.version_editors.end() &&
+              std::find(editors.begin(), editors.end(), editor->second) == editors.end()) {
+            editors.push_back(editor->second);
+          }
+        }
+        for (UserId& editor : editors) found.emplace_back(key.second, std::move(editor));
+      }
+      kept_before = key.second;
+    }
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    return found;
   });
 }
 
@@ -138,24 +166,29 @@ std::vector<Document> FakeDocumentStore::ListDocuments(const DocumentQuery& quer
   });
 }
 
-std::vector<Review> FakeDocumentStore::ListReviews(const ReviewQuery& query) {
+std::vector<QueuedReview> FakeDocumentStore::ListReviews(const ReviewQuery& query) {
   return database_->Read([&](const FakeTables& tables) {
-    std::vector<Review> page;
+    std::vector<QueuedReview> page;
     for (const auto& [id, review] : tables.reviews) {
       if (static_cast<int>(page.size()) >= query.limit) break;
       if (query.after && id <= *query.after) continue;
       if (query.status && review.status != *query.status) continue;
-      page.push_back(review);
+      const auto doc = FakeLookup(tables.documents, review.document_id);
+      if (!doc) continue;  // the join finds no document
+      page.push_back(QueuedReview{review, doc->title});
     }
     return page;
   });
 }
 
-std::vector<Review> FakeDocumentStore::ListDocumentReviews(DocumentId id) {
+std::vector<Review> FakeDocumentStore::ListDocumentReviews(const DocumentReviewQuery& query) {
   return database_->Read([&](const FakeTables& tables) {
     std::vector<Review> reviews;
     for (auto it = tables.reviews.rbegin(); it != tables.reviews.rend(); ++it) {
-      if (it->second.document_id == id) reviews.push_back(it->second);
+      if (static_cast<int>(reviews.size()) >= query.limit) break;
+      if (it->second.document_id != query.document_id) continue;
+      if (query.before && it->first >= *query.before) continue;
+      reviews.push_back(it->second);
     }
     return reviews;
   });
@@ -224,6 +257,7 @@ void FakeDocumentWriter::PutVersion(const DocumentVersion& version) {
     FakeViolation("UNIQUE constraint failed: version " + std::to_string(version.version) +
                   " of document " + std::to_string(version.document_id));
   }
+  tables.version_editors[{version.document_id, version.version}] = version.edited_by;
   std::int32_t& last = tables.editors[{version.document_id, version.edited_by}];
   last = std::max(last, version.version);
 }

@@ -29,10 +29,13 @@ class FakeDocumentStore final : public DocumentStore {
   std::optional<std::string> FindContent(DocumentId id, std::int32_t version) override;
   std::optional<DocumentWithContent> FindDocumentWithContent(DocumentId id) override;
   std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) override;
-  std::vector<VersionSummary> ListVersions(DocumentId id) override;
+  std::vector<VersionSummary> ListVersions(const VersionQuery& query) override;
+  std::vector<std::pair<std::int32_t, UserId>> ListVersionEditors(DocumentId id,
+                                                                  std::int32_t from_version,
+                                                                  std::int32_t to_version) override;
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
-  std::vector<Review> ListReviews(const ReviewQuery& query) override;
-  std::vector<Review> ListDocumentReviews(DocumentId id) override;
+  std::vector<QueuedReview> ListReviews(const ReviewQuery& query) override;
+  std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) override;
   bool Ping() override;
 
  private:

@@ -66,6 +66,8 @@ struct FakeTables {
   std::map<std::pair<DocumentId, std::int32_t>, DocumentVersion> versions;  // the kept ones
   // (document, editor) -> the newest version they wrote.
   std::map<std::pair<DocumentId, UserId>, std::int32_t> editors;
+  // Every version anyone wrote, dropped drafts included: (document, version) -> its editor.
+  std::map<std::pair<DocumentId, std::int32_t>, UserId> version_editors;
   std::map<std::int64_t, OutboxRow> outbox;
   std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency;  // (caller, key)
   std::map<std::pair<std::string, std::string>, InboxRow> inbox;  // (consumer, event_id)

@@ -203,7 +203,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 11u);
+  ASSERT_EQ(rows.size(), 12u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -223,6 +223,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[8][1].as<std::string>(), "0009_stems_of_more_languages.sql");
   EXPECT_EQ(rows[9][1].as<std::string>(), "0010_embeddings.sql");
   EXPECT_EQ(rows[10][1].as<std::string>(), "0011_search_statistics.sql");
+  EXPECT_EQ(rows[11][1].as<std::string>(), "0012_every_editor_of_a_version.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"

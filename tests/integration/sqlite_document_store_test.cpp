@@ -230,18 +230,19 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
   Open();
   const auto recorded = RawDatabase(db_path_).Rows(
       "SELECT version, name, applied_at > 1700000000000 FROM schema_migrations ORDER BY version");
-  EXPECT_EQ(recorded,
-            (std::vector<std::vector<std::string>>{{"1", "0001_init.sql", "1"},
-                                                   {"2", "0002_outbox_relay.sql", "1"},
-                                                   {"3", "0003_idempotency.sql", "1"},
-                                                   {"4", "0004_consumers.sql", "1"},
-                                                   {"5", "0005_version_editors.sql", "1"},
-                                                   {"6", "0006_inbox_retention.sql", "1"},
-                                                   {"7", "0007_revisions.sql", "1"},
-                                                   {"8", "0008_text_analyzer.sql", "1"},
-                                                   {"9", "0009_stems_of_more_languages.sql", "1"},
-                                                   {"10", "0010_embeddings.sql", "1"},
-                                                   {"11", "0011_search_statistics.sql", "1"}}));
+  EXPECT_EQ(recorded, (std::vector<std::vector<std::string>>{
+                          {"1", "0001_init.sql", "1"},
+                          {"2", "0002_outbox_relay.sql", "1"},
+                          {"3", "0003_idempotency.sql", "1"},
+                          {"4", "0004_consumers.sql", "1"},
+                          {"5", "0005_version_editors.sql", "1"},
+                          {"6", "0006_inbox_retention.sql", "1"},
+                          {"7", "0007_revisions.sql", "1"},
+                          {"8", "0008_text_analyzer.sql", "1"},
+                          {"9", "0009_stems_of_more_languages.sql", "1"},
+                          {"10", "0010_embeddings.sql", "1"},
+                          {"11", "0011_search_statistics.sql", "1"},
+                          {"12", "0012_every_editor_of_a_version.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

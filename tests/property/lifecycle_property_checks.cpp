@@ -26,6 +26,13 @@ void CheckDecidedOnce(LifecycleSut& sut, const Review& review) {
   ExpectSame(review, first->second, "a decided review changed again");
 }
 
+// The reviews of queue items, without the titles.
+std::vector<Review> ReviewsOf(const std::vector<QueuedReview>& items) {
+  std::vector<Review> reviews;
+  for (const QueuedReview& item : items) reviews.push_back(item.review);
+  return reviews;
+}
+
 // Pages through a list as a client would, from `request` on; each page but the last is full
 // and names the next, the last names none.
 template <typename Item, typename Request, typename List>
@@ -71,8 +78,8 @@ void CheckDocument(const LifecycleModel& m, LifecycleSut& sut, int d) {
   std::vector<VersionSummary> kept;
   for (std::int32_t v = md.version(); v >= 1; --v) {
     const ModelVersion& mv = md.versions[v - 1];
-    VersionSummary line{v,           mv.title, IdOf(mv.edited_by), At(mv.created_at), std::nullopt,
-                        std::nullopt};
+    VersionSummary line{
+        v, mv.title, IdOf(mv.edited_by), At(mv.created_at), std::nullopt, std::nullopt, {}};
     for (int r = 0; r < static_cast<int>(m.reviews.size()); ++r) {
       if (m.reviews[r].document != d || m.reviews[r].version != v) continue;
       line.review_id = sut.review_ids.at(r);
@@ -86,17 +93,31 @@ void CheckDocument(const LifecycleModel& m, LifecycleSut& sut, int d) {
             (is_kept ? " (never rewritten)" : " (a draft replaced before it was submitted)"));
     if (is_kept) kept.push_back(std::move(line));
   }
-  const auto versions = sut.service.ListVersions(id);
-  if (!versions) RC_FAIL("ListVersions: " + versions.error().detail);
-  ExpectSame(*versions, kept, "version history of document " + std::to_string(d));
+  // Each kept version's editors: whoever wrote a version after the kept one before it, up to it,
+  // in the order they first wrote (issue 36, item 7).
+  std::int32_t kept_before = 0;
+  for (auto line = kept.rbegin(); line != kept.rend(); ++line) {
+    for (std::int32_t v = kept_before + 1; v <= line->version; ++v) {
+      const UserId editor = IdOf(md.versions[v - 1].edited_by);
+      if (std::find(line->editors.begin(), line->editors.end(), editor) == line->editors.end()) {
+        line->editors.push_back(editor);
+      }
+    }
+    kept_before = line->version;
+  }
+  const auto versions = AllPages<VersionSummary>(
+      PageRequest{}, 3, [&](const PageRequest& r) { return sut.service.ListVersions(id, r); },
+      "ListVersions");
+  ExpectSame(versions, kept, "version history of document " + std::to_string(d));
   std::vector<Review> expected;
   for (int r = static_cast<int>(m.reviews.size()) - 1; r >= 0; --r) {
     if (m.reviews[r].document == d) expected.push_back(ExpectedReview(m, sut, r));
   }
-  const auto history = sut.service.ReviewHistory(id);
-  if (!history) RC_FAIL("ReviewHistory: " + history.error().detail);
-  ExpectSame(*history, expected, "review history of document " + std::to_string(d));
-  for (const Review& review : *history) CheckDecidedOnce(sut, review);
+  const auto history = AllPages<Review>(
+      PageRequest{}, 3, [&](const PageRequest& r) { return sut.service.ReviewHistory(id, r); },
+      "ReviewHistory");
+  ExpectSame(history, expected, "review history of document " + std::to_string(d));
+  for (const Review& review : history) CheckDecidedOnce(sut, review);
 }
 
 // The reviewers' queue: every pending review, oldest first.
@@ -107,7 +128,11 @@ void CheckQueue(const LifecycleModel& m, LifecycleSut& sut) {
   request.limit = 100;
   const auto queue = sut.service.ReviewQueue(ActorOf(kBob), request);
   if (!queue) RC_FAIL("ReviewQueue: " + queue.error().detail);
-  ExpectSame(queue->items, expected, "review queue");
+  ExpectSame(ReviewsOf(queue->items), expected, "review queue");
+  for (const QueuedReview& item : queue->items) {
+    const auto doc = sut.service.GetDocument(item.review.document_id);
+    ExpectSame(item.title, doc ? doc->title : std::string("<none>"), "title of a queue item");
+  }
 }
 
 // The outbox holds exactly the model's events, in order.
@@ -139,8 +164,8 @@ std::vector<OutboxEvent> CheckOutbox(const LifecycleModel& m, LifecycleSut& sut)
 // unique; per document, events come in commit order and each review's submission precedes its one
 // decision.
 void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) {
-  const std::vector<Review> reviews = sut.store().ListReviews(
-      ReviewQuery{.status = std::nullopt, .after = std::nullopt, .limit = 100'000});
+  const std::vector<Review> reviews = ReviewsOf(sut.store().ListReviews(
+      ReviewQuery{.status = std::nullopt, .after = std::nullopt, .limit = 100'000}));
   std::map<DocumentId, int> pending;
   for (const Review& review : reviews) {
     if (review.status == ReviewStatus::kPending && ++pending[review.document_id] > 1) {
@@ -228,10 +253,10 @@ void CheckPaging(const LifecycleModel& m, LifecycleSut& sut) {
     }
   }
   ExpectSame(
-      AllPages<Review>(
+      ReviewsOf(AllPages<QueuedReview>(
           reviews, limit,
           [&](const ListReviewsRequest& r) { return sut.service.ReviewQueue(ActorOf(kDave), r); },
-          "review list"),
+          "review list")),
       oldest_first, "review list, " + std::to_string(limit) + " a page");
 }
 

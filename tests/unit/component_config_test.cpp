@@ -274,10 +274,13 @@ TEST(GateAndLogConfig, DefaultsPassAndEachRuleNamesItsSetting) {
   EXPECT_EQ(ValidateGateConfig(GateConfig{.review_ttl = 0ms}),
             "the review lock TTL must be a positive number of milliseconds, got 0");
   EXPECT_EQ(ValidateLogConfig(LogConfig{}), nullopt);
-  EXPECT_EQ(ValidateLogConfig(LogConfig{.level = "warning"}), nullopt);
-  EXPECT_EQ(ValidateLogConfig(LogConfig{.level = "loud"}),
+  EXPECT_EQ(ValidateLogConfig(LogConfig{.level = "warning", .format = ""}), nullopt);
+  EXPECT_EQ(ValidateLogConfig(LogConfig{.level = "loud", .format = ""}),
             "DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got "
             "'loud'");
+  EXPECT_EQ(ValidateLogConfig(LogConfig{.level = "info", .format = "json"}), nullopt);
+  EXPECT_EQ(ValidateLogConfig(LogConfig{.level = "info", .format = "yaml"}),
+            "DOCGATE_LOG_FORMAT must be json or text, got 'yaml'");
 }
 
 // The composition reports a component's message unchanged, and a rule spanning two components

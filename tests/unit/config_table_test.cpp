@@ -88,7 +88,7 @@ TEST(ConfigTable, NamesEachVariableOnceWithADescriptionOfOneLine) {
       EXPECT_EQ(from->field.index(), variable.field.index()) << "another type: " << variable.name;
     }
   }
-  EXPECT_EQ(names.size(), 67u);
+  EXPECT_EQ(names.size(), 68u);
 }
 
 // The defaults docgate had before the table, as the reference shows them.
@@ -161,6 +161,7 @@ TEST(ConfigTable, DefaultsAreTheOnesDocgateHadBeforeTheTable) {
       {"DOCGATE_EMBEDDINGS_RETRY_MAX_MS", "30000"},
       {"DOCGATE_EMBEDDINGS_BREAKER_MAX_MS", "60000"},
       {"DOCGATE_LOG_LEVEL", "info"},
+      {"DOCGATE_LOG_FORMAT", "(none)"},
   };
   ASSERT_EQ(expected.size(), ConfigVariables().size());
   for (const ConfigVariable& variable : ConfigVariables()) {
@@ -233,6 +234,11 @@ TEST(ConfigTable, OnOffAndEnumsTakeOnlyTheirValues) {
   EXPECT_EQ(ProblemOf({{"DOCGATE_LOG_LEVEL", "loud"}}),
             "DOCGATE_LOG_LEVEL must be trace, debug, info, warn, error, critical or off, got "
             "'loud'");
+  EXPECT_EQ(FromEnv({{"DOCGATE_LOG_FORMAT", "json"}}).log.format, "json");
+  EXPECT_EQ(FromEnv({{"DOCGATE_LOG_FORMAT", "text"}}).log.format, "text");
+  EXPECT_EQ(FromEnv({}).log.format, "") << "unset: chosen by whether stderr is a terminal";
+  EXPECT_EQ(ProblemOf({{"DOCGATE_LOG_FORMAT", "JSON"}}),
+            "DOCGATE_LOG_FORMAT must be json or text, got 'JSON'");
   EXPECT_EQ(ValuesText(Variable("DOCGATE_LOCK_GATE")), "on or off");
 }
 

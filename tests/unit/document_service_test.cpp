@@ -187,8 +187,8 @@ TEST_F(DocumentServiceTest, RejectEditResubmitApproveBindsTheNewVersion) {
   EXPECT_EQ(service_.GetDocument(doc.id)->approved_version, 2);
   EXPECT_EQ(service_.GetDocument(doc.id)->ingest_status, IngestStatus::kPending);
   auto history = service_.ReviewHistory(doc.id);
-  ASSERT_EQ(history->size(), 2u);
-  EXPECT_EQ((*history)[0].id, second.review.id) << "newest first";
+  ASSERT_EQ(history->items.size(), 2u);
+  EXPECT_EQ(history->items[0].id, second.review.id) << "newest first";
 }
 
 TEST_F(DocumentServiceTest, EditChecksOwnerIfMatchAndState) {
@@ -253,10 +253,11 @@ TEST_F(DocumentServiceTest, ReviewQueueIsOldestFirstAndForReviewersOnly) {
   auto queue = service_.ReviewQueue(kBob, ListReviewsRequest{ReviewStatus::kPending, 1, {}});
   ASSERT_TRUE(queue.ok());
   ASSERT_EQ(queue->items.size(), 1u);
-  EXPECT_EQ(queue->items[0].id, a.review.id);
+  EXPECT_EQ(queue->items[0].review.id, a.review.id);
+  EXPECT_EQ(queue->items[0].title, "a");
   auto rest = service_.ReviewQueue(kBob, ListReviewsRequest{ReviewStatus::kPending, 1, queue->next});
   ASSERT_EQ(rest->items.size(), 1u);
-  EXPECT_EQ(rest->items[0].id, b.review.id);
+  EXPECT_EQ(rest->items[0].review.id, b.review.id);
 }
 
 }  // namespace

@@ -165,12 +165,19 @@ TEST(HttpDto, ReviewHasEveryContractField) {
 TEST(HttpDto, VersionHistoryHasStringReviewIdsAndNullsForNeverSubmittedVersions) {
   const TimePoint at{std::chrono::milliseconds{1'764'424'800'123}};
   const std::vector<VersionSummary> history{
-      {3, "\u5165\u804c\u6307\u5357", "\u5f20\u4e09", at, std::nullopt, std::nullopt},
-      {1, "Guide", "alice", at, ReviewId{40}, ReviewStatus::kApproved}};
+      {3,
+       "\u5165\u804c\u6307\u5357",
+       "\u5f20\u4e09",
+       at,
+       std::nullopt,
+       std::nullopt,
+       {"\u674e\u56db", "\u5f20\u4e09"}},
+      {1, "Guide", "alice", at, ReviewId{40}, ReviewStatus::kApproved, {"alice"}}};
   EXPECT_EQ(ToJson(history), nlohmann::json::parse(R"({"items": [
               {"version": 3, "title": "\u5165\u804c\u6307\u5357", "edited_by": "\u5f20\u4e09",
+               "editors": ["\u674e\u56db", "\u5f20\u4e09"],
                "created_at": "2025-11-29T14:00:00.123Z", "review_id": null, "review_status": null},
-              {"version": 1, "title": "Guide", "edited_by": "alice",
+              {"version": 1, "title": "Guide", "edited_by": "alice", "editors": ["alice"],
                "created_at": "2025-11-29T14:00:00.123Z", "review_id": "40",
                "review_status": "approved"}]})"));
   EXPECT_EQ(

@@ -42,7 +42,7 @@ TEST(LogRedaction, NoLineOfTheLoggerHoldsAPieceOfASecret) {
   std::ostringstream out;
   spdlog::logger logger("redaction-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
   const Config config = ConfigWithSecrets();
-  RedactLogLines(logger, SecretsOf(config));
+  RedactLogLines(logger, SecretsOf(config), LogFormat::kText);
 
   logger.warn("embeddings: the server answered 401: Incorrect API key provided: {}...",
               config.embeddings.api_key.substr(0, 14));

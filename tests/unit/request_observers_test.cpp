@@ -88,6 +88,20 @@ TEST_F(RequestLogTest, AnUnauthenticatedCallerIsNullAServerErrorAWarningAndTextI
   EXPECT_EQ(b["caller"], "mallory\"}\n\xef\xbf\xbd");
 }
 
+TEST_F(RequestLogTest, TheTextFormSaysTheSameFieldsOnOneLineWithTheCallerQuoted) {
+  RequestLog text_log(logger_, RequestLog::Form::kText);
+  sink_->set_pattern("%v");
+  RequestTrace trace{"req-5", "/api/v1/documents/{id}", "mallory\"}\n"};
+  const HttpResponse ok = Response(HttpStatus::ok);
+  text_log.OnRequest(CompletedRequest{"GET", trace, ok, 3172400ns});
+  RequestTrace anonymous{"req-6", "/healthz", ""};
+  text_log.OnRequest(CompletedRequest{"GET", anonymous, ok, 1ms});
+  EXPECT_EQ(out_.str(),
+            "request_id=req-5 method=GET route=/api/v1/documents/{id} status=200 "
+            "duration_ms=3.172 caller=\"mallory\\\"}\\n\"\n"
+            "request_id=req-6 method=GET route=/healthz status=200 duration_ms=1.0 caller=-\n");
+}
+
 TEST_F(RequestLogTest, TheLoggersLevelFiltersLines) {
   logger_->set_level(spdlog::level::warn);
   RequestTrace trace{"req-4", "/healthz", ""};

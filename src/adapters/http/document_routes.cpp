@@ -136,13 +136,17 @@ Result<IdempotentOutcome> DocumentRoutes::Withdraw(const RouteContext& ctx, cons
 Result<HttpResponse> DocumentRoutes::Reviews(const RouteContext& ctx, const Actor&) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Ok200(service_.ReviewHistory(*id));
+  auto paging = PageParams(ctx);
+  if (!paging) return paging.error();
+  return Ok200(service_.ReviewHistory(*id, *paging));
 }
 
 Result<HttpResponse> DocumentRoutes::Versions(const RouteContext& ctx, const Actor&) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Ok200(service_.ListVersions(*id));
+  auto paging = PageParams(ctx);
+  if (!paging) return paging.error();
+  return Ok200(service_.ListVersions(*id, *paging));
 }
 
 Result<HttpResponse> DocumentRoutes::Version(const RouteContext& ctx, const Actor&) const {

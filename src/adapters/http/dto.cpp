@@ -30,6 +30,11 @@ json Items(const std::vector<T>& items) {
   return out;
 }
 
+template <typename T>
+json PageJson(const Page<T>& page) {
+  return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
+}
+
 }  // namespace
 
 std::optional<std::int64_t> ParsePositiveId(std::string_view text) {
@@ -162,15 +167,23 @@ json ToJson(const SearchResults& results) {
   return body;
 }
 
-json ToJson(const Page<Document>& page) {
-  return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
+json ToJson(const Page<Document>& page) { return PageJson(page); }
+
+json ToJson(const Page<Review>& page) { return PageJson(page); }
+
+json ToJson(const QueuedReview& item) {
+  json body = ToJson(item.review);
+  body["title"] = item.title;
+  return body;
 }
 
-json ToJson(const Page<Review>& page) {
-  return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
-}
+json ToJson(const Page<QueuedReview>& page) { return PageJson(page); }
 
-json ToJson(const std::vector<Review>& reviews) { return json{{"items", Items(reviews)}}; }
+json ToJson(const Page<VersionSummary>& page) {
+  json body = ToJson(page.items);
+  body["next"] = OptionalId(page.next);
+  return body;
+}
 
 json ToJson(const std::vector<VersionSummary>& versions) {
   json items = json::array();
@@ -180,6 +193,7 @@ json ToJson(const std::vector<VersionSummary>& versions) {
     items.push_back(json{{"version", line.version},
                          {"title", line.title},
                          {"edited_by", line.edited_by},
+                         {"editors", line.editors},
                          {"created_at", FormatTime(line.created_at)},
                          {"review_id", OptionalId(line.review_id)},
                          {"review_status", std::move(review_status)}});

@@ -49,12 +49,17 @@ nlohmann::json ToJson(const SearchResults& results);
 // The search mode named `text` (keyword, semantic, hybrid), or none.
 std::optional<SearchMode> ParseSearchMode(std::string_view text);
 nlohmann::json ToJson(const Page<Document>& page);
+// A document's review history: {"items": [...], "next"}.
 nlohmann::json ToJson(const Page<Review>& page);
-// A document's review history: {"items": [...]}.
-nlohmann::json ToJson(const std::vector<Review>& reviews);
+// A review of the queue: the review's fields and its document's `title`.
+nlohmann::json ToJson(const QueuedReview& item);
+// The review queue: {"items": [...], "next"}.
+nlohmann::json ToJson(const Page<QueuedReview>& page);
 // A document's version history: {"items": [{version, title, edited_by, created_at, review_id,
 // review_status}]}.
 nlohmann::json ToJson(const std::vector<VersionSummary>& versions);
+// A page of it: the same with "next".
+nlohmann::json ToJson(const Page<VersionSummary>& page);
 // One version: {document_id, version, title, content}.
 nlohmann::json ToJson(const DocumentVersion& version);
 

@@ -87,12 +87,18 @@ Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query) {
   return std::optional<std::int64_t>{*cursor};
 }
 
-Result<Paging> PagingParams(const QueryParams& query) {
+Result<PageRequest> PagingParams(const QueryParams& query) {
   auto limit = LimitParam(query);
   if (!limit) return limit.error();
   auto after = CursorParam(query);
   if (!after) return after.error();
-  return Paging{*limit, *after};
+  return PageRequest{*limit, *after};
+}
+
+Result<PageRequest> PageParams(const RouteContext& ctx) {
+  auto query = Query(ctx, {"limit", "after"});
+  if (!query) return query.error();
+  return PagingParams(*query);
 }
 
 Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string_view>& allowed) {

@@ -53,14 +53,12 @@ Result<std::string> RequiredString(const nlohmann::json& body, const char* name)
 // The query's parameters; VALIDATION for one not in `allowed`.
 Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string_view>& allowed);
 
-struct Paging {
-  std::optional<int> limit;
-  std::optional<std::int64_t> after;
-};
 // limit (an integer) and after (a cursor of a previous page), each when present.
 Result<std::optional<int>> LimitParam(const QueryParams& query);
 Result<std::optional<std::int64_t>> CursorParam(const QueryParams& query);
-Result<Paging> PagingParams(const QueryParams& query);
+Result<PageRequest> PagingParams(const QueryParams& query);
+// The page of a list that takes no other parameter: VALIDATION for any but limit and after.
+Result<PageRequest> PageParams(const RouteContext& ctx);
 // Search's mode (absent: the reader's default) and group (absent: by document).
 Result<std::optional<SearchMode>> SearchModeParam(const QueryParams& query);
 Result<SearchGrouping> SearchGroupingParam(const QueryParams& query);

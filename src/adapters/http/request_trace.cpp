@@ -37,7 +37,8 @@ std::string_view MethodLabel(HttpVerb verb) {
   return {name.data(), name.size()};
 }
 
-RequestLog::RequestLog(std::shared_ptr<spdlog::logger> logger) : logger_(std::move(logger)) {}
+RequestLog::RequestLog(std::shared_ptr<spdlog::logger> logger, Form form)
+    : logger_(std::move(logger)), form_(form) {}
 
 void RequestLog::OnRequest(const CompletedRequest& request) noexcept {
   const unsigned status = request.response.result_int();
@@ -54,7 +55,22 @@ void RequestLog::OnRequest(const CompletedRequest& request) noexcept {
       {"caller", request.trace.caller.empty() ? nlohmann::ordered_json(nullptr)
                                               : nlohmann::ordered_json(request.trace.caller)}};
   // A token's `sub` may hold anything: invalid UTF-8 is replaced rather than thrown on.
-  const std::string object = fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const auto dump = [](const nlohmann::ordered_json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (form_ == Form::kText) {
+    std::string text;
+    for (const auto& field : fields.items()) {
+      const nlohmann::ordered_json& value = field.value();
+      text += (text.empty() ? "" : " ") + field.key() + "=";
+      text += value.is_string() && field.key() != "caller" ? value.get<std::string>()
+              : value.is_null()                            ? std::string("-")
+                                                           : dump(value);
+    }
+    logger_->log(level, spdlog::string_view_t(text));
+    return;
+  }
+  const std::string object = dump(fields);
   logger_->log(level, spdlog::string_view_t(object.data() + 1, object.size() - 2));
 }
 

@@ -58,8 +58,8 @@ class RequestObserver {
   virtual void OnRequest(const CompletedRequest& request) noexcept = 0;
 };
 
-// The request log: one JSON line per answered request, through `logger` (spdlog), whose sinks
-// format with MakeFormatter():
+// The request log: one JSON line per answered request (or one text line, Form::kText), through
+// `logger` (spdlog), whose sinks format with MakeFormatter():
 //   {"time":"2026-11-29T14:00:00.123Z","level":"info","request_id":"4f0c...","method":"POST",
 //    "route":"/api/v1/documents/{id}/submit","status":200,"duration_ms":3.172,"caller":"alice"}
 // `time` is UTC with milliseconds; `level` is info, or warning for a 5xx; `caller` is null when
@@ -67,7 +67,13 @@ class RequestObserver {
 // Authorization token included), no query string, no body. The logger's level filters the lines.
 class RequestLog final : public RequestObserver {
  public:
-  explicit RequestLog(std::shared_ptr<spdlog::logger> logger);
+  // What a request's message holds. kJson: the fields of its JSON object after `time` and `level`,
+  // for MakeFormatter. kText: the same fields as text, for a text log (DOCGATE_LOG_FORMAT=text):
+  // `request_id=ID method=GET route=/api/v1/documents/{id} status=200 duration_ms=1.234
+  // caller="alice"` (the caller JSON-quoted, `-` without one).
+  enum class Form { kJson, kText };
+
+  explicit RequestLog(std::shared_ptr<spdlog::logger> logger, Form form = Form::kJson);
   void OnRequest(const CompletedRequest& request) noexcept override;
 
   // The formatter a sink of the request log needs: `time` and `level` come from spdlog, the rest
@@ -76,6 +82,7 @@ class RequestLog final : public RequestObserver {
 
  private:
   std::shared_ptr<spdlog::logger> logger_;
+  Form form_;
 };
 
 }  // namespace docgate

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <pqxx/pqxx>
 #include <span>
 #include <string_view>
@@ -74,11 +75,13 @@ constexpr Statement kUpdateReview{"update_review",
                                   "UPDATE kh_document_review SET status = $2, decided_by = "
                                   "$3, decided_at = $4, comment = $5"
                                   " WHERE id = $1"};
+// The reviews of document $1 below id $2 (the exclusive cursor), newest first, at most $3.
 constexpr Statement kSelectDocumentReviews{"select_document_reviews",
                                            "SELECT id, document_id, document_version, "
                                            "status, submitted_by, submitted_at, decided_by,"
                                            " decided_at, comment FROM kh_document_review "
-                                           "WHERE document_id = $1 ORDER BY id DESC"};
+                                           "WHERE document_id = $1 AND id < $2"
+                                           " ORDER BY id DESC LIMIT $3"};
 
 constexpr Statement kSelectContent{"select_content", sql::kSelectContent};
 constexpr Statement kSelectDocumentWithContent{"select_document_with_content",
@@ -92,6 +95,7 @@ constexpr Statement kRecordEditor{"record_editor",
                                   " ON CONFLICT (document_id, editor) DO UPDATE SET last_version"
                                   " = GREATEST(kh_document_editor.last_version, "
                                   "EXCLUDED.last_version)"};
+constexpr Statement kInsertVersionEditor{"insert_version_editor", sql::kInsertVersionEditor};
 constexpr Statement kDropUnsubmittedVersion{
     "drop_unsubmitted_version",
     "DELETE FROM kh_document_content c WHERE c.document_id = $1 AND c.version = $2"
@@ -101,6 +105,7 @@ constexpr Statement kSelectEditors{"select_editors", sql::kSelectEditors};
 constexpr Statement kSelectVersion{"select_version", sql::kSelectVersion};
 // Each kept version with its newest review (kh_document_review_by_version finds it).
 constexpr Statement kListVersions{"list_versions", sql::kListVersions};
+constexpr Statement kListVersionEditors{"list_version_editors", sql::kListVersionEditors};
 
 constexpr Statement kSetIngestStatus{"set_ingest_status", sql::kSetIngestStatus};
 
@@ -120,10 +125,12 @@ constexpr std::array kDocumentStatements{
     kSelectDocumentWithContent,
     kInsertVersion,
     kRecordEditor,
+    kInsertVersionEditor,
     kDropUnsubmittedVersion,
     kSelectEditors,
     kSelectVersion,
     kListVersions,
+    kListVersionEditors,
     kSetIngestStatus,
 };
 
@@ -134,9 +141,13 @@ DocumentVersion ToVersion(const pqxx::row& row) {
 }
 
 VersionSummary ToVersionSummary(const pqxx::row& row) {
-  VersionSummary summary{row[0].as<std::int32_t>(),  row[1].as<std::string>(),
-                         row[2].as<std::string>(),   FromMillis(row[3].as<std::int64_t>()),
-                         Nullable<ReviewId>(row[4]), std::nullopt};
+  VersionSummary summary{row[0].as<std::int32_t>(),
+                         row[1].as<std::string>(),
+                         row[2].as<std::string>(),
+                         FromMillis(row[3].as<std::int64_t>()),
+                         Nullable<ReviewId>(row[4]),
+                         std::nullopt,
+                         {}};
   if (!row[5].is_null()) {
     summary.review_status = Enum<ReviewStatus>(row[5], ParseReviewStatus, "review status");
   }
@@ -154,13 +165,17 @@ constexpr const char* kListDocuments =
     "author_id = $2)"
     "   AND ($3::bigint IS NULL OR id < $3)"
     " ORDER BY id DESC LIMIT $4";
+// Each review with its document's title last (ToQueuedReview).
 constexpr const char* kListReviews =
-    "SELECT id, document_id, document_version, status, submitted_by, "
-    "submitted_at, decided_by,"
-    " decided_at, comment FROM kh_document_review"
-    " WHERE ($1::text IS NULL OR status = $1) AND ($2::bigint IS NULL OR id > "
-    "$2)"
-    " ORDER BY id LIMIT $3";
+    "SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,"
+    " r.decided_by, r.decided_at, r.comment, d.title"
+    " FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
+    " WHERE ($1::text IS NULL OR r.status = $1) AND ($2::bigint IS NULL OR r.id > $2)"
+    " ORDER BY r.id LIMIT $3";
+
+QueuedReview ToQueuedReview(const pqxx::row& row) {
+  return QueuedReview{ToReview(row), row[9].as<std::string>()};
+}
 
 class PgTransaction final : public StoreTransaction {
  public:
@@ -234,6 +249,7 @@ class PgTransaction final : public StoreTransaction {
       w.exec_prepared(kInsertVersion.name, v.document_id, v.version, Checked(v.title),
                       Checked(v.content), Checked(v.edited_by), Millis(v.created_at));
       w.exec_prepared(kRecordEditor.name, v.document_id, Checked(v.edited_by), v.version);
+      w.exec_prepared(kInsertVersionEditor.name, v.document_id, v.version, Checked(v.edited_by));
     });
   }
 
@@ -334,10 +350,26 @@ std::optional<DocumentVersion> PgDocumentStore::FindVersion(DocumentId id, std::
                               });
 }
 
-std::vector<VersionSummary> PgDocumentStore::ListVersions(DocumentId id) {
+std::vector<VersionSummary> PgDocumentStore::ListVersions(const VersionQuery& query) {
+  if (query.limit <= 0) return {};
+  const std::int32_t before = query.before.value_or(std::numeric_limits<std::int32_t>::max());
   return session_->Autocommit(
-      Describe("list versions of document", id), [&](pqxx::transaction_base& tx) {
-        return All<VersionSummary>(tx.exec_prepared(kListVersions.name, id), ToVersionSummary);
+      Describe("list versions of document", query.document_id), [&](pqxx::transaction_base& tx) {
+        return All<VersionSummary>(
+            tx.exec_prepared(kListVersions.name, query.document_id, before, query.limit),
+            ToVersionSummary);
+      });
+}
+
+std::vector<std::pair<std::int32_t, UserId>> PgDocumentStore::ListVersionEditors(
+    DocumentId id, std::int32_t from_version, std::int32_t to_version) {
+  return session_->Autocommit(
+      Describe("list version editors of document", id), [&](pqxx::transaction_base& tx) {
+        return All<std::pair<std::int32_t, UserId>>(
+            tx.exec_prepared(kListVersionEditors.name, id, from_version, to_version),
+            [](const pqxx::row& row) {
+              return std::pair{row[0].as<std::int32_t>(), row[1].as<std::string>()};
+            });
       });
 }
 
@@ -352,21 +384,25 @@ std::vector<Document> PgDocumentStore::ListDocuments(const DocumentQuery& query)
   });
 }
 
-std::vector<Review> PgDocumentStore::ListReviews(const ReviewQuery& query) {
+std::vector<QueuedReview> PgDocumentStore::ListReviews(const ReviewQuery& query) {
   if (query.limit <= 0) return {};
   const std::optional<std::string> status =
       query.status ? Text(ToString(*query.status)) : std::nullopt;
   return session_->Autocommit("list reviews", [&](pqxx::transaction_base& tx) {
-    return All<Review>(
+    return All<QueuedReview>(
         tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)), query.limit),
-        ToReview);
+        ToQueuedReview);
   });
 }
 
-std::vector<Review> PgDocumentStore::ListDocumentReviews(DocumentId id) {
+std::vector<Review> PgDocumentStore::ListDocumentReviews(const DocumentReviewQuery& query) {
+  if (query.limit <= 0) return {};
+  const ReviewId before = query.before.value_or(std::numeric_limits<ReviewId>::max());
   return session_->Autocommit(
-      Describe("list reviews of document", id), [&](pqxx::transaction_base& tx) {
-        return All<Review>(tx.exec_prepared(kSelectDocumentReviews.name, id), ToReview);
+      Describe("list reviews of document", query.document_id), [&](pqxx::transaction_base& tx) {
+        return All<Review>(
+            tx.exec_prepared(kSelectDocumentReviews.name, query.document_id, before, query.limit),
+            ToReview);
       });
 }
 

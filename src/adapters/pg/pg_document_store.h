@@ -65,10 +65,13 @@ class PgDocumentStore final : public DocumentStore {
   std::vector<std::optional<DocumentWithContent>> FindDocumentsWithContent(
       const std::vector<std::pair<DocumentId, std::int32_t>>& wanted) override;
   std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) override;
-  std::vector<VersionSummary> ListVersions(DocumentId id) override;
+  std::vector<VersionSummary> ListVersions(const VersionQuery& query) override;
+  std::vector<std::pair<std::int32_t, UserId>> ListVersionEditors(DocumentId id,
+                                                                  std::int32_t from_version,
+                                                                  std::int32_t to_version) override;
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
-  std::vector<Review> ListReviews(const ReviewQuery& query) override;
-  std::vector<Review> ListDocumentReviews(DocumentId id) override;
+  std::vector<QueuedReview> ListReviews(const ReviewQuery& query) override;
+  std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) override;
   // SELECT 1; false on any failure, never throws. Waits for a pooled connection at most the
   // shorter of pool_wait_timeout and connect_timeout.
   bool Ping() override;

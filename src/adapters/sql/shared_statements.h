@@ -79,12 +79,14 @@ inline constexpr char kInsertVersion[] =
     "INSERT INTO kh_document_content (document_id, version, title, "
     "content, edited_by, created_at)"
     " VALUES ($1, $2, $3, $4, $5, $6)";
+// The kept versions of document $1 below version $2 (the exclusive cursor), newest first, at most
+// $3 of them.
 inline constexpr char kListVersions[] =
     "SELECT c.version, c.title, c.edited_by, c.created_at, r.id, r.status"
     " FROM kh_document_content c"
     " LEFT JOIN kh_document_review r ON r.id = (SELECT max(id) FROM kh_document_review"
     "   WHERE document_id = c.document_id AND document_version = c.version)"
-    " WHERE c.document_id = $1 ORDER BY c.version DESC";
+    " WHERE c.document_id = $1 AND c.version < $2 ORDER BY c.version DESC LIMIT $3";
 // The document $1 with the content of its current version (NULL when it has none), in one
 // statement: one snapshot on either backend. The document's columns are those of every document
 // select, the content last.
@@ -99,6 +101,19 @@ inline constexpr char kSelectContent[] =
 inline constexpr char kSelectEditors[] =
     "SELECT editor FROM kh_document_editor"
     " WHERE document_id = $1 AND last_version > $2 ORDER BY editor";
+// Who wrote each kept version of document $1 from version $2 to $3, newest version first: the
+// editors of every version after the kept one before it, up to it (dropped drafts included; see
+// migrations 0012), each once, in the order they first wrote.
+inline constexpr char kListVersionEditors[] =
+    "SELECT c.version, e.editor, min(e.version) AS first_written"
+    " FROM kh_document_content c JOIN kh_version_editor e"
+    " ON e.document_id = c.document_id AND e.version <= c.version"
+    " AND e.version > COALESCE((SELECT max(p.version) FROM kh_document_content p"
+    "   WHERE p.document_id = c.document_id AND p.version < c.version), 0)"
+    " WHERE c.document_id = $1 AND c.version BETWEEN $2 AND $3"
+    " GROUP BY c.version, e.editor ORDER BY c.version DESC, first_written, e.editor";
+inline constexpr char kInsertVersionEditor[] =
+    "INSERT INTO kh_version_editor (document_id, version, editor) VALUES ($1, $2, $3)";
 inline constexpr char kSelectVersion[] =
     "SELECT document_id, version, title, content, edited_by, "
     "created_at FROM kh_document_content"

@@ -27,6 +27,11 @@ constexpr char kSelectReviews[] =
     "SELECT id, document_id, document_version, status, submitted_by, "
     "submitted_at, decided_by,"
     " decided_at, comment FROM kh_document_review WHERE ";
+// The queue's reviews, each with its document's title last (QueuedReviewFromRow).
+constexpr char kSelectQueuedReviews[] =
+    "SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,"
+    " r.decided_by, r.decided_at, r.comment, d.title"
+    " FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id WHERE ";
 
 constexpr auto kSelectDocument = Sql(kSelectDocuments, "id = ?1");
 // Document lists bind ?1 status, ?2 author_id, ?3 the exclusive cursor, ?4 the
@@ -68,13 +73,18 @@ constexpr std::string_view kSelectEditors = sql::kSqlite<sql::kSelectEditors>;
 constexpr std::string_view kSelectVersion = sql::kSqlite<sql::kSelectVersion>;
 // Each kept version with its newest review (kh_document_review_by_version finds it).
 constexpr std::string_view kListVersions = sql::kSqlite<sql::kListVersions>;
+constexpr std::string_view kListVersionEditors = sql::kSqlite<sql::kListVersionEditors>;
+constexpr std::string_view kInsertVersionEditor = sql::kSqlite<sql::kInsertVersionEditor>;
 
 constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
 // Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
-constexpr char kOldestFirst[] = " ORDER BY id LIMIT ?3";
-constexpr auto kListReviews = Sql(kSelectReviews, "id > ?2", kOldestFirst);
-constexpr auto kListReviewsByStatus = Sql(kSelectReviews, "status = ?1 AND id > ?2", kOldestFirst);
-constexpr auto kListDocumentReviews = Sql(kSelectReviews, "document_id = ?1 ORDER BY id DESC");
+constexpr char kOldestFirst[] = " ORDER BY r.id LIMIT ?3";
+constexpr auto kListReviews = Sql(kSelectQueuedReviews, "r.id > ?2", kOldestFirst);
+constexpr auto kListReviewsByStatus =
+    Sql(kSelectQueuedReviews, "r.status = ?1 AND r.id > ?2", kOldestFirst);
+// A document's reviews bind ?1 the document, ?2 the exclusive cursor, ?3 the limit.
+constexpr auto kListDocumentReviews =
+    Sql(kSelectReviews, "document_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3");
 // Insert and update share the parameter numbers of BindReview; a decision
 // changes only ?3, ?6-?8.
 constexpr std::string_view kInsertReview = sql::kSqlite<sql::kInsertReview>;
@@ -122,17 +132,26 @@ DocumentVersion VersionFromRow(const SqliteStatement& row) {
                          row.Text(3),  row.Text(4),  row.Time(5)};
 }
 
+QueuedReview QueuedReviewFromRow(const SqliteStatement& row) {
+  return QueuedReview{ReviewFromRow(row), row.Text(9)};
+}
+
 VersionSummary VersionSummaryFromRow(const SqliteStatement& row) {
   VersionSummary summary{row.Int32(0),
                          row.Text(1),
                          row.Text(2),
                          row.Time(3),
                          Nullable(row, 4, &SqliteStatement::Int64),
-                         std::nullopt};
+                         std::nullopt,
+                         {}};
   if (!row.IsNull(5)) {
     summary.review_status = EnumColumn(row, 5, &ParseReviewStatus, "kh_document_review.status");
   }
   return summary;
+}
+
+std::pair<std::int32_t, UserId> VersionEditorFromRow(const SqliteStatement& row) {
+  return {row.Int32(0), row.Text(1)};
 }
 
 void BindDocument(SqliteStatement& stmt, const Document& doc) {
@@ -245,6 +264,12 @@ class SqliteStoreTransaction final : public StoreTransaction {
         .Bind(2, v.edited_by)
         .Bind(3, v.version)
         .Run();
+    Open()
+        .Prepare(kInsertVersionEditor)
+        .Bind(1, v.document_id)
+        .Bind(2, v.version)
+        .Bind(3, v.edited_by)
+        .Run();
   }
 
   bool DropUnsubmittedVersion(DocumentId id, std::int32_t version) override {
@@ -325,8 +350,16 @@ std::optional<DocumentVersion> SqliteDocumentStore::FindVersion(DocumentId id,
   return FirstRow(stmt, &VersionFromRow);
 }
 
-std::vector<VersionSummary> SqliteDocumentStore::ListVersions(DocumentId id) {
-  return session_->ReadAll(kListVersions, &VersionSummaryFromRow, id);
+std::vector<VersionSummary> SqliteDocumentStore::ListVersions(const VersionQuery& query) {
+  return session_->ReadAll(kListVersions, &VersionSummaryFromRow, query.document_id,
+                           query.before.value_or(std::numeric_limits<std::int32_t>::max()),
+                           NonNegative(query.limit));
+}
+
+std::vector<std::pair<std::int32_t, UserId>> SqliteDocumentStore::ListVersionEditors(
+    DocumentId id, std::int32_t from_version, std::int32_t to_version) {
+  return session_->ReadAll(kListVersionEditors, &VersionEditorFromRow, id, from_version,
+                           to_version);
 }
 
 std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& query) {
@@ -339,18 +372,20 @@ std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& qu
   return AllRows(stmt, &DocumentFromRow);
 }
 
-std::vector<Review> SqliteDocumentStore::ListReviews(const ReviewQuery& query) {
+std::vector<QueuedReview> SqliteDocumentStore::ListReviews(const ReviewQuery& query) {
   auto lease = session_->Read();
   auto stmt = lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
                                           : std::string_view(kListReviews));
   if (query.status) stmt.Bind(1, ToString(*query.status));
   stmt.Bind(2, query.after.value_or(std::numeric_limits<ReviewId>::min()))
       .Bind(3, NonNegative(query.limit));
-  return AllRows(stmt, &ReviewFromRow);
+  return AllRows(stmt, &QueuedReviewFromRow);
 }
 
-std::vector<Review> SqliteDocumentStore::ListDocumentReviews(DocumentId id) {
-  return session_->ReadAll(kListDocumentReviews, &ReviewFromRow, id);
+std::vector<Review> SqliteDocumentStore::ListDocumentReviews(const DocumentReviewQuery& query) {
+  return session_->ReadAll(kListDocumentReviews, &ReviewFromRow, query.document_id,
+                           query.before.value_or(std::numeric_limits<ReviewId>::max()),
+                           NonNegative(query.limit));
 }
 
 bool SqliteDocumentStore::Ping() { return session_->Ping(); }

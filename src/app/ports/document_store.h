@@ -27,6 +27,29 @@ struct ReviewQuery {
   int limit = 20;
 };
 
+// One document's kept versions, newest first (descending version); `before` is the exclusive
+// cursor.
+struct VersionQuery {
+  DocumentId document_id = 0;
+  std::optional<std::int32_t> before;
+  int limit = 20;
+};
+
+// One document's reviews, newest first (descending id); `before` is the exclusive cursor.
+struct DocumentReviewQuery {
+  DocumentId document_id = 0;
+  std::optional<ReviewId> before;
+  int limit = 20;
+};
+
+// A review of the queue with the current title of its document, read in the same statement.
+struct QueuedReview {
+  Review review;
+  std::string title;
+
+  bool operator==(const QueuedReview&) const = default;
+};
+
 // The system of record for documents, their content versions, reviews and the outbox.
 // Thread-safe: any number of threads may call it; it bounds concurrency by its connection count
 // and waits at most its configured timeout for a connection or a lock before throwing
@@ -50,13 +73,19 @@ class DocumentStore {
       const std::vector<std::pair<DocumentId, std::int32_t>>& wanted);
   // One kept version, or nullopt when it does not exist or was dropped.
   virtual std::optional<DocumentVersion> FindVersion(DocumentId id, std::int32_t version) = 0;
-  // Every kept version of one document, newest first, each with its newest review.
-  virtual std::vector<VersionSummary> ListVersions(DocumentId id) = 0;
+  // At most query.limit kept versions of one document, each with its newest review.
+  virtual std::vector<VersionSummary> ListVersions(const VersionQuery& query) = 0;
+  // (version, editor) for each kept version of `id` from `from_version` to `to_version`, newest
+  // version first: everyone who wrote it since the kept version before it (the drafts it replaced
+  // included), each once, in the order they first wrote.
+  virtual std::vector<std::pair<std::int32_t, UserId>> ListVersionEditors(
+      DocumentId id, std::int32_t from_version, std::int32_t to_version) = 0;
   // At most query.limit rows.
   virtual std::vector<Document> ListDocuments(const DocumentQuery& query) = 0;
-  virtual std::vector<Review> ListReviews(const ReviewQuery& query) = 0;
-  // Every review of one document, newest first.
-  virtual std::vector<Review> ListDocumentReviews(DocumentId id) = 0;
+  // At most query.limit reviews, each with its document's title.
+  virtual std::vector<QueuedReview> ListReviews(const ReviewQuery& query) = 0;
+  // At most query.limit reviews of one document.
+  virtual std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) = 0;
 
   // True when the database answers a trivial query (readiness).
   virtual bool Ping() = 0;
