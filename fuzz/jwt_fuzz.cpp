@@ -61,7 +61,7 @@ docgate::FakeClock& Clock() {
 }
 
 const docgate::JwtVerifier& Verifier() {
-  static const docgate::JwtVerifier verifier(std::string(kSecret), Clock());
+  static const docgate::JwtVerifier verifier({std::string(kSecret)}, Clock());
   return verifier;
 }
 

@@ -25,7 +25,8 @@
 #     not depend on the services and algorithms of app/ that use it.
 #  4. src/adapters/X/ includes no other adapter (adapters/Y/, Y != X), no worker/ and no runtime/;
 #     but adapters/pg/ and adapters/sqlite/ include adapters/sql/ (the statements both run alike),
-#     which includes only the C++ standard library.
+#     which includes only the C++ standard library; adapters/openai/ and adapters/oidc/ include
+#     adapters/web/ (the outbound HTTP client they share), which includes no other adapter.
 #  5. src/worker/ includes no adapters/ and no runtime/.
 # src/runtime/ and src/main.cpp compose everything and may include anything. Generated headers
 # and third-party headers outside core and app are not this script's business.
@@ -134,6 +135,12 @@ while IFS='|' read -r file line text delimiter header; do
           case $adapter in
             pg | sqlite) ;;
             *) report "$file" "$line" "$text" "adapters/sql/ is for adapters/pg/ and adapters/sqlite/ only" ;;
+          esac
+          ;;
+        adapters/web/*)
+          case $adapter in
+            openai | oidc) ;;
+            *) report "$file" "$line" "$text" "adapters/web/ is for adapters/openai/ and adapters/oidc/ only" ;;
           esac
           ;;
         adapters/*)

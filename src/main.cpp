@@ -146,7 +146,8 @@ int PrintToken(const Config& config, const std::string& subject, const std::stri
   SystemClock clock;
   const TimePoint now = clock.Now();
   claims.expires_at = now + std::chrono::seconds{ttl_seconds};
-  const std::string token = SignHs256Token(ReadJwtSecret(config), claims, now);
+  const std::string token =
+      SignHs256Token(SplitJwtSecrets(ReadJwtSecret(config)).value().front(), claims, now);
   if (!console_link) {
     std::cout << token << "\n";
     return 0;

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/utf8.h"
+
 namespace docgate {
 namespace {
 
@@ -65,5 +67,15 @@ std::optional<IngestStatus> ParseIngestStatus(std::string_view text) {
   return Lookup(kIngestStatuses, text);
 }
 std::optional<EventType> ParseEventType(std::string_view text) { return Lookup(kEventTypes, text); }
+
+std::optional<std::string> SubjectProblem(std::string_view sub) {
+  if (sub.empty()) return "token `sub` must be a non-empty string";
+  if (sub.size() > kMaxSubjectBytes) {
+    return "token `sub` must be at most " + std::to_string(kMaxSubjectBytes) + " bytes, got " +
+           std::to_string(sub.size());
+  }
+  if (!IsPrintableText(sub)) return "token `sub` must be UTF-8 without control characters";
+  return std::nullopt;
+}
 
 }  // namespace docgate

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -109,6 +110,14 @@ struct OutboxEvent {
 
   bool operator==(const OutboxEvent&) const = default;
 };
+
+// The longest `sub` accepted, in bytes of UTF-8: a caller id is stored and indexed (documents'
+// authors, reviews, idempotency keys), and 255 bytes stay well inside every index's entry limit.
+inline constexpr std::size_t kMaxSubjectBytes = 255;
+
+// Why `sub` cannot identify a caller, or nullopt when it can: 1..kMaxSubjectBytes bytes of valid
+// UTF-8 without control characters (so it is stored as it is and logs on one line).
+std::optional<std::string> SubjectProblem(std::string_view sub);
 
 // The authenticated caller, as the token describes it.
 struct Actor {

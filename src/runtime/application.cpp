@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "adapters/in_process/disabled_lock_gate.h"
+#include "adapters/oidc/oidc_identity_provider.h"
 #include "adapters/redis/redis_lock_gate.h"
 #include "runtime/log_redaction.h"
 
@@ -37,7 +38,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   clock_ = clock;
   random_ = std::make_unique<OpenSslRandom>();
   metrics_ = std::make_unique<MetricsRegistry>();
-  jwt_secret_ = ResolveJwtSecret(config_, *random_);
+  // Validated: a generated or filed secret is one, DOCGATE_JWT_SECRET may list several.
+  jwt_secrets_ = *SplitJwtSecrets(ResolveJwtSecret(config_, *random_));
   stores_ = OpenStores(config_);
   ExposePoolMetrics(*metrics_, stores_.pool_stats);
   ExposeOutboxMetrics(*metrics_, *stores_.outbox, *clock_);
@@ -86,8 +88,18 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
                                                       config_.idempotency);
   janitor_ = std::make_unique<Janitor>(*idempotency_, *stores_.inbox, *clock_, config_.janitor);
   ExposeJanitorMetrics(*metrics_, janitor_->counters());
-  verifier_ = std::make_unique<JwtVerifier>(jwt_secret_, *clock_);
+  if (!config_.oidc.issuer.empty()) {
+    auto provider = std::make_unique<OidcIdentityProvider>(
+        config_.oidc, *clock_, MakeWebFetcher(config_.oidc.ca_file, config_.oidc.timeout));
+    provider->Start();
+    provider->StartRefresher();
+    ExposeIdentityMetrics(*metrics_, provider->keys());
+    identity_ = std::move(provider);
+  }
+  verifier_ = std::make_unique<JwtVerifier>(jwt_secrets_, *clock_, identity_.get());
   HealthChecks health;
+  if (identity_ != nullptr)
+    health.identity = [identity = identity_.get()] { return identity->State(); };
   health.database = [store = stores_.documents] { return store->Ping(); };
   if (!config_.gate.enabled) health.lock = [] { return std::string("disabled"); };
   if (redis_gate != nullptr) health.lock = [redis_gate] { return redis_gate->State(); };
@@ -102,7 +114,8 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
 
   log_format_ = LogFormatOf(config_.log.format);
   std::vector<std::string> secrets = SecretsOf(config_);
-  secrets.push_back(jwt_secret_);  // generated or read from its file, it is in no variable
+  // Generated or read from its file, or one of a list: in no variable as it is.
+  secrets.insert(secrets.end(), jwt_secrets_.begin(), jwt_secrets_.end());
   log_secrets_ = std::make_shared<const SecretPieces>(std::move(secrets));
   auto stderr_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   stderr_sink->set_formatter(RequestLogFormatter());

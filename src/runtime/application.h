@@ -81,7 +81,8 @@ class Application {
   void Stop();
 
   const Config& config() const { return config_; }
-  const std::string& jwt_secret() const { return jwt_secret_; }
+  // The secret HS256 tokens are issued with (the first of DOCGATE_JWT_SECRET's).
+  const std::string& jwt_secret() const { return jwt_secrets_.front(); }
   // What tests and benchmarks look at behind the HTTP API; docgate itself never uses it.
   struct Internals {
     Clock& clock;
@@ -110,7 +111,7 @@ class Application {
   Clock* clock_;
   std::unique_ptr<OpenSslRandom> random_;
   std::unique_ptr<MetricsRegistry> metrics_;  // before everything it reads at a scrape
-  std::string jwt_secret_;
+  std::vector<std::string> jwt_secrets_;
   Stores stores_;
   std::unique_ptr<LockGate> gate_;
   std::unique_ptr<ObservedLockGate> observed_gate_;  // gate_ as the use cases see it: counted
@@ -131,6 +132,7 @@ class Application {
   std::unique_ptr<ReaderService> reader_;
   std::unique_ptr<IdempotencyService> idempotency_;
   std::unique_ptr<Janitor> janitor_;
+  std::unique_ptr<IdentityProvider> identity_;  // DOCGATE_OIDC_ISSUER's, or none
   std::unique_ptr<JwtVerifier> verifier_;
   std::unique_ptr<RestApi> api_;
   LogFormat log_format_ = LogFormat::kJson;

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "adapters/http/jwt_auth.h"
 #include "adapters/sqlite/sqlite_session.h"
 #include "app/idempotency.h"
 #include "core/config_check.h"
@@ -238,6 +239,11 @@ void ValidateConfig(const Config& config) {
         "DOCGATE_JWT_SECRET is required when the database is not SQLite: every instance must "
         "verify tokens with the same secret");
   }
+  if (!config.auth.jwt_secret.empty() && !SplitJwtSecrets(config.auth.jwt_secret)) {
+    throw ConfigError(
+        "DOCGATE_JWT_SECRET lists an empty secret: separate rotating secrets with single commas");
+  }
+  ThrowIf(ValidateOidcConfig(config.oidc));
   ThrowIf(ValidateMongoConfig(config.mongo));
   ThrowIf(ValidateEmbeddingsConfig(config.embeddings));
   ThrowIf(ValidateAmqpConfig(config.amqp));

@@ -18,6 +18,7 @@
 #include "adapters/amqp/amqp_config.h"
 #include "adapters/http/http_server.h"
 #include "adapters/mongo/mongo_config.h"
+#include "adapters/oidc/oidc_config.h"
 #include "adapters/openai/embeddings_config.h"
 #include "adapters/redis/redis_config.h"
 #include "app/consumer_runner.h"
@@ -48,7 +49,8 @@ struct DatabaseConfig {
 std::optional<std::string> ValidateDatabaseConfig(const DatabaseConfig& database);
 
 struct AuthConfig {
-  std::string jwt_secret;   // empty: kept in secret_file (SQLite only)
+  // Empty: kept in secret_file (SQLite only). Several, comma-separated, while they rotate.
+  std::string jwt_secret;
   std::string secret_file;  // empty: `jwt_secret` beside the SQLite file
 };
 
@@ -94,6 +96,8 @@ struct Config {
   HttpConfig http;  // its workers default to the database pool size
   DatabaseConfig database;
   AuthConfig auth;
+  // An issuer makes its RS256/ES256 tokens bearer tokens too.
+  OidcConfig oidc;
   GateConfig gate;
   // A URL selects the Redis gate (unless the gate is off).
   RedisConfig redis;

@@ -94,6 +94,7 @@ constexpr ConfigVariable Enum(std::string_view name, ConfigComponent component,
 }
 
 constexpr std::string_view kWithEmbeddings = "checked with `DOCGATE_EMBEDDINGS_URL` only";
+constexpr std::string_view kWithIssuer = "needs `DOCGATE_OIDC_ISSUER`";
 
 // The bounds are the validators' (ValidateHttpConfig, ValidateRedisConfig, ...): a unit test
 // proves each one against ValidateConfig.
@@ -171,7 +172,8 @@ constexpr std::array kVariables{
 
     Text(
         "DOCGATE_JWT_SECRET", kAuth, ConfigType::kSecret,
-        "the HS256 secret tokens are signed and verified with; unset on SQLite, one is "
+        "the HS256 secret tokens are signed and verified with, or several separated by commas "
+        "while they rotate (issued with the first, accepted with any); unset on SQLite, one is "
         "generated into `DOCGATE_JWT_SECRET_FILE`",
         [](Config& c) -> auto& { return c.auth.jwt_secret; })
         .Rule("required unless the database is SQLite"),
@@ -180,6 +182,48 @@ constexpr std::array kVariables{
         "where the generated secret is kept while `DOCGATE_JWT_SECRET` is unset (SQLite only); "
         "unset: `jwt_secret` beside the SQLite file",
         [](Config& c) -> auto& { return c.auth.secret_file; }),
+    Text(
+        "DOCGATE_OIDC_ISSUER", kAuth, ConfigType::kUrl,
+        "an OpenID Connect issuer (`https://`; `http://` only to this machine) whose RS256 and "
+        "ES256 tokens are accepted too: `iss` exactly this, keys from its discovery document",
+        [](Config& c) -> auto& { return c.oidc.issuer; }),
+    Text(
+        "DOCGATE_OIDC_CLIENT_ID", kAuth, ConfigType::kString,
+        "docgate's client id at the issuer; the audience unless `DOCGATE_OIDC_AUDIENCE` is set",
+        [](Config& c) -> auto& { return c.oidc.client_id; })
+        .Rule(kWithIssuer),
+    Text(
+        "DOCGATE_OIDC_AUDIENCE", kAuth, ConfigType::kString,
+        "what an issuer's token's `aud` (a string or a list) must contain; unset: "
+        "`DOCGATE_OIDC_CLIENT_ID`",
+        [](Config& c) -> auto& { return c.oidc.audience; })
+        .Rule(kWithIssuer),
+    Text(
+        "DOCGATE_OIDC_ROLES_CLAIM", kAuth, ConfigType::kString,
+        "the claim holding the caller's groups (a list, or one space-separated string), or a "
+        "dotted path to it (`realm_access.roles`)",
+        [](Config& c) -> auto& { return c.oidc.roles_claim; }),
+    Text(
+        "DOCGATE_OIDC_ROLE_MAP", kAuth, ConfigType::kString,
+        "`group=role,...`: the groups that give each role (`author`, `reviewer`, `admin`); "
+        "other groups are ignored. Unset: values named like a role give that role",
+        [](Config& c) -> auto& { return c.oidc.role_map; })
+        .Rule(kWithIssuer),
+    Text(
+        "DOCGATE_OIDC_CA_FILE", kAuth, ConfigType::kPath,
+        "PEM certificates an `https://` issuer is verified against; unset: the system's trust "
+        "store",
+        [](Config& c) -> auto& { return c.oidc.ca_file; })
+        .Rule(kWithIssuer),
+    Millis(
+        "DOCGATE_OIDC_TIMEOUT_MS", kAuth, 1,
+        "one fetch of the issuer's discovery document or keys, connect included",
+        [](Config& c) -> auto& { return c.oidc.timeout; }),
+    Millis(
+        "DOCGATE_OIDC_KEYS_REFRESH_MS", kAuth, 1,
+        "a token signed with a key not seen before refetches the issuer's keys at most once per "
+        "this interval",
+        [](Config& c) -> auto& { return c.oidc.keys_refresh; }),
 
     OnOff(
         "DOCGATE_LOCK_GATE", kGate,

@@ -227,4 +227,14 @@ void ExposeRelayMetrics(MetricsRegistry& registry, const RelayCounters& counters
       counters.claims_lost);
 }
 
+void ExposeIdentityMetrics(MetricsRegistry& registry, const OidcKeySet& keys) {
+  registry.AddCounterCallback("docgate_oidc_key_fetches_total",
+                              "Fetches of the OpenID issuer's key set begun (at start, every 10 "
+                              "minutes, on an unknown kid at most once per interval).",
+                              [&keys] { return keys.key_fetches(); });
+  registry.AddGaugeCallback("docgate_oidc_keys_available",
+                            "1 while the last fetch of the issuer's keys succeeded, else 0.",
+                            [&keys] { return std::optional<double>(keys.healthy() ? 1 : 0); });
+}
+
 }  // namespace docgate

@@ -11,6 +11,7 @@
 
 #include "adapters/http/http_server.h"
 #include "adapters/http/request_trace.h"
+#include "adapters/oidc/oidc_key_set.h"
 #include "adapters/openai/openai_embedder.h"
 #include "adapters/prometheus/metrics_registry.h"
 #include "app/consumer_runner.h"
@@ -90,5 +91,10 @@ void ExposeConsumerMetrics(MetricsRegistry& registry, const ConsumerCounters& co
 void ExposeEmbeddingMetrics(MetricsRegistry& registry, const EmbedderCounters& client,
                             std::span<const std::unique_ptr<EmbeddingWorker>> workers,
                             const Ingestion& ingestion);
+
+// The OpenID issuer's side: docgate_oidc_key_fetches_total (fetches of its key set begun) and
+// docgate_oidc_keys_available (1 while the last fetch succeeded). `keys` must outlive the
+// registry's scrapes.
+void ExposeIdentityMetrics(MetricsRegistry& registry, const OidcKeySet& keys);
 
 }  // namespace docgate

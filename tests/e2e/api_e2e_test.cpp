@@ -35,7 +35,8 @@ TEST_P(ApiTest, HealthAndReadinessNeedNoToken) {
                           {{"database", "ok"},
                            {"lock", GetParam().gate ? "ok" : "disabled"},
                            {"broker", "disabled"},
-                           {"embeddings", "off"}}}};
+                           {"embeddings", "off"},
+                           {"identity", "disabled"}}}};
   EXPECT_EQ(ready.json(), expected);
 }
 

@@ -351,7 +351,8 @@ TEST_P(DegradedGateMetricsTest, ARedisOutageIsCountedAsBackendErrorsAndDegradedP
                                  {{"database", "ok"},
                                   {"lock", "degraded"},
                                   {"broker", "disabled"},
-                                  {"embeddings", "off"}}}}));
+                                  {"embeddings", "off"},
+                                  {"identity", "disabled"}}}}));
 
   const Samples samples = Scrape();
   const Samples expected_gate = {

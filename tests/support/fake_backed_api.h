@@ -50,7 +50,7 @@ struct FakeBackedApi {
   FakeLockGate gate{clock, random};
   CountingWakeup wakeup;
   DocumentService service{*stores.documents, gate, clock, random, wakeup};
-  JwtVerifier verifier{kSecret, clock};
+  JwtVerifier verifier{{kSecret}, clock};
   IdempotencyService idempotency{*stores.idempotency, clock, random, IdempotencyConfig{}};
   ReaderService reader{*stores.documents, *stores.previews, *stores.chunks};
   RestApi api;

@@ -13,7 +13,7 @@ TEST(EmbeddingsUrlTest, TakesTheSchemeHostPortAndBasePath) {
   EXPECT_FALSE(local.tls);
   EXPECT_EQ(local.host, "127.0.0.1");
   EXPECT_EQ(local.port, 8000);
-  EXPECT_EQ(local.EmbeddingsTarget(), "/v1/embeddings");
+  EXPECT_EQ(EmbeddingsTarget(local), "/v1/embeddings");
   EXPECT_EQ(local.HostHeader(), "127.0.0.1:8000");
 
   const EmbeddingsUrl hosted = ParseEmbeddingsUrl("https://api.example.com/v1");
@@ -23,7 +23,7 @@ TEST(EmbeddingsUrlTest, TakesTheSchemeHostPortAndBasePath) {
 
   const EmbeddingsUrl root = ParseEmbeddingsUrl("http://[::1]:11434");
   EXPECT_EQ(root.host, "::1");
-  EXPECT_EQ(root.EmbeddingsTarget(), "/embeddings");
+  EXPECT_EQ(EmbeddingsTarget(root), "/embeddings");
   EXPECT_EQ(root.HostHeader(), "[::1]:11434");
 }
 

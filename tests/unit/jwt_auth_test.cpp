@@ -44,7 +44,7 @@ class JwtAuthTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  JwtVerifier verifier_{kSecret, clock_};
+  JwtVerifier verifier_{{kSecret}, clock_};
 };
 
 TEST_F(JwtAuthTest, AcceptsTokensItSigns) {
@@ -217,7 +217,8 @@ TEST_F(JwtAuthTest, SignsOnlyClaimsTheVerifierAccepts) {
 }
 
 TEST_F(JwtAuthTest, EmptySecretIsRefused) {
-  EXPECT_THROW(JwtVerifier("", clock_), std::invalid_argument);
+  EXPECT_THROW(JwtVerifier({""}, clock_), std::invalid_argument);
+  EXPECT_THROW(JwtVerifier({}, clock_), std::invalid_argument);
   EXPECT_THROW(SignHs256Token("", TokenClaims{"alice", {}, {}, {}}, clock_.Now()),
                std::invalid_argument);
 }

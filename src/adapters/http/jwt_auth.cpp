@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/base64url.h"
 #include "core/utf8.h"
 
 namespace docgate {
@@ -50,6 +51,24 @@ std::optional<std::int64_t> NumericDateMs(const json& value) {
   const double seconds = value.get<double>();
   if (!(seconds > -1e15 && seconds < 1e15)) return std::nullopt;
   return static_cast<std::int64_t>(seconds * 1000.0);
+}
+
+// The `alg` of a compact JWS's header; nullopt unless the token is three base64url parts whose
+// first is a JSON object naming a string `alg`.
+std::optional<std::string> HeaderAlgorithm(std::string_view token) {
+  const std::size_t first = token.find('.');
+  if (first == std::string_view::npos) return std::nullopt;
+  const std::size_t second = token.find('.', first + 1);
+  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
+    return std::nullopt;
+  }
+  const std::optional<std::string> header = DecodeBase64Url(token.substr(0, first));
+  if (!header) return std::nullopt;
+  const json parsed = json::parse(*header, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return std::nullopt;
+  const auto alg = parsed.find("alg");
+  if (alg == parsed.end() || !alg->is_string()) return std::nullopt;
+  return alg->get<std::string>();
 }
 
 Result<Actor> ActorFromClaims(const json& claims, TimePoint now) {
@@ -95,16 +114,6 @@ Result<Actor> ActorFromClaims(const json& claims, TimePoint now) {
 
 }  // namespace
 
-std::optional<std::string> SubjectProblem(std::string_view sub) {
-  if (sub.empty()) return "token `sub` must be a non-empty string";
-  if (sub.size() > kMaxSubjectBytes) {
-    return "token `sub` must be at most " + std::to_string(kMaxSubjectBytes) + " bytes, got " +
-           std::to_string(sub.size());
-  }
-  if (!IsPrintableText(sub)) return "token `sub` must be UTF-8 without control characters";
-  return std::nullopt;
-}
-
 std::string SignHs256Token(std::string_view secret, const TokenClaims& claims,
                            TimePoint issued_at) {
   if (secret.empty()) throw std::invalid_argument("the JWT secret is empty");
@@ -148,9 +157,25 @@ std::string SignHs256Token(std::string_view secret, const TokenClaims& claims,
   return text;
 }
 
-JwtVerifier::JwtVerifier(std::string secret, Clock& clock)
-    : secret_(std::move(secret)), clock_(clock) {
-  if (secret_.empty()) throw std::invalid_argument("the JWT secret is empty");
+std::optional<std::vector<std::string>> SplitJwtSecrets(std::string_view list) {
+  std::vector<std::string> secrets;
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const std::string_view piece = list.substr(0, comma);
+    if (piece.empty()) return std::nullopt;
+    secrets.emplace_back(piece);
+    if (comma == std::string_view::npos) return secrets;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+JwtVerifier::JwtVerifier(std::vector<std::string> secrets, Clock& clock,
+                         const IdentityProvider* provider)
+    : secrets_(std::move(secrets)), clock_(clock), provider_(provider) {
+  if (secrets_.empty()) throw std::invalid_argument("no JWT secret");
+  for (const std::string& secret : secrets_) {
+    if (secret.empty()) throw std::invalid_argument("the JWT secret is empty");
+  }
 }
 
 Result<Actor> JwtVerifier::Authenticate(std::string_view authorization) const {
@@ -168,24 +193,39 @@ Result<Actor> JwtVerifier::Authenticate(std::string_view authorization) const {
 
 Result<Actor> JwtVerifier::Verify(const std::string& token) const {
   if (token.size() > kMaxTokenBytes) return Unauthenticated("bearer token too long");
+  const std::optional<std::string> algorithm = HeaderAlgorithm(token);
+  if (!algorithm) return Unauthenticated("malformed bearer token");
+  if (*algorithm == "HS256") return VerifyHs256(token);
+  if (*algorithm == "RS256" || *algorithm == "ES256") {
+    if (provider_ == nullptr) {
+      return Unauthenticated("bearer token is signed with " + *algorithm +
+                             ", which only an OpenID issuer's tokens are, and "
+                             "DOCGATE_OIDC_ISSUER is unset");
+    }
+    return provider_->Verify(token);
+  }
+  return Unauthenticated("bearer token must be signed with HS256, RS256 or ES256");
+}
+
+Result<Actor> JwtVerifier::VerifyHs256(const std::string& token) const {
   // libjwt reads a C string: an embedded NUL would truncate what it verifies.
   if (token.find('\0') != std::string::npos) return Unauthenticated("malformed bearer token");
-  jwt_t* raw = nullptr;
-  const int rc =
-      jwt_decode(&raw, token.c_str(), reinterpret_cast<const unsigned char*>(secret_.data()),
-                 static_cast<int>(secret_.size()));
-  JwtPtr jwt(raw);
-  if (rc != 0 || !jwt) return Unauthenticated("malformed or badly signed bearer token");
-  // jwt_decode accepts whatever algorithm the token names (`none` included on some versions);
-  // only HS256 signed with our secret is ours.
-  if (jwt_get_alg(jwt.get()) != JWT_ALG_HS256) {
-    return Unauthenticated("bearer token must be signed with HS256");
+  for (const std::string& secret : secrets_) {
+    jwt_t* raw = nullptr;
+    const int rc =
+        jwt_decode(&raw, token.c_str(), reinterpret_cast<const unsigned char*>(secret.data()),
+                   static_cast<int>(secret.size()));
+    JwtPtr jwt(raw);
+    if (rc != 0 || !jwt) continue;
+    // Checked again after libjwt: only HS256 signed with one of our secrets is ours.
+    if (jwt_get_alg(jwt.get()) != JWT_ALG_HS256) break;
+    CString claims_text(jwt_get_grants_json(jwt.get(), nullptr));
+    if (!claims_text) return Unauthenticated("bearer token has no claims");
+    json claims = json::parse(claims_text.get(), nullptr, /*allow_exceptions=*/false);
+    if (claims.is_discarded()) return Unauthenticated("bearer token claims are not JSON");
+    return ActorFromClaims(claims, clock_.Now());
   }
-  CString claims_text(jwt_get_grants_json(jwt.get(), nullptr));
-  if (!claims_text) return Unauthenticated("bearer token has no claims");
-  json claims = json::parse(claims_text.get(), nullptr, /*allow_exceptions=*/false);
-  if (claims.is_discarded()) return Unauthenticated("bearer token claims are not JSON");
-  return ActorFromClaims(claims, clock_.Now());
+  return Unauthenticated("malformed or badly signed bearer token");
 }
 
 }  // namespace docgate

@@ -44,8 +44,10 @@ HttpResponse OperationRoutes::Readyz() const {
   const std::string lock = health_.lock();
   const std::string broker = health_.broker();
   const std::string embeddings = health_.embeddings();
+  const std::string identity = health_.identity();
   const auto is_degraded = [](const std::string& check) { return check == "degraded"; };
-  const bool degraded = is_degraded(lock) || is_degraded(broker) || is_degraded(embeddings);
+  const bool degraded =
+      is_degraded(lock) || is_degraded(broker) || is_degraded(embeddings) || is_degraded(identity);
   const char* status = !database_up ? "down" : degraded ? "degraded" : "ok";
   return JsonResponse(database_up ? HttpStatus::ok : HttpStatus::service_unavailable,
                       {{"status", status},
@@ -53,7 +55,8 @@ HttpResponse OperationRoutes::Readyz() const {
                         {{"database", database_up ? "ok" : "down"},
                          {"lock", lock},
                          {"broker", broker},
-                         {"embeddings", embeddings}}}});
+                         {"embeddings", embeddings},
+                         {"identity", identity}}}});
 }
 
 HttpResponse OperationRoutes::Metrics() const {

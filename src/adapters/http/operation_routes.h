@@ -18,6 +18,7 @@ struct HealthChecks {
   std::function<std::string()> lock = [] { return std::string("ok"); };
   std::function<std::string()> broker = [] { return std::string("disabled"); };
   std::function<std::string()> embeddings = [] { return std::string("off"); };
+  std::function<std::string()> identity = [] { return std::string("disabled"); };
   // What GET /metrics serves: the Prometheus text exposition (format 0.0.4). Unset: no /metrics.
   std::function<std::string()> metrics;
 };

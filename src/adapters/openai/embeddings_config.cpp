@@ -1,25 +1,11 @@
 #include "adapters/openai/embeddings_config.h"
 
-#include <boost/asio/ip/address.hpp>
-
 #include <stdexcept>
 
 #include "adapters/openai/embeddings_url.h"
 #include "core/config_check.h"
 
 namespace docgate {
-
-namespace {
-
-// localhost, 127.0.0.0/8 or ::1: a server on this machine, where http:// leaves no wire to read.
-bool IsLoopback(const std::string& host) {
-  if (host == "localhost") return true;
-  boost::system::error_code error;
-  const boost::asio::ip::address address = boost::asio::ip::make_address(host, error);
-  return !error && address.is_loopback();
-}
-
-}  // namespace
 
 std::optional<std::string> ValidateEmbeddingsConfig(const EmbeddingsConfig& config) {
   if (config.url.empty()) return std::nullopt;
@@ -32,7 +18,7 @@ std::optional<std::string> ValidateEmbeddingsConfig(const EmbeddingsConfig& conf
            e.what();
   }
   return ConfigCheck()
-      .Require(url.tls || config.api_key.empty() || IsLoopback(url.host),
+      .Require(url.tls || config.api_key.empty() || IsLoopbackHost(url.host),
                "DOCGATE_EMBEDDINGS_URL is http:// to " + url.host +
                    ", which would send DOCGATE_EMBEDDINGS_API_KEY in clear: use https://, or "
                    "http:// only to this machine (localhost, 127.0.0.1, ::1)")

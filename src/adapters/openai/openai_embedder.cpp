@@ -10,7 +10,7 @@
 #include <optional>
 #include <random>
 
-#include "adapters/openai/http_connection.h"
+#include "adapters/web/http_connection.h"
 #include "core/redact.h"
 #include "core/utf8.h"
 
@@ -217,7 +217,7 @@ HttpRequest OpenAiEmbedder::MakeRequest(const std::vector<std::string>& inputs, 
                                         std::size_t end) const {
   json body = {{"model", config_.model}, {"input", json::array()}};
   for (std::size_t i = begin; i < end; ++i) body["input"].push_back(inputs[i]);
-  HttpRequest request{http::verb::post, url_.EmbeddingsTarget(), 11};
+  HttpRequest request{http::verb::post, EmbeddingsTarget(url_), 11};
   request.set(http::field::host, url_.HostHeader());
   request.set(http::field::content_type, "application/json");
   request.set(http::field::accept, "application/json");

@@ -12,7 +12,7 @@
 
 #include "adapters/openai/embeddings_config.h"
 #include "adapters/openai/embeddings_url.h"
-#include "adapters/openai/http_connection.h"
+#include "adapters/web/http_connection.h"
 #include "app/ports/embedder.h"
 #include "core/circuit_breaker.h"
 #include "core/redact.h"

@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "adapters/openai/embeddings_url.h"
+#include "adapters/web/web_url.h"
 
 namespace docgate {
 
@@ -42,7 +42,7 @@ std::shared_ptr<boost::asio::ssl::context> MakeVerifyingTlsContext(const std::st
 class HttpConnection {
  public:
   // `tls` is required for an https:// `url` and ignored otherwise.
-  HttpConnection(EmbeddingsUrl url, std::shared_ptr<boost::asio::ssl::context> tls,
+  HttpConnection(WebUrl url, std::shared_ptr<boost::asio::ssl::context> tls,
                  std::chrono::milliseconds connect_timeout);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
@@ -63,7 +63,7 @@ class HttpConnection {
   // Runs the io_context until the started operation completes.
   void Run();
 
-  const EmbeddingsUrl url_;
+  const WebUrl url_;
   const std::shared_ptr<boost::asio::ssl::context> tls_context_;
   const std::chrono::milliseconds connect_timeout_;
   boost::asio::io_context io_;

@@ -1,4 +1,4 @@
-#include "adapters/openai/http_connection.h"
+#include "adapters/web/http_connection.h"
 
 #include <openssl/ssl.h>
 
@@ -47,14 +47,14 @@ std::shared_ptr<asio::ssl::context> MakeVerifyingTlsContext(const std::string& c
     context->load_verify_file(ca_file, ec);
   }
   if (ec) {
-    throw std::runtime_error("cannot load the certificates to verify the embeddings server with (" +
+    throw std::runtime_error("cannot load the certificates to verify the server with (" +
                              (ca_file.empty() ? std::string("the system's") : ca_file) +
                              "): " + ec.message());
   }
   return context;
 }
 
-HttpConnection::HttpConnection(EmbeddingsUrl url, std::shared_ptr<asio::ssl::context> tls,
+HttpConnection::HttpConnection(WebUrl url, std::shared_ptr<asio::ssl::context> tls,
                                std::chrono::milliseconds connect_timeout)
     : url_(std::move(url)), tls_context_(std::move(tls)), connect_timeout_(connect_timeout) {}
 

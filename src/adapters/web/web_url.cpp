@@ -1,5 +1,6 @@
-#include "adapters/openai/embeddings_url.h"
+#include "adapters/web/web_url.h"
 
+#include <boost/asio/ip/address.hpp>
 #include <charconv>
 #include <stdexcept>
 
@@ -18,15 +19,22 @@ std::uint16_t ParsePort(std::string_view text) {
 
 }  // namespace
 
-std::string EmbeddingsUrl::HostHeader() const {
+std::string WebUrl::HostHeader() const {
   const bool ipv6 = host.find(':') != std::string::npos;
   std::string header = ipv6 ? "[" + host + "]" : host;
   if (port != (tls ? 443 : 80)) header += ":" + std::to_string(port);
   return header;
 }
 
-EmbeddingsUrl ParseEmbeddingsUrl(std::string_view url) {
-  EmbeddingsUrl parsed;
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost") return true;
+  boost::system::error_code error;
+  const boost::asio::ip::address address = boost::asio::ip::make_address(host, error);
+  return !error && address.is_loopback();
+}
+
+WebUrl ParseWebUrl(std::string_view url, std::string_view credentials_variable) {
+  WebUrl parsed;
   if (url.starts_with("https://")) {
     parsed.tls = true;
     url.remove_prefix(8);
@@ -43,8 +51,8 @@ EmbeddingsUrl ParseEmbeddingsUrl(std::string_view url) {
   std::string_view path = slash == std::string_view::npos ? "" : url.substr(slash);
   while (path.ends_with('/')) path.remove_suffix(1);
   if (authority.find('@') != std::string_view::npos) {
-    throw std::invalid_argument(
-        "credentials do not belong in the URL: set DOCGATE_EMBEDDINGS_API_KEY");
+    throw std::invalid_argument("credentials do not belong in the URL: set " +
+                                std::string(credentials_variable));
   }
   std::string_view port;
   if (authority.starts_with('[')) {
