@@ -11,6 +11,7 @@
 #include "app/ports/inbox_store.h"
 #include "app/ports/outbox_store.h"
 #include "app/ports/preview_store.h"
+#include "app/ports/user_directory.h"
 
 namespace docgate {
 
@@ -27,6 +28,7 @@ struct Stores {
   std::shared_ptr<PreviewStore> previews;  // the database's; MongoDB's is the pipeline's business
   std::shared_ptr<ChunkIndex> chunks;
   std::shared_ptr<EmbeddingStore> embeddings;
+  std::shared_ptr<UserDirectory> users;
   std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
 };
 

@@ -6,27 +6,33 @@
 
 /**
  * @typedef {'draft' | 'pending_review' | 'approved' | 'rejected'} DocumentStatus
+ * A person is an id (a token's `sub`); an `..._name` beside it is their display name, null when
+ * docgate has never seen one (API.md, "Names"): the console shows the id then.
  * @typedef {{id: string, title: string, status: DocumentStatus, version: number,
- *   author_id: string, current_review_id: string | null, approved_version: number | null,
- *   ingest_status: 'none' | 'pending' | 'done' | 'failed', created_at: string,
- *   updated_at: string}} ApiDocument
+ *   author_id: string, author_name: string | null, current_review_id: string | null,
+ *   approved_version: number | null, ingest_status: 'none' | 'pending' | 'done' | 'failed',
+ *   created_at: string, updated_at: string}} ApiDocument
  * @typedef {{id: string, document_id: string, document_version: number,
  *   status: 'pending' | 'approved' | 'rejected' | 'withdrawn', submitted_by: string,
- *   submitted_at: string, decided_by: string | null, decided_at: string | null,
+ *   submitted_by_name: string | null, submitted_at: string, decided_by: string | null,
+ *   decided_by_name: string | null, decided_at: string | null,
  *   comment: string | null}} ApiReview
  * A review of the queue, with its document's current title.
  * @typedef {ApiReview & {title: string}} ApiQueueItem
  * @typedef {{document_id: string, version: number, content: string}} ApiContent
  * @typedef {{document_id: string, version: number, content: string, approved_at: string}}
  *   ApiPreview
- * @typedef {{version: number, title: string, edited_by: string, edited_at: string}}
- *   ApiVersionItem
+ * A version line: who wrote it, as ids only (API.md, "Names").
+ * @typedef {{version: number, title: string, edited_by: string, editors: string[],
+ *   created_at: string, review_id: string | null, review_status: string | null}} ApiVersionItem
  * @typedef {{document_id: string, version: number, title: string, content: string}} ApiVersion
  * A hit; `highlights`: the matches in `snippet`, [start, end) in code points.
  * @typedef {{document_id: string, version: number, title: string, snippet: string,
  *   score: number, highlights?: [number, number][], chunk_index?: number,
  *   section?: string}} ApiSearchItem
  * @typedef {{items: ApiSearchItem[], mode?: string, fallback?: string}} ApiSearchAnswer
+ * The caller (GET /api/v1/me): `name` null when the token carries none; `roles` docgate's.
+ * @typedef {{id: string, name: string | null, roles: string[]}} ApiMe
  */
 /**
  * A page of a list: `next` is the cursor of the next page, null on the last.

@@ -52,6 +52,28 @@ export function badge(status, testid) {
   return h('span', {class: 'badge ' + status, testid}, t('status.' + status));
 }
 
+// A person as the console names them: their display name, or their id when they have none (null,
+// absent or blank: API.md, "Names"). Never "null".
+/**
+ * @param {string} id
+ * @param {string | null | undefined} name
+ * @returns {string}
+ */
+export function displayName(id, name) {
+  return typeof name === 'string' && name.trim() !== '' ? name : id;
+}
+
+// A person in a line of text: the name as text (user data, never markup), the id on hover (two
+// people may share a name).
+/**
+ * @param {string} id
+ * @param {string | null | undefined} name
+ * @returns {HTMLSpanElement}
+ */
+export function person(id, name) {
+  return h('span', {class: 'person', title: id}, displayName(id, name));
+}
+
 /** @returns {HTMLElement} */
 export const main = () => byId('main');
 

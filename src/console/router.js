@@ -4,7 +4,7 @@
 
 import {ApiError} from './api.js';
 import {byId, errorText, h, message} from './dom.js';
-import {homeHash, isReviewer, renderSignIn, signOut} from './session.js';
+import {drawCurrentUser, homeHash, isReviewer, loadMe, renderSignIn, signOut} from './session.js';
 import {state, t} from './state.js';
 
 /**
@@ -31,14 +31,15 @@ function renderChrome(current) {
   const nav = byId('nav');
   nav.setAttribute('aria-label', t('nav.label'));
   const account = byId('account');
-  const who = byId('who');
-  const claims = state.claims;
-  if (!claims) {
+  drawCurrentUser();
+  if (!state.claims) {
     nav.replaceChildren();
     account.replaceChildren();
-    who.textContent = '';
     return;
   }
+  // A session kept in the tab: the server names its user once the page has loaded (a 401 signs
+  // out; another failure leaves the token's own name until the next page asks again).
+  if (!state.me) loadMe().catch(() => {});
   /** @type {(key: string, href: string, testid: string, name: string) => HTMLAnchorElement} */
   const link = (key, href, testid, name) =>
       h('a', {href, testid, 'aria-current': current === name ? 'page' : null}, t(key));
@@ -46,10 +47,6 @@ function renderChrome(current) {
                           isReviewer() ? link('nav.queue', '#/queue', 'nav-queue', 'queue') : null,
                           link('nav.search', '#/search', 'nav-search', 'search'),
   ].filter((item) => item !== null));
-  who.textContent = t('who', {
-    name: claims.name ?? claims.sub,
-    roles: claims.roles.map((role) => t('role.' + role)).join(t('list.separator')),
-  });
   account.replaceChildren(
       h('button', {
         type: 'button',

@@ -1,14 +1,18 @@
 // @ts-check
 // Sign-in: a pasted token, or a link `/#token=<jwt>` (`docgate token ... --console`); the fragment
 // never reaches the server, and the token is moved to sessionStorage and out of the address bar
-// at once. The token's claims say who is signed in and which views they get. A link for another
-// user than the one signed in here asks before it switches (API.md: a sign-in link never
-// silently replaces a session open in the tab; anyone can send a link).
+// at once. The token's claims say who is signed in and which views they get; the header names
+// them as the server does (GET /api/v1/me). A link for another user than the one signed in here
+// asks before it switches (API.md: a sign-in link never silently replaces a session open in the
+// tab; anyone can send a link).
 
-import {confirmDialog, errorText, field, h, message, show, textWith} from './dom.js';
+import {byId, confirmDialog, displayName, errorText, field, h, message, show, textWith} from './dom.js';
 import {api, state, t, TOKEN_KEY} from './state.js';
 
-/** @typedef {import('./state.js').Claims} Claims */
+/**
+ * @typedef {import('./state.js').Claims} Claims
+ * @typedef {import('./api.js').ApiMe} ApiMe
+ */
 
 // What follows a sign-in or sign-out: drawing the page anew (router.js's route, set by app.js; the
 // router imports this module, not the other way round).
@@ -40,6 +44,9 @@ export function decodeClaims(token) {
   }
 }
 
+// The roles docgate knows (API.md, section 2); a token may carry others, which count for nothing.
+const ROLES = ['author', 'reviewer', 'admin'];
+
 /** @type {(...roles: string[]) => boolean} */
 export const hasRole = (...roles) =>
     roles.some((role) => state.claims?.roles.includes(role) === true);
@@ -65,6 +72,62 @@ export function userLabel(claims) {
       claims.sub;
 }
 
+// GET /api/v1/me for the token signed in, asked once per sign-in (and once per page load of a
+// session kept in the tab): the request in flight, or null. A failed one is forgotten, so that the
+// next page asks again; meanwhile the header names the user as the token does.
+/** @type {{token: string, answer: Promise<ApiMe>} | null} */
+let meRequest = null;
+
+/** @returns {Promise<ApiMe>} */
+export function loadMe() {
+  const token = /** @type {string} */ (state.token);
+  if (meRequest?.token === token) return meRequest.answer;
+  const request = {
+    token,
+    answer: api.get('api/v1/me')
+                .then(
+                    (body) => {
+                      const me = /** @type {ApiMe} */ (body);
+                      if (state.token === token) {
+                        state.me = me;
+                        drawCurrentUser();
+                      }
+                      return me;
+                    },
+                    (error) => {
+                      if (meRequest === request) meRequest = null;
+                      throw error;
+                    }),
+  };
+  meRequest = request;
+  return request.answer;
+}
+
+// The header's "signed in as": the user's name (their id when they have none), their roles, the id
+// on hover. Before GET /api/v1/me answers, as the token says.
+export function drawCurrentUser() {
+  const who = byId('who');
+  const claims = state.claims;
+  who.hidden = !claims;
+  if (!claims) {
+    who.textContent = '';
+    who.removeAttribute('title');
+    return;
+  }
+  const me = state.me;
+  const id = me?.id ?? claims.sub;
+  const name = displayName(id, me ? me.name : claims.name);
+  const roles = (me?.roles ?? claims.roles).filter((role) => ROLES.includes(role));
+  who.title = id;
+  // The name alone is the `current-user` element (API.md's test id), inside the sentence.
+  const person = h('strong', {testid: 'current-user', class: 'current-user'}, name);
+  who.replaceChildren(
+      ...(roles.length === 0 ? textWith('who.noRoles', {name: person}) : textWith('who', {
+        name: person,
+        roles: roles.map((role) => t('role.' + role)).join(t('list.separator')),
+      })));
+}
+
 /**
  * @param {string} token
  * @param {{quiet?: boolean}} [options]
@@ -75,8 +138,10 @@ export async function signIn(token, {quiet = false} = {}) {
   if (expired(claims)) return message(t('session.expired'), 'error');
   state.token = token.trim();
   state.claims = claims;
+  state.me = null;
+  meRequest = null;
   try {
-    await api.get('api/v1/documents?limit=1');
+    await loadMe();  // checks the token too
   } catch (error) {
     const failed = /** @type {{status?: number, code?: string}} */ (error);
     if (failed.status === 401) return undefined;  // signOut has said why
@@ -106,6 +171,8 @@ export function scheduleExpiry() {
 export function signOut(reasonKey) {
   state.token = null;
   state.claims = null;
+  state.me = null;
+  meRequest = null;
   clearTimeout(state.expiryTimer);
   sessionStorage.removeItem(TOKEN_KEY);
   if (location.hash !== '#/signin') history.replaceState(null, '', '#/signin');

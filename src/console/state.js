@@ -14,14 +14,16 @@ export const PAGE_SIZE = 20;
  */
 
 /**
+ * `me`: the signed-in user as the server describes them (GET /api/v1/me), null until it answers.
  * @type {{language: import('./i18n.js').Language, token: string | null, claims: Claims | null,
- *   render: number, timers: number[], searchModes: string[] | null,
- *   expiryTimer?: number}}
+ *   me: import('./api.js').ApiMe | null, render: number, timers: number[],
+ *   searchModes: string[] | null, expiryTimer?: number}}
  */
 export const state = {
   language: pickLanguage(localStorage.getItem(LANGUAGE_KEY), navigator.languages),
   token: sessionStorage.getItem(TOKEN_KEY),
   claims: null,
+  me: null,
   render: 0,  // bumped by every navigation; a view whose number is stale drops its results
   timers: [],
   searchModes: null,

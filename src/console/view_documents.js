@@ -4,11 +4,10 @@
 
 import {newIdempotencyKey} from './api.js';
 import {diffView} from './diff_view.js';
-import {actionButton, badge, errorText, field, h, message, show, textWith, waitingText} from
-    './dom.js';
+import {actionButton, badge, errorText, field, h, message, person, show, textWith, waitingText} from './dom.js';
 import {renderTicket, route} from './router.js';
 import {isAuthor, isReviewer} from './session.js';
-import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
+import {api, formatTime, PAGE_SIZE, state, t} from './state.js';
 
 /**
  * @typedef {import('./api.js').ApiDocument} ApiDocument
@@ -153,9 +152,11 @@ export async function renderDocument(id) {
   /** @type {HTMLElement[]} */
   const sections = [
     h('h1', {}, doc.title),
-    h('p', {class: 'meta'}, badge(doc.status, 'status-badge'), ' ',
-      t('document.meta',
-        {version: doc.version, author: doc.author_id, updated: formatTime(doc.updated_at)})),
+    h('p', {class: 'meta'}, badge(doc.status, 'status-badge'), ' ', textWith('document.meta', {
+        version: doc.version,
+        author: person(doc.author_id, doc.author_name),
+        updated: formatTime(doc.updated_at)
+      })),
   ];
   let base = {version: doc.version, title: doc.title, content: content.content};
   if (editable) {
@@ -303,13 +304,15 @@ function historyTable(reviews) {
             (review) =>
                 h('tr', {}, h('td', {}, h('a', {href: '#/reviews/' + review.id}, '#' + review.id)),
                   h('td', {}, String(review.document_version)), h('td', {}, badge(review.status)),
+                  h('td', {}, textWith('history.by', {
+                      who: person(review.submitted_by, review.submitted_by_name),
+                      when: formatTime(review.submitted_at)
+                    })),
                   h('td', {},
-                    t('history.by',
-                      {who: review.submitted_by, when: formatTime(review.submitted_at)})),
-                  h('td', {},
-                    review.decided_by ?
-                        t('history.by',
-                          {who: review.decided_by, when: formatTime(review.decided_at)}) :
-                        ''),
+                    review.decided_by ? textWith('history.by', {
+                      who: person(review.decided_by, review.decided_by_name),
+                      when: formatTime(review.decided_at)
+                    }) :
+                                        ''),
                   h('td', {}, review.comment ?? '')))));
 }

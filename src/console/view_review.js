@@ -4,12 +4,12 @@
 
 import {newIdempotencyKey} from './api.js';
 import {diffView} from './diff_view.js';
-import {actionButton, badge, confirmDialog, errorText, field, h, message, show, waitingText} from
-    './dom.js';
+import {actionButton, badge, confirmDialog, errorText, field, h, message, person, show, textWith, waitingText} from './dom.js';
 import {renderTicket} from './router.js';
 import {isReviewer} from './session.js';
-import {api, PAGE_SIZE, state, t, formatTime} from './state.js';
+import {api, formatTime, PAGE_SIZE, state, t} from './state.js';
 import {pager} from './view_documents.js';
+
 
 /**
  * @typedef {import('./api.js').ApiDocument} ApiDocument
@@ -48,9 +48,9 @@ export async function renderQueue(query) {
             h('li', {testid: 'queue-item'},
               h('a', {href: '#/reviews/' + review.id},
                 review.title || t('queue.document', {id: review.document_id})),
-              ' ', h('span', {class: 'meta'}, t('queue.meta', {
+              ' ', h('span', {class: 'meta'}, textWith('queue.meta', {
                        version: review.document_version,
-                       who: review.submitted_by,
+                       who: person(review.submitted_by, review.submitted_by_name),
                        when: formatTime(review.submitted_at)
                      }))));
     show(
@@ -135,14 +135,14 @@ export async function renderReview(id) {
   if (stale()) return;
   /** @type {(HTMLElement | null)[]} */
   const sections = [
-    h('h1', {}, t('review.title', {
-        title: versions.find((v) => v.version === review.document_version)?.title ?? doc.title
-      })),
-    h('p', {class: 'meta'}, badge(review.status), ' ', t('review.meta', {
+    h('h1', {},
+      t('review.title',
+        {title: versions.find((v) => v.version === review.document_version)?.title ?? doc.title})),
+    h('p', {class: 'meta'}, badge(review.status), ' ', textWith('review.meta', {
         id: review.id,
         version: review.document_version,
-        author: doc.author_id,
-        who: review.submitted_by,
+        author: person(doc.author_id, doc.author_name),
+        who: person(review.submitted_by, review.submitted_by_name),
         when: formatTime(review.submitted_at)
       }),
       ' ', h('a', {href: '#/documents/' + doc.id}, t('review.openDocument'))),
@@ -178,18 +178,23 @@ export async function renderReview(id) {
   show(...sections);
 }
 
-// Who decided and when, then the comment (a rejection's reason) as a sentence of its own: the
-// comment is the reviewer's text, which may end with its own punctuation.
-/** @param {ApiReview} review */
+// Who decided and when (the person by name, their id on hover), then the comment (a rejection's
+// reason) as a sentence of its own: the comment is the reviewer's text, which may end with its own
+// punctuation.
+/**
+ * @param {ApiReview} review
+ * @returns {(Node | string)[]}
+ */
 function decidedText(review) {
-  const decided = t('review.decided', {
+  const decided = textWith('review.decided', {
     status: t('status.' + review.status),
-    who: review.decided_by ?? review.submitted_by,
+    who: review.decided_by ? person(review.decided_by, review.decided_by_name) :
+                             person(review.submitted_by, review.submitted_by_name),
     when: formatTime(review.decided_at),
   });
   if (!review.comment) return decided;
   const label = review.status === 'rejected' ? 'review.decidedReason' : 'review.decidedComment';
-  return decided + t('sentence.separator') + t(label, {comment: review.comment});
+  return [...decided, t('sentence.separator'), t(label, {comment: review.comment})];
 }
 
 /**
@@ -229,7 +234,9 @@ function decisionControls(review, doc, blocked) {
     } catch (error) {
       if (/** @type {Failure} */ (error).code === 'INVALID_STATE') {
         const now = /** @type {ApiReview} */ (await api.get('api/v1/reviews/' + review.id));
-        message(t('review.alreadyDecided', {state: decidedText(now)}), 'error');
+        // The message line is text: the decider by name (their id is on the page drawn next).
+        const decided = h('span', {}, decidedText(now)).textContent ?? '';
+        message(t('review.alreadyDecided', {state: decided}), 'error');
         await renderReview(review.id);
         return;
       }

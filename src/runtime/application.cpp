@@ -110,7 +110,9 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
     };
   }
   health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
-  api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *verifier_, std::move(health));
+  user_names_ = std::make_unique<UserNames>(*stores_.users, *clock_);
+  api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *user_names_, *verifier_,
+                                   std::move(health));
 
   log_format_ = LogFormatOf(config_.log.format);
   std::vector<std::string> secrets = SecretsOf(config_);

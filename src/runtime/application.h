@@ -28,6 +28,7 @@
 #include "app/reader_service.h"
 #include "app/semantic_search.h"
 #include "app/system_clock.h"
+#include "app/user_names.h"
 #include "runtime/config.h"
 #include "runtime/consumer_pipeline.h"
 #include "runtime/log_line_formatter.h"
@@ -133,6 +134,7 @@ class Application {
   std::unique_ptr<IdempotencyService> idempotency_;
   std::unique_ptr<Janitor> janitor_;
   std::unique_ptr<IdentityProvider> identity_;  // DOCGATE_OIDC_ISSUER's, or none
+  std::unique_ptr<UserNames> user_names_;
   std::unique_ptr<JwtVerifier> verifier_;
   std::unique_ptr<RestApi> api_;
   LogFormat log_format_ = LogFormat::kJson;

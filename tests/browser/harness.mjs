@@ -61,9 +61,11 @@ export async function startDocgate(env = {}) {
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`docgate exited ${code}:\n${log}`)); });
   });
   child.removeAllListeners('exit');
-  const token = (sub, roles, extra = []) => execFileSync(BINARY,
-    ['token', '--sub', sub, '--roles', roles, '--name', sub[0].toUpperCase() + sub.slice(1), ...extra],
-    { env: settings, encoding: 'utf8' }).trim();
+  // `name`: the token's display name; by default the sub capitalized (alice: Alice), null for none.
+  const token = (sub, roles, extra = [], { name = sub[0].toUpperCase() + sub.slice(1) } = {}) =>
+    execFileSync(BINARY,
+      ['token', '--sub', sub, '--roles', roles, ...(name === null ? [] : ['--name', name]), ...extra],
+      { env: settings, encoding: 'utf8' }).trim();
   return {
     base,
     token,

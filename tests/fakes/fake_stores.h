@@ -16,7 +16,7 @@ struct FakeStores {
   // Another relay instance on it: std::make_shared<FakeOutboxStore>(database).
   std::shared_ptr<FakeDatabase> database;
   // FakeDocumentStore, FakeOutboxStore (the first relay instance), FakeIdempotencyStore,
-  // FakeInboxStore, FakePreviewStore and FakeChunkIndex on `database`; no pool statistics.
+  // FakeInboxStore, FakePreviewStore, FakeChunkIndex, ... on `database`; no pool statistics.
   Stores stores;
 };
 

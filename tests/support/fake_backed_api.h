@@ -14,6 +14,7 @@
 #include "app/idempotency.h"
 #include "app/preview_projection.h"
 #include "app/reader_service.h"
+#include "app/user_names.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_lock_gate.h"
@@ -25,7 +26,7 @@ namespace docgate {
 struct FakeBackedApi {
   // `health` defaults to a database that is up.
   explicit FakeBackedApi(HealthChecks health = DatabaseUp())
-      : api(service, reader, idempotency, verifier, std::move(health)) {}
+      : api(service, reader, idempotency, users, verifier, std::move(health)) {}
 
   static HealthChecks DatabaseUp() {
     HealthChecks health;
@@ -53,6 +54,7 @@ struct FakeBackedApi {
   JwtVerifier verifier{{kSecret}, clock};
   IdempotencyService idempotency{*stores.idempotency, clock, random, IdempotencyConfig{}};
   ReaderService reader{*stores.documents, *stores.previews, *stores.chunks};
+  UserNames users{*stores.users, clock};
   RestApi api;
 };
 

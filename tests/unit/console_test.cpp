@@ -24,7 +24,8 @@ const std::set<std::string> kContractTestIds = {
     "nav-search",  "new-document", "title-input",  "content-input", "save",
     "submit",      "withdraw",     "document-row", "status-badge",  "queue-item",
     "diff",        "approve",      "reject",       "comment-input", "reason-input",
-    "confirm",     "message",      "search-input", "search-result", "language-switch"};
+    "confirm",     "message",      "search-input", "search-result", "language-switch",
+    "current-user"};  // v1.2
 
 class ConsoleTest : public ::testing::Test {
  protected:

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "contract/chunk_index_contract.h"
 #include "contract/document_store_contract.h"
@@ -15,6 +17,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/revision_lifecycle_contract.h"
+#include "contract/user_directory_contract.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_outbox_store.h"
@@ -48,6 +51,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxRequeueContract, ::testing::Types<Fak
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, PreviewStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ChunkIndexContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, EmbeddingStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, UserDirectoryContract, ::testing::Types<FakeStoreFactory>);
 
 namespace {
 
@@ -112,6 +116,31 @@ TEST(FakeDatabaseTest, UnavailableDatabaseFailsEveryCallOfEveryStoreUntilItRecov
   fakes.database->SetUnavailable(false);
   EXPECT_TRUE(stores.documents->Ping());
   EXPECT_NE(stores.documents->FindDocument(id), std::nullopt);
+}
+
+TEST(FakeUserDirectoryTest, FailsWhileTheDatabaseIsUnavailableExceptWhenAskedForNoIds) {
+  FakeStores fakes = OpenFakeStores();
+  UserDirectory& users = *fakes.stores.users;
+  users.Remember(UserRecord{"alice", "Alice", ContractTime(1)});
+  fakes.database->SetUnavailable(true);
+  EXPECT_THROW(users.Remember(UserRecord{"alice", "A.", ContractTime(2)}), StorageUnavailable);
+  EXPECT_THROW(users.Find("alice"), StorageUnavailable);
+  EXPECT_THROW(users.NamesOf({"alice"}), StorageUnavailable);
+  EXPECT_TRUE(users.NamesOf({}).empty()) << "no ids: no query";
+  fakes.database->SetUnavailable(false);
+  EXPECT_EQ(users.NamesOf({"alice"}), (std::map<UserId, std::string>{{"alice", "Alice"}}));
+}
+
+// Remember is a write of its own: it waits for the writer slot like any statement in autocommit.
+TEST(FakeUserDirectoryTest, RememberWaitsForTheWriterSlot) {
+  FakeStores fakes = OpenFakeStores(milliseconds(20));
+  auto holder = fakes.stores.documents->Begin();
+  EXPECT_THROW(fakes.stores.users->Remember(UserRecord{"alice", "Alice", ContractTime()}),
+               StorageUnavailable);
+  EXPECT_EQ(fakes.stores.users->Find("alice"), std::nullopt) << "reads do not wait";
+  holder.reset();
+  fakes.stores.users->Remember(UserRecord{"alice", "Alice", ContractTime()});
+  EXPECT_EQ(fakes.stores.users->Find("alice")->name, "Alice");
 }
 
 TEST(FakeDatabaseTest, SecondWriterGivesUpAfterTheLockTimeout) {

@@ -121,12 +121,13 @@ TEST(HttpDto, DocumentUsesStringIdsAndNullsForAbsentValues) {
   doc.current_review_id = 40;
   doc.created_at = At(2026, 11, 29, 14, 0, 0, 123);
   doc.updated_at = At(2026, 11, 29, 15, 0, 0, 0);
-  const json j = ToJson(doc);
+  const json j = ToJson(doc, NameBook{{"alice", "王丽"}});
   EXPECT_EQ(j["id"], "17");
   EXPECT_EQ(j["title"], "Onboarding guide");
   EXPECT_EQ(j["status"], "pending_review");
   EXPECT_EQ(j["version"], 3);
   EXPECT_EQ(j["author_id"], "alice");
+  EXPECT_EQ(j["author_name"], "王丽");
   EXPECT_EQ(j["current_review_id"], "40");
   EXPECT_TRUE(j["approved_version"].is_null());
   EXPECT_EQ(j["ingest_status"], "none");
@@ -135,7 +136,8 @@ TEST(HttpDto, DocumentUsesStringIdsAndNullsForAbsentValues) {
 
   doc.current_review_id.reset();
   doc.approved_version = 2;
-  const json approved = ToJson(doc);
+  const json approved = ToJson(doc, {});
+  EXPECT_TRUE(approved["author_name"].is_null()) << "a name unknown is null";
   EXPECT_TRUE(approved["current_review_id"].is_null());
   EXPECT_EQ(approved["approved_version"], 2);
 }
@@ -151,12 +153,15 @@ TEST(HttpDto, ReviewHasEveryContractField) {
   review.decided_by = "bob";
   review.decided_at = At(2026, 11, 29, 14, 5, 0, 2);
   review.comment = "fine";
-  const json j = ToJson(review);
+  const json j = ToJson(review, NameBook{{"bob", "李博"}, {"carol", "陈晨"}});
   EXPECT_EQ(j, json::parse(R"({"id": "40", "document_id": "17", "document_version": 3,
-      "status": "approved", "submitted_by": "alice", "submitted_at": "2026-11-29T14:00:00.001Z",
-      "decided_by": "bob", "decided_at": "2026-11-29T14:05:00.002Z", "comment": "fine"})"));
+      "status": "approved", "submitted_by": "alice", "submitted_by_name": null,
+      "submitted_at": "2026-11-29T14:00:00.001Z", "decided_by": "bob", "decided_by_name": "李博",
+      "decided_at": "2026-11-29T14:05:00.002Z", "comment": "fine"})"));
+  EXPECT_EQ(PeopleIn(review), (std::vector<UserId>{"alice", "bob"}));
   Review pending;
-  const json p = ToJson(pending);
+  const json p = ToJson(pending, NameBook{{"bob", "李博"}});
+  EXPECT_TRUE(p["decided_by_name"].is_null());
   EXPECT_TRUE(p["decided_by"].is_null());
   EXPECT_TRUE(p["decided_at"].is_null());
   EXPECT_TRUE(p["comment"].is_null());
@@ -187,10 +192,10 @@ TEST(HttpDto, VersionHistoryHasStringReviewIdsAndNullsForNeverSubmittedVersions)
 
 TEST(HttpDto, PagesCarryTheNextCursorAsAStringOrNull) {
   Page<Review> page;
-  EXPECT_TRUE(ToJson(page)["next"].is_null());
-  EXPECT_TRUE(ToJson(page)["items"].is_array());
+  EXPECT_TRUE(ToJson(page, {})["next"].is_null());
+  EXPECT_TRUE(ToJson(page, {})["items"].is_array());
   page.next = 7;
-  EXPECT_EQ(ToJson(page)["next"], "7");
+  EXPECT_EQ(ToJson(page, {})["next"], "7");
 }
 
 TEST(HttpDto, DumpNeverThrowsOnInvalidUtf8) {

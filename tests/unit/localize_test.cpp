@@ -53,8 +53,9 @@ std::vector<std::string> ChineseCopyProblems(std::string_view text) {
   const auto end_word = [&] {
     int letters = 0;
     for (const char c : word) letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
-    static const std::set<std::string> kKept = {"docgate", "JWT",   "URL", "HTTP", "JSON",
-                                                "UTF-8",   "ASCII", "ID",  "HS256"};
+    static const std::set<std::string> kKept = {"docgate", "JWT",   "URL",   "HTTP",
+                                                "JSON",    "UTF-8", "ASCII", "ID",
+                                                "HS256",   "RS256", "ES256", "OpenID"};
     if (letters >= 2 && !word.starts_with("0x") && !kKept.contains(word)) {
       problems.push_back("English word: " + word);
     }

@@ -49,6 +49,8 @@ const std::set<std::string> kApiMdRoutes = {
     "POST /api/v1/reviews/{id}/approve",
     "POST /api/v1/reviews/{id}/reject",
     "GET /api/v1/search",
+    "GET /api/v1/me",          // v1.2
+    "GET /api/v1/users/{id}",  // v1.2
     "GET /healthz",
     "GET /readyz",
     "GET /metrics",

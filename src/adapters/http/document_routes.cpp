@@ -69,7 +69,7 @@ Result<HttpResponse> DocumentRoutes::List(const RouteContext& ctx, const Actor&)
   if (!paging) return paging.error();
   request.limit = paging->limit;
   request.after = paging->after;
-  return Ok200(service_.ListDocuments(request));
+  return Ok200(service_.ListDocuments(request), users_);
 }
 
 Result<HttpResponse> DocumentRoutes::Get(const RouteContext& ctx, const Actor&) const {
@@ -77,7 +77,7 @@ Result<HttpResponse> DocumentRoutes::Get(const RouteContext& ctx, const Actor&) 
   if (!id) return id.error();
   auto doc = service_.GetDocument(*id);
   if (!doc) return doc.error();
-  return DocumentResponse(HttpStatus::ok, *doc);
+  return DocumentResponse(HttpStatus::ok, *doc, users_.NamesOf(PeopleIn(*doc)));
 }
 
 Result<HttpResponse> DocumentRoutes::Edit(const RouteContext& ctx, const Actor& actor) const {
@@ -104,7 +104,7 @@ Result<HttpResponse> DocumentRoutes::Edit(const RouteContext& ctx, const Actor& 
   request.content = std::move(*content);
   auto doc = service_.Edit(actor, *id, request);
   if (!doc) return doc.error();
-  return DocumentResponse(HttpStatus::ok, *doc);
+  return DocumentResponse(HttpStatus::ok, *doc, users_.NamesOf(PeopleIn(*doc)));
 }
 
 Result<HttpResponse> DocumentRoutes::Content(const RouteContext& ctx, const Actor&) const {
@@ -138,7 +138,7 @@ Result<HttpResponse> DocumentRoutes::Reviews(const RouteContext& ctx, const Acto
   if (!id) return id.error();
   auto paging = PageParams(ctx);
   if (!paging) return paging.error();
-  return Ok200(service_.ReviewHistory(*id, *paging));
+  return Ok200(service_.ReviewHistory(*id, *paging), users_);
 }
 
 Result<HttpResponse> DocumentRoutes::Versions(const RouteContext& ctx, const Actor&) const {

@@ -8,14 +8,15 @@
 #include "adapters/http/router.h"
 #include "app/document_service.h"
 #include "app/reader_service.h"
+#include "app/user_names.h"
 
 namespace docgate {
 
 // Thread-safe; the services must outlive it and the routes it adds.
 class DocumentRoutes {
  public:
-  DocumentRoutes(DocumentService& service, ReaderService& reader)
-      : service_(service), reader_(reader) {}
+  DocumentRoutes(DocumentService& service, ReaderService& reader, const UserNames& users)
+      : service_(service), reader_(reader), users_(users) {}
 
   void AddTo(Router& router, const RouteGuard& guard) const;
 
@@ -37,6 +38,7 @@ class DocumentRoutes {
 
   DocumentService& service_;
   ReaderService& reader_;
+  const UserNames& users_;
 };
 
 }  // namespace docgate

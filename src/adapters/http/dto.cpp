@@ -24,15 +24,28 @@ json OptionalTime(const std::optional<TimePoint>& time) {
 }
 
 template <typename T>
-json Items(const std::vector<T>& items) {
-  json out = json::array();
-  for (const auto& item : items) out.push_back(ToJson(item));
-  return out;
+json PageJson(const Page<T>& page, const NameBook& names) {
+  json items = json::array();
+  for (const auto& item : page.items) items.push_back(ToJson(item, names));
+  return json{{"items", std::move(items)}, {"next", OptionalId(page.next)}};
+}
+
+json NameOf(const NameBook& names, const UserId& id) {
+  const auto it = names.find(id);
+  return it == names.end() ? json(nullptr) : json(it->second);
+}
+
+json NameOf(const NameBook& names, const std::optional<UserId>& id) {
+  return id ? NameOf(names, *id) : json(nullptr);
 }
 
 template <typename T>
-json PageJson(const Page<T>& page) {
-  return json{{"items", Items(page.items)}, {"next", OptionalId(page.next)}};
+std::vector<UserId> PeopleInAll(const std::vector<T>& items) {
+  std::vector<UserId> people;
+  for (const T& item : items) {
+    for (UserId& id : PeopleIn(item)) people.push_back(std::move(id));
+  }
+  return people;
 }
 
 }  // namespace
@@ -85,12 +98,32 @@ std::optional<std::int32_t> ParseVersionTag(std::string_view text) {
 
 std::string VersionTag(std::int32_t version) { return "\"" + std::to_string(version) + "\""; }
 
-json ToJson(const Document& doc) {
+std::vector<UserId> PeopleIn(const Document& doc) { return {doc.author_id}; }
+
+std::vector<UserId> PeopleIn(const Review& review) {
+  std::vector<UserId> people{review.submitted_by};
+  if (review.decided_by) people.push_back(*review.decided_by);
+  return people;
+}
+
+std::vector<UserId> PeopleIn(const Transition& transition) {
+  std::vector<UserId> people = PeopleIn(transition.document);
+  for (UserId& id : PeopleIn(transition.review)) people.push_back(std::move(id));
+  return people;
+}
+
+std::vector<UserId> PeopleIn(const QueuedReview& item) { return PeopleIn(item.review); }
+std::vector<UserId> PeopleIn(const Page<Document>& page) { return PeopleInAll(page.items); }
+std::vector<UserId> PeopleIn(const Page<Review>& page) { return PeopleInAll(page.items); }
+std::vector<UserId> PeopleIn(const Page<QueuedReview>& page) { return PeopleInAll(page.items); }
+
+json ToJson(const Document& doc, const NameBook& names) {
   return json{{"id", std::to_string(doc.id)},
               {"title", doc.title},
               {"status", ToString(doc.status)},
               {"version", doc.version},
               {"author_id", doc.author_id},
+              {"author_name", NameOf(names, doc.author_id)},
               {"current_review_id", OptionalId(doc.current_review_id)},
               {"approved_version", OptionalValue(doc.approved_version)},
               {"approved_at", OptionalTime(doc.approved_at)},
@@ -99,20 +132,23 @@ json ToJson(const Document& doc) {
               {"updated_at", FormatTime(doc.updated_at)}};
 }
 
-json ToJson(const Review& review) {
+json ToJson(const Review& review, const NameBook& names) {
   return json{{"id", std::to_string(review.id)},
               {"document_id", std::to_string(review.document_id)},
               {"document_version", review.document_version},
               {"status", ToString(review.status)},
               {"submitted_by", review.submitted_by},
+              {"submitted_by_name", NameOf(names, review.submitted_by)},
               {"submitted_at", FormatTime(review.submitted_at)},
               {"decided_by", OptionalValue(review.decided_by)},
+              {"decided_by_name", NameOf(names, review.decided_by)},
               {"decided_at", OptionalTime(review.decided_at)},
               {"comment", OptionalValue(review.comment)}};
 }
 
-json ToJson(const Transition& transition) {
-  return json{{"document", ToJson(transition.document)}, {"review", ToJson(transition.review)}};
+json ToJson(const Transition& transition, const NameBook& names) {
+  return json{{"document", ToJson(transition.document, names)},
+              {"review", ToJson(transition.review, names)}};
 }
 
 json ToJson(const ContentView& content) {
@@ -167,17 +203,17 @@ json ToJson(const SearchResults& results) {
   return body;
 }
 
-json ToJson(const Page<Document>& page) { return PageJson(page); }
+json ToJson(const Page<Document>& page, const NameBook& names) { return PageJson(page, names); }
 
-json ToJson(const Page<Review>& page) { return PageJson(page); }
+json ToJson(const Page<Review>& page, const NameBook& names) { return PageJson(page, names); }
 
-json ToJson(const QueuedReview& item) {
-  json body = ToJson(item.review);
+json ToJson(const QueuedReview& item, const NameBook& names) {
+  json body = ToJson(item.review, names);
   body["title"] = item.title;
   return body;
 }
 
-json ToJson(const Page<QueuedReview>& page) { return PageJson(page); }
+json ToJson(const Page<QueuedReview>& page, const NameBook& names) { return PageJson(page, names); }
 
 json ToJson(const Page<VersionSummary>& page) {
   json body = ToJson(page.items);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,22 +40,35 @@ inline constexpr int kMaxJsonDepth = 64;
 // lies too deep, so no body can exhaust the stack or build a deep tree.
 Result<nlohmann::json> ParseJsonBody(std::string_view body);
 
-nlohmann::json ToJson(const Document& doc);
-nlohmann::json ToJson(const Review& review);
-nlohmann::json ToJson(const Transition& transition);
+// The display names of the people a response names (UserNames::NamesOf over PeopleIn): each
+// `..._id` / `..._by` a resource carries comes with a `..._name`, null for an id without one.
+using NameBook = std::map<UserId, std::string>;
+std::vector<UserId> PeopleIn(const Document& doc);
+std::vector<UserId> PeopleIn(const Review& review);
+std::vector<UserId> PeopleIn(const Transition& transition);
+std::vector<UserId> PeopleIn(const QueuedReview& item);
+std::vector<UserId> PeopleIn(const Page<Document>& page);
+std::vector<UserId> PeopleIn(const Page<Review>& page);
+std::vector<UserId> PeopleIn(const Page<QueuedReview>& page);
+
+// With `author_name`.
+nlohmann::json ToJson(const Document& doc, const NameBook& names);
+// With `submitted_by_name` and `decided_by_name`.
+nlohmann::json ToJson(const Review& review, const NameBook& names);
+nlohmann::json ToJson(const Transition& transition, const NameBook& names);
 nlohmann::json ToJson(const ContentView& content);
 nlohmann::json ToJson(const Preview& preview);
 // {"mode", "items": [{"document_id", "version", "title", "snippet", "highlights", "score"}]}.
 nlohmann::json ToJson(const SearchResults& results);
 // The search mode named `text` (keyword, semantic, hybrid), or none.
 std::optional<SearchMode> ParseSearchMode(std::string_view text);
-nlohmann::json ToJson(const Page<Document>& page);
+nlohmann::json ToJson(const Page<Document>& page, const NameBook& names);
 // A document's review history: {"items": [...], "next"}.
-nlohmann::json ToJson(const Page<Review>& page);
+nlohmann::json ToJson(const Page<Review>& page, const NameBook& names);
 // A review of the queue: the review's fields and its document's `title`.
-nlohmann::json ToJson(const QueuedReview& item);
+nlohmann::json ToJson(const QueuedReview& item, const NameBook& names);
 // The review queue: {"items": [...], "next"}.
-nlohmann::json ToJson(const Page<QueuedReview>& page);
+nlohmann::json ToJson(const Page<QueuedReview>& page, const NameBook& names);
 // A document's version history: {"items": [{version, title, edited_by, created_at, review_id,
 // review_status}]}.
 nlohmann::json ToJson(const std::vector<VersionSummary>& versions);

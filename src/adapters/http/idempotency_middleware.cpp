@@ -36,7 +36,7 @@ HttpResponse IdempotencyMiddleware::Run(const RouteContext& ctx, const Actor& ac
     IdempotentEffect none;
     auto outcome = handler(ctx, actor, none);
     if (!outcome) return ProblemResponse(outcome.error());
-    return OutcomeResponse(*outcome);
+    return OutcomeResponse(*outcome, users_);
   }
   if (ctx.request.count(kIdempotencyKeyHeader) > 1) {
     return ProblemResponse(Invalid("give Idempotency-Key once"));
@@ -54,7 +54,7 @@ HttpResponse IdempotencyMiddleware::RunUnderKey(const RouteContext& ctx, const A
   IdempotencyDecision decision = idempotency_.Begin(request);
   switch (decision.verdict) {
     case IdempotencyVerdict::kReplay:
-      return ReplayResponse(decision.response);
+      return ReplayResponse(decision.response, users_);
     case IdempotencyVerdict::kKeyReused:
       return ProblemResponse(MakeError(
           ErrorCode::kIdempotencyKeyReused,
@@ -75,7 +75,7 @@ HttpResponse IdempotencyMiddleware::RunUnderKey(const RouteContext& ctx, const A
     AbandonQuietly(idempotency_, request, decision.owner);
     throw;
   }
-  if (*result && effect.committed()) return OutcomeResponse(**result);
+  if (*result && effect.committed()) return OutcomeResponse(**result, users_);
   // No effect committed. A refusal of a request that was never admitted, or one a retry may
   // change, gives the key back, so that it leaves no row; a decision on the state is stored.
   if (!*result && !IsStoredRefusal(result->error().code)) {
@@ -88,7 +88,7 @@ HttpResponse IdempotencyMiddleware::RunUnderKey(const RouteContext& ctx, const A
     spdlog::warn("Idempotency-Key '{}' of {}: the reservation ran out before the answer was stored",
                  EscapeForLog(request.key), EscapeForLog(request.caller));
   }
-  return OutcomeResponse(outcome);
+  return OutcomeResponse(outcome, users_);
 }
 
 }  // namespace docgate

@@ -10,6 +10,7 @@
 #include "adapters/http/router.h"
 #include "app/idempotency.h"
 #include "app/idempotent_outcome.h"
+#include "app/user_names.h"
 #include "core/model.h"
 
 namespace docgate {
@@ -32,7 +33,8 @@ using EffectHandler =
 // the handler runs once with an inert effect. Thread-safe; `idempotency` must outlive it.
 class IdempotencyMiddleware {
  public:
-  explicit IdempotencyMiddleware(IdempotencyService& idempotency) : idempotency_(idempotency) {}
+  IdempotencyMiddleware(IdempotencyService& idempotency, const UserNames& users)
+      : idempotency_(idempotency), users_(users) {}
 
   // The answer to `actor`'s request; what the handler throws is rethrown, after the key is given
   // back.
@@ -43,6 +45,7 @@ class IdempotencyMiddleware {
                            const EffectHandler& handler, std::string_view key) const;
 
   IdempotencyService& idempotency_;
+  const UserNames& users_;
 };
 
 }  // namespace docgate

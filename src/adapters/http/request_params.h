@@ -20,6 +20,7 @@
 #include "app/idempotent_outcome.h"
 #include "app/ports/chunk_index.h"
 #include "app/reader_service.h"
+#include "app/user_names.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -34,6 +35,13 @@ template <typename T>
 Result<HttpResponse> Ok200(const Result<T>& result) {
   if (!result) return result.error();
   return JsonResponse(HttpStatus::ok, ToJson(*result));
+}
+
+// The same for a value that names people (PeopleIn): their names from `users`, one lookup.
+template <typename T>
+Result<HttpResponse> Ok200(const Result<T>& result, const UserNames& users) {
+  if (!result) return result.error();
+  return JsonResponse(HttpStatus::ok, ToJson(*result, users.NamesOf(PeopleIn(*result))));
 }
 
 // The answer of a route whose use case moved a document (and its review): transitioned, or its

@@ -15,34 +15,36 @@ HttpResponse JsonResponse(HttpStatus status, const nlohmann::json& body) {
   return response;
 }
 
-HttpResponse DocumentResponse(HttpStatus status, const Document& doc) {
-  HttpResponse response = JsonResponse(status, ToJson(doc));
+HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const NameBook& names) {
+  HttpResponse response = JsonResponse(status, ToJson(doc, names));
   response.set(http::field::etag, VersionTag(doc.version));
   return response;
 }
 
-HttpResponse OutcomeResponse(const IdempotentOutcome& outcome) {
+HttpResponse OutcomeResponse(const IdempotentOutcome& outcome, const UserNames& users) {
   switch (outcome.kind) {
     case IdempotentOutcome::Kind::kCreated: {
-      HttpResponse response = DocumentResponse(HttpStatus::created, outcome.document);
+      HttpResponse response = DocumentResponse(HttpStatus::created, outcome.document,
+                                               users.NamesOf(PeopleIn(outcome.document)));
       response.set(http::field::location,
                    "/api/v1/documents/" + std::to_string(outcome.document.id));
       return response;
     }
-    case IdempotentOutcome::Kind::kTransitioned:
-      return JsonResponse(HttpStatus::ok,
-                          ToJson(Transition{outcome.document, outcome.review.value()}));
+    case IdempotentOutcome::Kind::kTransitioned: {
+      const Transition transition{outcome.document, outcome.review.value()};
+      return JsonResponse(HttpStatus::ok, ToJson(transition, users.NamesOf(PeopleIn(transition))));
+    }
     case IdempotentOutcome::Kind::kRefused:
       break;
   }
   return ProblemResponse(MakeError(outcome.code, outcome.detail));
 }
 
-HttpResponse ReplayResponse(const std::string& stored) {
+HttpResponse ReplayResponse(const std::string& stored, const UserNames& users) {
   // Records stored before ADR 0007 hold the whole response; they are replayed as they are until
   // their TTL ends.
-  HttpResponse replay =
-      IsEncodedOutcome(stored) ? OutcomeResponse(DecodeOutcome(stored)) : DecodeResponse(stored);
+  HttpResponse replay = IsEncodedOutcome(stored) ? OutcomeResponse(DecodeOutcome(stored), users)
+                                                 : DecodeResponse(stored);
   replay.set(kIdempotentReplayedHeader, "true");
   return replay;
 }

@@ -16,17 +16,19 @@ namespace docgate {
 namespace http = boost::beast::http;
 
 RestApi::RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
-                 const JwtVerifier& verifier, HealthChecks health)
-    : guard_(verifier, idempotency),
-      documents_(service, reader),
-      reviews_(service),
+                 UserNames& users, const JwtVerifier& verifier, HealthChecks health)
+    : guard_(verifier, idempotency, users),
+      documents_(service, reader, users),
+      reviews_(service, users),
       search_(reader),
+      users_(users),
       operations_(std::move(health)) {
   operations_.AddTo(router_);
   AddConsoleRoutes(router_);
   documents_.AddTo(router_, guard_);
   reviews_.AddTo(router_, guard_);
   search_.AddTo(router_, guard_);
+  users_.AddTo(router_, guard_);
 }
 
 HttpResponse RestApi::Handle(const HttpRequest& request) const {

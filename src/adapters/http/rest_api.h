@@ -14,6 +14,7 @@
 #include "adapters/http/route_guard.h"
 #include "adapters/http/router.h"
 #include "adapters/http/search_routes.h"
+#include "adapters/http/user_routes.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/reader_service.h"
@@ -30,7 +31,7 @@ namespace docgate {
 class RestApi {
  public:
   RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
-          const JwtVerifier& verifier, HealthChecks health);
+          UserNames& users, const JwtVerifier& verifier, HealthChecks health);
 
   // Never throws. A path that is not valid UTF-8 without U+0000 (CheckPath) is 400 before any
   // route is tried. Notes in `trace` the matched route's template ("unmatched" for a 404) and,
@@ -60,6 +61,7 @@ class RestApi {
   DocumentRoutes documents_;
   ReviewRoutes reviews_;
   SearchRoutes search_;
+  UserRoutes users_;
   OperationRoutes operations_;
   Router router_;
 };

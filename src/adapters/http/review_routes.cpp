@@ -32,13 +32,13 @@ Result<HttpResponse> ReviewRoutes::Queue(const RouteContext& ctx, const Actor& a
   if (!paging) return paging.error();
   request.limit = paging->limit;
   request.after = paging->after;
-  return Ok200(service_.ReviewQueue(actor, request));
+  return Ok200(service_.ReviewQueue(actor, request), users_);
 }
 
 Result<HttpResponse> ReviewRoutes::Get(const RouteContext& ctx, const Actor&) const {
   auto id = PathId(ctx, "review");
   if (!id) return id.error();
-  return Ok200(service_.GetReview(*id));
+  return Ok200(service_.GetReview(*id), users_);
 }
 
 Result<IdempotentOutcome> ReviewRoutes::Approve(const RouteContext& ctx, const Actor& actor,

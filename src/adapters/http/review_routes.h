@@ -5,13 +5,15 @@
 #include "adapters/http/route_guard.h"
 #include "adapters/http/router.h"
 #include "app/document_service.h"
+#include "app/user_names.h"
 
 namespace docgate {
 
 // Thread-safe; the service must outlive it and the routes it adds.
 class ReviewRoutes {
  public:
-  explicit ReviewRoutes(DocumentService& service) : service_(service) {}
+  ReviewRoutes(DocumentService& service, const UserNames& users)
+      : service_(service), users_(users) {}
 
   void AddTo(Router& router, const RouteGuard& guard) const;
 
@@ -24,6 +26,7 @@ class ReviewRoutes {
                                    IdempotentEffect& effect) const;
 
   DocumentService& service_;
+  const UserNames& users_;
 };
 
 }  // namespace docgate

@@ -15,11 +15,18 @@ Result<Actor> RouteGuard::Authenticate(const HttpRequestHeader& header) const {
                                                               : View(authorization->value()));
 }
 
+Result<Actor> RouteGuard::Admit(const RouteContext& ctx) const {
+  auto actor = Authenticate(ctx.request);
+  if (!actor) return actor;
+  if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
+  users_.Saw(*actor);
+  return actor;
+}
+
 RouteHandler RouteGuard::Authenticated(ReadHandler handler) const {
   return [this, handler = std::move(handler)](const RouteContext& ctx) -> HttpResponse {
-    auto actor = Authenticate(ctx.request);
+    auto actor = Admit(ctx);
     if (!actor) return ProblemResponse(actor.error());
-    if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
     auto response = handler(ctx, *actor);
     if (!response) return ProblemResponse(response.error());
     return std::move(response).value();
@@ -28,9 +35,8 @@ RouteHandler RouteGuard::Authenticated(ReadHandler handler) const {
 
 RouteHandler RouteGuard::Idempotent(EffectHandler handler) const {
   return [this, handler = std::move(handler)](const RouteContext& ctx) -> HttpResponse {
-    auto actor = Authenticate(ctx.request);
+    auto actor = Admit(ctx);
     if (!actor) return ProblemResponse(actor.error());
-    if (ctx.trace != nullptr) ctx.trace->caller = actor->id;
     return idempotency_.Run(ctx, *actor, handler);
   };
 }

@@ -16,14 +16,14 @@ namespace docgate {
 // A route without an effect to replay: its response, or the problem to answer.
 using ReadHandler = std::function<Result<HttpResponse>(const RouteContext&, const Actor&)>;
 
-// Thread-safe; `verifier` and `idempotency` must outlive it.
+// Thread-safe; `verifier`, `idempotency` and `users` must outlive it.
 class RouteGuard {
  public:
-  RouteGuard(const JwtVerifier& verifier, IdempotencyService& idempotency)
-      : verifier_(verifier), idempotency_(idempotency) {}
+  RouteGuard(const JwtVerifier& verifier, IdempotencyService& idempotency, UserNames& users)
+      : verifier_(verifier), users_(users), idempotency_(idempotency, users) {}
 
-  // The handler for an authenticated caller (noted in the request's trace); 401 before it runs
-  // without a valid token.
+  // The handler for an authenticated caller (noted in the request's trace, and its name in
+  // `users`); 401 before it runs without a valid token.
   RouteHandler Authenticated(ReadHandler handler) const;
   // Authenticated, then the Idempotency-Key protocol around the handler's effect.
   RouteHandler Idempotent(EffectHandler handler) const;
@@ -33,7 +33,11 @@ class RouteGuard {
   Result<Actor> Authenticate(const HttpRequestHeader& header) const;
 
  private:
+  // Authenticate, and the caller's name recorded.
+  Result<Actor> Admit(const RouteContext& ctx) const;
+
   const JwtVerifier& verifier_;
+  UserNames& users_;
   IdempotencyMiddleware idempotency_;
 };
 

@@ -175,4 +175,13 @@ inline constexpr char kSelectPreview[] =
     "SELECT document_id, version, content, approved_at FROM kh_document_preview"
     " WHERE document_id = $1";
 
+// user directory
+// A sighting of user $1 named $2 (NULL: no name) at $3: a new user is added, a known one takes it
+// unless it was seen later already, so that the latest sighting wins in any order of arrival.
+inline constexpr char kUpsertUser[] =
+    "INSERT INTO kh_user (id, name, seen_at) VALUES ($1, $2, $3)"
+    " ON CONFLICT (id) DO UPDATE SET name = excluded.name, seen_at = excluded.seen_at"
+    " WHERE excluded.seen_at >= kh_user.seen_at";
+inline constexpr char kSelectUser[] = "SELECT id, name, seen_at FROM kh_user WHERE id = $1";
+
 }  // namespace docgate::sql
