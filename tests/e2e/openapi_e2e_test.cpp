@@ -166,6 +166,9 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
   const HttpReply self =
       Record(http::verb::post, "/api/v1/reviews/" + own_review + "/approve", Admin());
   ExpectProblem(self, 403, "SELF_REVIEW");
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/me", Alice()).status(), 200u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/users/alice", Bob()).status(), 200u);
+  ASSERT_EQ(Record(http::verb::get, "/api/v1/users/nobody-seen", Bob()).status(), 404u);
   ASSERT_EQ(Record(http::verb::get, "/api/v1/reviews/999999", Bob()).status(), 404u);
   ASSERT_EQ(Record(http::verb::get, "/api/v1/documents/999999/reviews", Bob()).status(), 404u);
   ASSERT_EQ(Record(http::verb::post, "/api/v1/documents/" + own + "/submit", Admin()).status(),
