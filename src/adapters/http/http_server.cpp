@@ -35,7 +35,8 @@
 #include <vector>
 
 #include "adapters/http/error_mapper.h"
-#include "adapters/http/localize.h"
+#include "adapters/http/request_params.h"
+#include "adapters/http/server_answers.h"
 #include "adapters/http/work_lane.h"
 
 namespace docgate {
@@ -57,13 +58,6 @@ constexpr auto kSpareReadTimeout = 5s;
 // What an idle kept-alive connection reads at once when its next request begins.
 constexpr std::size_t kFirstRead = 4 * 1024;
 
-std::string_view View(beast::string_view text) { return {text.data(), text.size()}; }
-
-std::string_view PathOf(beast::string_view target) {
-  const std::string_view view = View(target);
-  return view.substr(0, view.find('?'));
-}
-
 struct Connection {
   explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
   beast::tcp_stream stream;
@@ -74,39 +68,6 @@ struct Connection {
   std::chrono::steady_clock::time_point idle_since;
   bool evicted = false;
 };
-
-// Every problem+json in the request's language (localize.h): RestApi's answers come translated
-// (with Content-Language), the server's own (413, 400, the 503s of load shedding) are here.
-void Localize(HttpResponse& response, const http::fields& request_headers) {
-  if (response.find(http::field::content_language) != response.end()) return;
-  const auto accept = request_headers[http::field::accept_language];
-  LocalizeProblem(response, PreferredLanguage(std::string_view(accept.data(), accept.size())));
-}
-
-// The answer to a request the parser refused, or nullopt when the connection just went away.
-std::optional<HttpResponse> TransportProblem(const beast::error_code& ec, const HttpConfig& config) {
-  if (ec == http::error::body_limit) {
-    return ProblemResponse(MakeError(ErrorCode::kPayloadTooLarge,
-                                     "request body exceeds " + std::to_string(config.body_limit) +
-                                         " bytes"));
-  }
-  if (ec == http::error::header_limit) {
-    return ProblemResponse(MakeError(ErrorCode::kValidation,
-                                     "request header exceeds " +
-                                         std::to_string(config.header_limit) + " bytes"));
-  }
-  if (ec == http::error::buffer_overflow) {
-    return ProblemResponse(
-        MakeError(ErrorCode::kValidation, "a chunk-size line, chunk extension or trailer exceeds " +
-                                              std::to_string(kReadAhead) + " bytes"));
-  }
-  if (ec == http::error::end_of_stream || ec == http::error::partial_message) return std::nullopt;
-  if (ec.category() == http::make_error_code(http::error::bad_method).category()) {
-    return ProblemResponse(
-        MakeError(ErrorCode::kValidation, "malformed HTTP request: " + ec.message()));
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -171,34 +132,6 @@ struct HttpServer::Impl {
   std::uint64_t refused_connections = 0;
   std::uint64_t evicted_connections = 0;
 };
-
-namespace {
-
-// `call()`, or a logged 500 when it throws; `what` names the callback in the log line.
-template <typename Call>
-auto OrInternalError(std::string_view what, const HttpRequestHeader& header, Call&& call)
-    -> decltype(call()) {
-  try {
-    return call();
-  } catch (const std::exception& e) {
-    spdlog::error("http: {} threw for {} {}: {}", what, View(header.method_string()),
-                  PathOf(header.target()), e.what());
-    return InternalError();
-  }
-}
-
-// The 503 of a request the server does not take on, for `reason`.
-HttpResponse Shed(std::string_view reason, RequestTrace& trace) {
-  trace.shed = reason;
-  Error error = MakeError(ErrorCode::kUnavailable,
-                          reason == kShedConnections ? "the server is at its connection limit"
-                          : reason == kShedQueueFull ? "every worker is busy and the queue is full"
-                                                     : "the request waited too long for a worker");
-  error.retry_after_seconds = kShedRetryAfterSeconds;
-  return ProblemResponse(error);
-}
-
-}  // namespace
 
 bool HttpServer::Impl::IsOperational(const HttpRequestHeader& header) const {
   if (header.method() != http::verb::get && header.method() != http::verb::head) return false;
@@ -360,7 +293,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
     HttpResponse& response = *answer;
     const bool keep_alive =
         config.keep_alive && !conn->spare && !body_unread && asked_keep_alive && !Stopping();
-    Localize(response, header);
+    LocalizeServerAnswer(response, header);
     response.version(header.version());
     response.keep_alive(keep_alive);
     response.prepare_payload();
