@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "core/query_string.h"
+
 namespace docgate {
 namespace {
 
@@ -40,19 +42,12 @@ std::string Decoded(std::string_view text, std::string_view what) {
 }
 
 void ApplyQuery(std::string_view query, AmqpEndpoint& endpoint) {
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    const auto equals = pair.find('=');
-    const std::string_view name = pair.substr(0, equals);
+  for (const auto& [name, written_value] : SplitQuery(query)) {
     if (name != "heartbeat") {
       throw std::invalid_argument("unknown query parameter '" + std::string(name) +
                                   "' (only heartbeat is supported)");
     }
-    const std::string_view value =
-        equals == std::string_view::npos ? std::string_view{} : pair.substr(equals + 1);
+    const std::string_view value = written_value.value_or(std::string_view());
     endpoint.heartbeat_seconds = BoundedNumber(value, 0, 65535);
     if (endpoint.heartbeat_seconds < 0) {
       throw std::invalid_argument("heartbeat must be a number of seconds in 0..65535, not '" +

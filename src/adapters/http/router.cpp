@@ -5,6 +5,7 @@
 
 #include <boost/beast/http/verb.hpp>
 
+#include "core/query_string.h"
 #include "core/utf8.h"
 
 namespace docgate {
@@ -77,15 +78,9 @@ std::string_view TargetQuery(std::string_view target) {
 Result<QueryParams> ParseQuery(std::string_view query,
                                const std::vector<std::string_view>& allowed) {
   QueryParams params;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    const auto eq = pair.find('=');
-    auto name = PercentDecode(pair.substr(0, eq));
-    auto value =
-        PercentDecode(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+  for (const auto& [written_name, written_value] : SplitQuery(query)) {
+    auto name = PercentDecode(written_name);
+    auto value = PercentDecode(written_value.value_or(std::string_view()));
     if (!name || !value) {
       return MakeError(ErrorCode::kValidation, "malformed percent-encoding in the query string");
     }

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/percent_encoding.h"
+#include "core/query_string.h"
 
 namespace docgate {
 namespace {
@@ -62,13 +63,8 @@ constexpr std::string_view kSentinelPassword = "sentinel_password";
 // The query's parameters into `endpoint`. An unknown name is quoted only when it looks like one:
 // what was written may be a secret pasted without its name.
 void ParseParameters(std::string_view query, bool sentinel, RedisEndpoint& endpoint) {
-  for (std::size_t start = 0; start < query.size();) {
-    const std::size_t end = std::min(query.find('&', start), query.size());
-    const std::string_view parameter = query.substr(start, end - start);
-    start = end + 1;
-    if (parameter.empty()) continue;
-    const auto equals = parameter.find('=');
-    const std::string name(parameter.substr(0, equals));
+  for (const auto& [written_name, written_value] : SplitQuery(query)) {
+    const std::string name(written_name);
     std::string* const value = name == kSentinelUser       ? &endpoint.sentinel_user
                                : name == kSentinelPassword ? &endpoint.sentinel_password
                                                            : nullptr;
@@ -84,9 +80,9 @@ void ParseParameters(std::string_view query, bool sentinel, RedisEndpoint& endpo
       throw std::invalid_argument(name +
                                   " is for redis+sentinel:// and rediss+sentinel:// URLs only");
     }
-    if (equals == std::string_view::npos) throw std::invalid_argument(name + " needs a value");
+    if (!written_value) throw std::invalid_argument(name + " needs a value");
     if (!value->empty()) throw std::invalid_argument(name + " is given twice");
-    *value = PercentDecoded(parameter.substr(equals + 1));
+    *value = PercentDecoded(*written_value);
     if (value->empty()) throw std::invalid_argument(name + " must not be empty");
   }
   if (!endpoint.sentinel_user.empty() && endpoint.sentinel_password.empty()) {
