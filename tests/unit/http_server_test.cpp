@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -203,12 +205,19 @@ TEST_F(HttpServerLimitsTest, AtTheCapWithNoConnectionWaitingANewOneIsClosedAtOnc
   HttpConfig config;
   config.max_connections = 1;
   config.operational_paths = {"/block"};  // so that the spare connections hold requests too
-  Start(config);
+  // Every connection's request header in: none of them waits for a request any more. (Counting
+  // connections with none waiting is not enough: an accepted connection is not waiting yet
+  // until its first read begins, and the new one would evict it then.)
+  std::atomic<std::size_t> headers_in{0};
+  Start(config, [&headers_in](const HttpRequestHeader&, RequestTrace&) {
+    ++headers_in;
+    return std::optional<HttpResponse>();
+  });
   constexpr std::size_t kAll = 1 + kSpareConnections;
   std::vector<HttpReply> replies(kAll);
   for (std::size_t i = 0; i < kAll; ++i) GetInBackground("/block", replies[i]);
-  ASSERT_TRUE(WaitUntil([](const HttpServerStats& stats) {
-    return stats.connections == kAll && stats.waiting == 0;
+  ASSERT_TRUE(WaitUntil([&headers_in](const HttpServerStats& stats) {
+    return headers_in == kAll && stats.connections == kAll && stats.waiting == 0;
   }));
 
   HttpClient refused(server_->port());
