@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/base64url.h"
+#include "core/compact_jws.h"
 #include "core/utf8.h"
 
 namespace docgate {
@@ -56,13 +57,9 @@ std::optional<std::int64_t> NumericDateMs(const json& value) {
 // The `alg` of a compact JWS's header; nullopt unless the token is three base64url parts whose
 // first is a JSON object naming a string `alg`.
 std::optional<std::string> HeaderAlgorithm(std::string_view token) {
-  const std::size_t first = token.find('.');
-  if (first == std::string_view::npos) return std::nullopt;
-  const std::size_t second = token.find('.', first + 1);
-  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
-    return std::nullopt;
-  }
-  const std::optional<std::string> header = DecodeBase64Url(token.substr(0, first));
+  const std::optional<JwsParts> parts = SplitCompactJws(token);
+  if (!parts) return std::nullopt;
+  const std::optional<std::string> header = DecodeBase64Url(parts->header);
   if (!header) return std::nullopt;
   const json parsed = json::parse(*header, nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_object()) return std::nullopt;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/base64url.h"
+#include "core/compact_jws.h"
 #include "core/utf8.h"
 
 namespace docgate {
@@ -23,17 +24,13 @@ struct CompactJws {
 };
 
 std::optional<CompactJws> SplitJws(std::string_view token) {
-  const std::size_t first = token.find('.');
-  if (first == std::string_view::npos) return std::nullopt;
-  const std::size_t second = token.find('.', first + 1);
-  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
-    return std::nullopt;
-  }
-  auto header = DecodeBase64Url(token.substr(0, first));
-  auto payload = DecodeBase64Url(token.substr(first + 1, second - first - 1));
-  auto signature = DecodeBase64Url(token.substr(second + 1));
+  const std::optional<JwsParts> parts = SplitCompactJws(token);
+  if (!parts) return std::nullopt;
+  auto header = DecodeBase64Url(parts->header);
+  auto payload = DecodeBase64Url(parts->payload);
+  auto signature = DecodeBase64Url(parts->signature);
   if (!header || !payload || !signature) return std::nullopt;
-  return CompactJws{token.substr(0, second), std::move(*header), std::move(*payload),
+  return CompactJws{parts->signing_input, std::move(*header), std::move(*payload),
                     std::move(*signature)};
 }
 
@@ -189,10 +186,10 @@ Result<Actor> OidcIdentityProvider::ActorFromClaims(std::string_view payload) co
   actor.id = sub->get<std::string>();
   for (const char* name_claim : {"name", "preferred_username"}) {
     const auto name = claims.find(name_claim);
-    if (name != claims.end() && name->is_string() &&
-        IsPrintableText(name->get_ref<const std::string&>()) &&
-        !name->get_ref<const std::string&>().empty()) {
-      actor.name = name->get<std::string>();
+    if (name == claims.end() || !name->is_string()) continue;
+    const std::string& text = name->get_ref<const std::string&>();
+    if (!text.empty() && IsPrintableText(text)) {
+      actor.name = text;
       break;
     }
   }
