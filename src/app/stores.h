@@ -11,6 +11,7 @@
 #include "app/ports/inbox_store.h"
 #include "app/ports/outbox_store.h"
 #include "app/ports/preview_store.h"
+#include "app/ports/session_store.h"
 #include "app/ports/user_directory.h"
 
 namespace docgate {
@@ -29,6 +30,7 @@ struct Stores {
   std::shared_ptr<ChunkIndex> chunks;
   std::shared_ptr<EmbeddingStore> embeddings;
   std::shared_ptr<UserDirectory> users;
+  std::shared_ptr<SessionStore> sessions;
   std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
 };
 

@@ -1,5 +1,6 @@
 // @ts-check
-// The console's client of /api/v1: the bearer token, the console's language for the server's
+// The console's client of /api/v1: the bearer token (or the session cookie with its CSRF token,
+// when signed in through the identity provider), the console's language for the server's
 // problem details, and the one place where a click becomes a request that is safe to repeat.
 // The shapes below are shared/API.md's resources as the console reads them; an answer's body is
 // `unknown` until a caller says which of them it is (`/** @type {ApiDocument} */ (await ...)`).
@@ -33,6 +34,10 @@
  * @typedef {{items: ApiSearchItem[], mode?: string, fallback?: string}} ApiSearchAnswer
  * The caller (GET /api/v1/me): `name` null when the token carries none; `roles` docgate's.
  * @typedef {{id: string, name: string | null, roles: string[]}} ApiMe
+ * This browser's session through the identity provider (GET /auth/session, ADR 0013): `user` and
+ * its `csrf_token` when signed in, `pending` another user's sign-in waiting for a word.
+ * @typedef {{sign_in: boolean, user: ApiMe | null, pending: ApiMe | null, csrf_token?: string,
+ *   expires_at?: string}} ApiSession
  */
 /**
  * A page of a list: `next` is the cursor of the next page, null on the last.
@@ -83,14 +88,17 @@ function retryAfterSeconds(response) {
 }
 
 export class Api {
-  // token(): the current bearer token; language(): 'zh-CN' or 'en'; onUnauthenticated(error):
-  // called on any 401 (expired or revoked token) before the error is thrown.
+  // token(): the current bearer token; csrf(): the session's CSRF token when signed in through
+  // the identity provider (the cookie goes by itself); language(): 'zh-CN' or 'en';
+  // onUnauthenticated(error): called on any 401 (expired or revoked token) before the error is
+  // thrown.
   /**
-   * @param {{token: () => string | null, language: () => string,
+   * @param {{token: () => string | null, csrf?: () => string | null, language: () => string,
    *   onUnauthenticated: (error: ApiError) => void}} options
    */
-  constructor({token, language, onUnauthenticated}) {
+  constructor({token, csrf = () => null, language, onUnauthenticated}) {
     this.token = token;
+    this.csrf = csrf;
     this.language = language;
     this.onUnauthenticated = onUnauthenticated;
   }
@@ -104,14 +112,16 @@ export class Api {
    */
   async request(method, path, {body, headers = {}} = {}) {
     /** @type {Record<string, string>} */
-    const sent = {
-      Accept: 'application/json',
-      'Accept-Language': this.language(),
-      Authorization: 'Bearer ' + this.token(),
-      ...headers,
-    };
+    const sent = {Accept: 'application/json', 'Accept-Language': this.language(), ...headers};
+    const token = this.token();
+    const csrf = this.csrf();
+    if (token) {
+      sent['Authorization'] = 'Bearer ' + token;
+    } else if (csrf && method !== 'GET' && method !== 'HEAD') {
+      sent['X-Docgate-CSRF'] = csrf;
+    }
     /** @type {RequestInit} */
-    const init = {method, headers: sent, cache: 'no-store'};
+    const init = {method, headers: sent, cache: 'no-store', credentials: 'same-origin'};
     if (body !== undefined) {
       sent['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);

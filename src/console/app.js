@@ -5,7 +5,7 @@
 
 import {byId, main} from './dom.js';
 import {route, setViews} from './router.js';
-import {restoreSession, signOut, takeTokenFromLink, whenSessionChanges} from './session.js';
+import {loadProviderSession, restoreSession, signOut, takeTokenFromLink, whenSessionChanges} from './session.js';
 import {LANGUAGE_KEY, state, whenUnauthenticated} from './state.js';
 import {renderDocument, renderDocuments, renderEditorNew} from './view_documents.js';
 import {renderQueue, renderReview} from './view_review.js';
@@ -25,7 +25,7 @@ setViews({
 whenSessionChanges(route);
 whenUnauthenticated(() => signOut('session.expired'));
 
-function start() {
+async function start() {
   byId('language-switch').addEventListener('change', (e) => {
     const choice = /** @type {HTMLSelectElement} */ (e.target).value;
     state.language = choice === 'zh-CN' ? 'zh-CN' : 'en';
@@ -39,6 +39,7 @@ function start() {
     return undefined;
   });
   restoreSession();
+  await loadProviderSession();
   if (location.hash.startsWith('#token=')) return takeTokenFromLink();
   return route();
 }

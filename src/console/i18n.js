@@ -102,6 +102,11 @@ export const CATALOG = {
     'signin.switchConfirm': 'Switch user',
     'signin.switchCancel': 'Stay signed in',
     'signin.switchKept': 'Still signed in as {current}: the sign-in link was not used.',
+    'signin.provider': 'Sign in with your company account',
+    'signin.switchProviderBody':
+        'This browser is signed in as {current}. The sign-in that just finished is for {next}: switching signs {current} out of this browser. Continue only if you meant to sign in as {next}.',
+    'signin.switchKeptProvider': 'Still signed in as {current}: the other sign-in was dropped.',
+    'signout.provider': 'Also sign out of your company account',
     'documents.mine': 'My documents',
     'documents.all': 'All documents',
     'documents.showAll': 'Show all documents',
@@ -251,6 +256,11 @@ export const CATALOG = {
     'signin.switchConfirm': '切换用户',
     'signin.switchCancel': '保持当前登录',
     'signin.switchKept': '仍以“{current}”的身份登录，未使用该登录链接。',
+    'signin.provider': '使用企业账号登录',
+    'signin.switchProviderBody':
+        '此浏览器当前以“{current}”的身份登录。刚完成的登录属于“{next}”：切换后，“{current}”将在此浏览器中退出登录。请仅在您确实要以“{next}”的身份登录时继续。',
+    'signin.switchKeptProvider': '仍以“{current}”的身份登录，另一次登录已放弃。',
+    'signout.provider': '同时退出企业账号',
     'documents.mine': '我的文档',
     'documents.all': '全部文档',
     'documents.showAll': '显示全部文档',

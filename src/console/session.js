@@ -1,10 +1,12 @@
 // @ts-check
-// Sign-in: a pasted token, or a link `/#token=<jwt>` (`docgate token ... --console`); the fragment
-// never reaches the server, and the token is moved to sessionStorage and out of the address bar
-// at once. The token's claims say who is signed in and which views they get; the header names
-// them as the server does (GET /api/v1/me). A link for another user than the one signed in here
-// asks before it switches (API.md: a sign-in link never silently replaces a session open in the
-// tab; anyone can send a link).
+// Sign-in: through the company's identity provider when the server offers it (/auth/login; the
+// session is an HttpOnly cookie the console never sees, and its CSRF token rides on every change,
+// ADR 0013), a pasted token, or a link `/#token=<jwt>` (`docgate token ... --console`); the
+// fragment never reaches the server, and the token is moved to sessionStorage and out of the
+// address bar at once. The token's claims say who is signed in and which views they get; the header
+// names them as the server does (GET /api/v1/me). A link for another user than the one signed in
+// here asks before it switches (API.md: a sign-in link never silently replaces a session open in
+// the tab; anyone can send a link).
 
 import {byId, confirmDialog, displayName, errorText, field, h, message, show, textWith} from './dom.js';
 import {api, state, t, TOKEN_KEY} from './state.js';
@@ -12,6 +14,7 @@ import {api, state, t, TOKEN_KEY} from './state.js';
 /**
  * @typedef {import('./state.js').Claims} Claims
  * @typedef {import('./api.js').ApiMe} ApiMe
+ * @typedef {import('./api.js').ApiSession} ApiSession
  */
 
 // What follows a sign-in or sign-out: drawing the page anew (router.js's route, set by app.js; the
@@ -169,7 +172,9 @@ export function scheduleExpiry() {
 
 /** @param {string} [reasonKey] the message to show, if any */
 export function signOut(reasonKey) {
+  const csrf = state.csrf;
   state.token = null;
+  state.csrf = null;
   state.claims = null;
   state.me = null;
   meRequest = null;
@@ -178,6 +183,96 @@ export function signOut(reasonKey) {
   if (location.hash !== '#/signin') history.replaceState(null, '', '#/signin');
   redraw();
   if (reasonKey) message(t(reasonKey), reasonKey === 'session.expired' ? 'error' : 'info');
+  if (csrf && reasonKey !== 'session.expired') endSession(csrf);
+}
+
+// Ends the provider session's cookie at the server (every instance), then offers the provider's
+// own sign-out when it has one: the browser is still signed in there, and a click on "sign in"
+// would come straight back.
+/** @param {string} csrf */
+async function endSession(csrf) {
+  try {
+    const answer = await api.request('POST', 'auth/logout', {headers: {'X-Docgate-CSRF': csrf}});
+    const url = /** @type {{end_session_url: string | null}} */ (answer.body).end_session_url;
+    if (!url) return;
+    const box = byId('message');
+    box.append(' ', h('a', {href: url, testid: 'provider-sign-out'}, t('signout.provider')));
+  } catch (error) {
+    message(errorText(error), 'error');
+  }
+}
+
+/**
+ * A session opened through the identity provider, as the console's state: no token, the CSRF
+ * token, the user as the server names them, and its expiry.
+ * @param {ApiSession} session
+ */
+function adoptSession(session) {
+  const user = /** @type {ApiMe} */ (session.user);
+  state.token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  state.csrf = session.csrf_token ?? null;
+  state.me = user;
+  meRequest = null;
+  state.claims = {
+    sub: user.id,
+    name: user.name ?? undefined,
+    roles: user.roles,
+    exp: session.expires_at ? Math.floor(Date.parse(session.expires_at) / 1000) : undefined,
+  };
+  scheduleExpiry();
+}
+
+/** @param {ApiMe} user */
+const labelOf = (user) => userLabel({sub: user.id, name: user.name ?? undefined, roles: []});
+
+// GET /auth/session: whether the server signs people in through a provider, and the session of
+// this browser's cookie, if any. A sign-in of another user waiting beside it (the callback sent
+// the browser to `#switch`) is asked about, never taken silently.
+export async function loadProviderSession() {
+  /** @type {ApiSession} */
+  let session;
+  try {
+    session = /** @type {ApiSession} */ ((await api.request('GET', 'auth/session')).body);
+  } catch (error) {
+    return;  // an older server, or none reachable: the pasted token still works
+  }
+  state.signInOffered = session.sign_in;
+  if (!state.token && session.user) adoptSession(session);
+  if (location.hash === '#switch') {
+    history.replaceState(null, '', location.pathname + (state.claims ? homeHash() : '#/signin'));
+  }
+  if (session.pending) await askToSwitch(session);
+}
+
+/** @param {ApiSession} session */
+async function askToSwitch(session) {
+  const next = /** @type {ApiMe} */ (session.pending);
+  if (session.user) {
+    redraw();  // the page of the open session, under the question
+    const body =
+        h('p', {testid: 'switch-user'},
+          t('signin.switchProviderBody', {current: labelOf(session.user), next: labelOf(next)}));
+    const switching = await confirmDialog('signin.switchTitle', {}, body, {
+      confirmKey: 'signin.switchConfirm',
+      cancelKey: 'signin.switchCancel',
+      focusCancel: true,
+    });
+    if (!switching) {
+      await api.request('DELETE', 'auth/switch').catch(() => {});
+      message(t('signin.switchKeptProvider', {current: labelOf(session.user)}), 'info');
+      return;
+    }
+  }
+  try {
+    const headers = session.csrf_token ? {'X-Docgate-CSRF': session.csrf_token} : undefined;
+    const answer = await api.request('POST', 'auth/switch', {headers});
+    adoptSession(/** @type {ApiSession} */ (answer.body));
+    location.hash = homeHash();
+    redraw();
+  } catch (error) {
+    message(errorText(error), 'error');
+  }
 }
 
 export function renderSignIn() {
@@ -193,6 +288,11 @@ export function renderSignIn() {
         }
       },
         h('h1', {}, t('signin.title')),
+        state.signInOffered ?
+            h('p', {},
+              h('a', {href: 'auth/login', class: 'button', testid: 'sign-in-provider'},
+                t('signin.provider'))) :
+            null,
         h('p', {}, textWith('signin.intro', {command: h('code', {}, 'docgate token … --console')})),
         field('signin.token', input, t('signin.hint')),
         h('div', {class: 'actions'},

@@ -15,9 +15,12 @@ export const PAGE_SIZE = 20;
 
 /**
  * `me`: the signed-in user as the server describes them (GET /api/v1/me), null until it answers.
+ * `csrf`: the session's CSRF token when signed in through the identity provider (then `token` is
+ * null); `signInOffered`: whether the server signs people in through one (GET /auth/session).
  * @type {{language: import('./i18n.js').Language, token: string | null, claims: Claims | null,
  *   me: import('./api.js').ApiMe | null, render: number, timers: number[],
- *   searchModes: string[] | null, expiryTimer?: number}}
+ *   searchModes: string[] | null, expiryTimer?: number, csrf: string | null,
+ *   signInOffered: boolean}}
  */
 export const state = {
   language: pickLanguage(localStorage.getItem(LANGUAGE_KEY), navigator.languages),
@@ -27,6 +30,8 @@ export const state = {
   render: 0,  // bumped by every navigation; a view whose number is stale drops its results
   timers: [],
   searchModes: null,
+  csrf: null,
+  signInOffered: false,
 };
 
 // What a 401 answer does (session.js signs out); app.js sets it, so that this module, which every
@@ -40,6 +45,7 @@ export function whenUnauthenticated(action) {
 
 export const api = new Api({
   token: () => state.token,
+  csrf: () => state.csrf,
   language: () => state.language,
   onUnauthenticated: () => unauthenticated(),
 });

@@ -41,7 +41,9 @@ std::optional<std::string> DecodeBase64Url(std::string_view text) {
   return bytes;
 }
 
-std::string EncodeBase64Url(std::string_view bytes) {
+namespace {
+
+std::string Encode(std::string_view bytes, std::string_view alphabet) {
   std::string text;
   text.reserve((bytes.size() + 2) / 3 * 4);
   std::uint32_t bits = 0;
@@ -51,10 +53,22 @@ std::string EncodeBase64Url(std::string_view bytes) {
     held += 8;
     while (held >= 6) {
       held -= 6;
-      text.push_back(kAlphabet[(bits >> held) & 0x3f]);
+      text.push_back(alphabet[(bits >> held) & 0x3f]);
     }
   }
-  if (held > 0) text.push_back(kAlphabet[(bits << (6 - held)) & 0x3f]);
+  if (held > 0) text.push_back(alphabet[(bits << (6 - held)) & 0x3f]);
+  return text;
+}
+
+}  // namespace
+
+std::string EncodeBase64Url(std::string_view bytes) { return Encode(bytes, kAlphabet); }
+
+std::string EncodeBase64(std::string_view bytes) {
+  static constexpr std::string_view kStandard =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string text = Encode(bytes, kStandard);
+  while (text.size() % 4 != 0) text.push_back('=');
   return text;
 }
 

@@ -11,5 +11,7 @@ namespace docgate {
 // last character (a second spelling of the same bytes) is nullopt.
 std::optional<std::string> DecodeBase64Url(std::string_view text);
 std::string EncodeBase64Url(std::string_view bytes);
+// Base64 with the standard alphabet and '=' padding (RFC 4648 section 4): HTTP Basic credentials.
+std::string EncodeBase64(std::string_view bytes);
 
 }  // namespace docgate

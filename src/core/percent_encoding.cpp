@@ -31,4 +31,24 @@ std::string PercentDecoded(std::string_view text) {
   return out;
 }
 
+std::string PercentEncoded(std::string_view text) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool unreserved = (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+                            (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' ||
+                            c == '~';
+    if (unreserved) {
+      out.push_back(c);
+    } else {
+      out.push_back('%');
+      out.push_back(kDigits[byte >> 4]);
+      out.push_back(kDigits[byte & 0x0F]);
+    }
+  }
+  return out;
+}
+
 } // namespace docgate

@@ -3,9 +3,13 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "adapters/crypto/openssl_digest.h"
+#include "adapters/http/sign_in_cookies.h"
 #include "adapters/in_process/disabled_lock_gate.h"
 #include "adapters/oidc/oidc_identity_provider.h"
+#include "adapters/oidc/oidc_sign_in.h"
 #include "adapters/redis/redis_lock_gate.h"
+#include "app/console_sessions.h"
 #include "runtime/log_redaction.h"
 
 #include <algorithm>
@@ -94,6 +98,13 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
     provider->Start();
     provider->StartRefresher();
     ExposeIdentityMetrics(*metrics_, provider->keys());
+    if (!config_.auth.public_url.empty()) {
+      digest_ = std::make_unique<OpenSslDigest>();
+      sessions_ = std::make_unique<ConsoleSessions>(*stores_.sessions, *digest_, *random_, *clock_,
+                                                    config_.auth.session_ttl);
+      sign_in_ = std::make_unique<OidcSignIn>(
+          *provider, MakeWebFormPoster(config_.oidc.ca_file, config_.oidc.timeout));
+    }
     identity_ = std::move(provider);
   }
   verifier_ = std::make_unique<JwtVerifier>(jwt_secrets_, *clock_, identity_.get());
@@ -111,8 +122,14 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
   }
   health.metrics = [metrics = metrics_.get()] { return metrics->Expose(); };
   user_names_ = std::make_unique<UserNames>(*stores_.users, *clock_);
+  ConsoleSignIn sign_in;
+  if (sign_in_ != nullptr) {
+    sign_in = ConsoleSignIn{sign_in_.get(),          sessions_.get(),
+                            random_.get(),           clock_,
+                            config_.auth.public_url, LoginStateKey(*digest_, jwt_secrets_.front())};
+  }
   api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *user_names_, *verifier_,
-                                   std::move(health));
+                                   std::move(health), std::move(sign_in));
 
   log_format_ = LogFormatOf(config_.log.format);
   std::vector<std::string> secrets = SecretsOf(config_);

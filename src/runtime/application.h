@@ -10,17 +10,20 @@
 #include <thread>
 
 #include "adapters/amqp/amqp_event_sink.h"
+#include "adapters/crypto/openssl_digest.h"
 #include "adapters/crypto/openssl_random.h"
 #include "adapters/faiss/faiss_vector_index.h"
 #include "adapters/http/http_server.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/rest_api.h"
 #include "adapters/in_process/in_process_lock_gate.h"
+#include "adapters/oidc/oidc_sign_in.h"
 #include "adapters/openai/openai_embedder.h"
 #include "adapters/pg/pg_config.h"
 #include "adapters/pg/pg_outbox_listener.h"
 #include "adapters/prometheus/metrics_registry.h"
 #include "adapters/prometheus/observed_lock_gate.h"
+#include "app/console_sessions.h"
 #include "app/deadline_embedder.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
@@ -136,6 +139,10 @@ class Application {
   std::unique_ptr<IdentityProvider> identity_;  // DOCGATE_OIDC_ISSUER's, or none
   std::unique_ptr<UserNames> user_names_;
   std::unique_ptr<JwtVerifier> verifier_;
+  // The console's sign-in through the issuer (DOCGATE_OIDC_ISSUER and DOCGATE_PUBLIC_URL), or none.
+  std::unique_ptr<OpenSslDigest> digest_;
+  std::unique_ptr<ConsoleSessions> sessions_;
+  std::unique_ptr<OidcSignIn> sign_in_;
   std::unique_ptr<RestApi> api_;
   LogFormat log_format_ = LogFormat::kJson;
   std::shared_ptr<const SecretPieces> log_secrets_;  // the config's and the JWT secret

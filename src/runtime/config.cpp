@@ -9,6 +9,7 @@
 
 #include "adapters/http/jwt_auth.h"
 #include "adapters/sqlite/sqlite_session.h"
+#include "adapters/web/web_url.h"
 #include "app/idempotency.h"
 #include "core/config_check.h"
 #include "core/error.h"
@@ -232,6 +233,23 @@ std::optional<std::string> ValidateLogConfig(const LogConfig& log) {
   return ValueProblem(*FindConfigVariable("DOCGATE_LOG_FORMAT"), log.format);
 }
 
+std::optional<std::string> ValidateAuthConfig(const AuthConfig& auth) {
+  if (auto problem = ConfigCheck()
+                         .Range<std::int64_t>("DOCGATE_SESSION_TTL_HOURS", auth.session_ttl.count(),
+                                              1, 24 * 30)
+                         .Problem()) {
+    return problem;
+  }
+  const std::string& public_url = auth.public_url;
+  if (public_url.empty()) return std::nullopt;
+  try {
+    ParseWebUrl(public_url, "nothing: browsers need none");
+  } catch (const std::invalid_argument& e) {
+    return std::string("DOCGATE_PUBLIC_URL must be where browsers reach docgate: ") + e.what();
+  }
+  return std::nullopt;
+}
+
 void ValidateConfig(const Config& config) {
   ThrowIf(ValidateDatabaseConfig(config.database));
   if (!config.database.url.starts_with(kSqliteScheme) && config.auth.jwt_secret.empty()) {
@@ -244,6 +262,7 @@ void ValidateConfig(const Config& config) {
         "DOCGATE_JWT_SECRET lists an empty secret: separate rotating secrets with single commas");
   }
   ThrowIf(ValidateOidcConfig(config.oidc));
+  ThrowIf(ValidateAuthConfig(config.auth));
   ThrowIf(ValidateMongoConfig(config.mongo));
   ThrowIf(ValidateEmbeddingsConfig(config.embeddings));
   ThrowIf(ValidateAmqpConfig(config.amqp));

@@ -52,7 +52,16 @@ struct AuthConfig {
   // Empty: kept in secret_file (SQLite only). Several, comma-separated, while they rotate.
   std::string jwt_secret;
   std::string secret_file;  // empty: `jwt_secret` beside the SQLite file
+  // Where browsers reach docgate (`https://kb.example.com`): the console sign-in's redirect URI
+  // is <public_url>/auth/callback. Empty: no console sign-in (bearer tokens only).
+  std::string public_url;
+  std::chrono::hours session_ttl{8};  // a console session's lifetime from its sign-in
 };
+
+// Why `auth`'s console settings cannot be used, or nullopt: DOCGATE_PUBLIC_URL empty or an
+// http(s):// URL (a path when a proxy serves docgate under a prefix), a session lifetime of
+// 1..720 hours.
+std::optional<std::string> ValidateAuthConfig(const AuthConfig& auth);
 
 struct GateConfig {
   bool enabled = true;

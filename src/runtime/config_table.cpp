@@ -112,6 +112,26 @@ constexpr std::array kVariables{
         [](Config& c) -> auto& { return c.oidc.client_id; })
         .Rule(kWithIssuer),
     Text(
+        "DOCGATE_OIDC_CLIENT_SECRET", kAuth, ConfigType::kSecret,
+        "docgate's client secret at the issuer, sent to its token endpoint at a console sign-in "
+        "(`client_secret_basic`); unset: a public client (PKCE alone)",
+        [](Config& c) -> auto& { return c.oidc.client_secret; })
+        .Rule(kWithIssuer),
+    Text(
+        "DOCGATE_OIDC_SCOPES", kAuth, ConfigType::kString,
+        "the scopes a console sign-in asks for, space-separated, `openid` among them; the ID "
+        "token must carry the roles claim (add the scope that gives it)",
+        [](Config& c) -> auto& { return c.oidc.scopes; }),
+    Text(
+        "DOCGATE_PUBLIC_URL", kAuth, ConfigType::kUrl,
+        "where browsers reach docgate (`https://kb.example.com`); with `DOCGATE_OIDC_ISSUER` the "
+        "console signs people in through the issuer, redirect URI `<this>/auth/callback`",
+        [](Config& c) -> auto& { return c.auth.public_url; }),
+    Hours(
+        "DOCGATE_SESSION_TTL_HOURS", kAuth, 1, 24 * 30,
+        "how long a console session lasts after its sign-in",
+        [](Config& c) -> auto& { return c.auth.session_ttl; }),
+    Text(
         "DOCGATE_OIDC_AUDIENCE", kAuth, ConfigType::kString,
         "what an issuer's token's `aud` (a string or a list) must contain; unset: "
         "`DOCGATE_OIDC_CLIENT_ID`",

@@ -20,13 +20,26 @@ export const SCREENSHOTS = path.join(here, '../../docs/screenshots');
 // Generous bound for any wait on a condition: the machine is shared and slow under sanitizers.
 export const PATIENCE_MS = 60_000;
 
+// Ends a test file as skipped (exit 77, which ctest reports as such), saying why.
+export function skip(why) {
+  console.log(`SKIPPED: ${path.basename(process.argv[1])}: ${why}`);
+  process.exit(77);
+}
+
+// The test OpenID provider (oidc_provider.mjs); skips the file when its npm package is missing.
+export async function importOidcProvider() {
+  try {
+    return await import('./oidc_provider.mjs');
+  } catch (error) {
+    if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return skip(`oidc-provider is not installed (npm ci in tests/browser): ${error.message}`);
+  }
+}
+
 export function skipUnlessReady() {
   for (const [file, what] of [[CHROMIUM, 'Chromium (apt-get install chromium)'],
     [BINARY, 'the docgate binary (set DOCGATE_BINARY)']]) {
-    if (!fs.existsSync(file)) {
-      console.log(`SKIPPED: ${path.basename(process.argv[1])}: ${file} is missing: ${what}`);
-      process.exit(77);
-    }
+    if (!fs.existsSync(file)) skip(`${file} is missing: ${what}`);
   }
 }
 

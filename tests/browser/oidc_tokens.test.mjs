@@ -32,23 +32,12 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { BINARY, PATIENCE_MS, eventually, startDocgate } from './harness.mjs';
+import { BINARY, PATIENCE_MS, eventually, importOidcProvider, skip, startDocgate } from './harness.mjs';
 
-const skip = (why) => {
-  console.log(`SKIPPED: ${path.basename(process.argv[1])}: ${why}`);
-  process.exit(77);
-};
 if (!fs.existsSync(BINARY)) skip(`${BINARY} is missing: the docgate binary (set DOCGATE_BINARY)`);
-let oidc;
-try {
-  oidc = await import('./oidc_provider.mjs');
-} catch (error) {
-  if (error.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-  skip(`oidc-provider is not installed (npm ci in tests/browser): ${error.message}`);
-}
+const oidc = await importOidcProvider();
 const { decodeToken, generateKey, generateKeys, signToken, startProvider } = oidc;
 
 const DOCUMENT = { title: '数据库备份与恢复规范', content: '每天凌晨两点全量备份。' };

@@ -9,6 +9,7 @@
 #include "fakes/fake_inbox_store.h"
 #include "fakes/fake_outbox_store.h"
 #include "fakes/fake_preview_store.h"
+#include "fakes/fake_session_store.h"
 #include "fakes/fake_user_directory.h"
 
 namespace docgate {
@@ -25,6 +26,7 @@ FakeStores OpenOn(std::shared_ptr<FakeDatabase> database) {
   stores.chunks = std::make_shared<FakeChunkIndex>(database);
   stores.embeddings = std::make_shared<FakeEmbeddingStore>(database);
   stores.users = std::make_shared<FakeUserDirectory>(database);
+  stores.sessions = std::make_shared<FakeSessionStore>(database);
   stores.pool_stats = [] { return PoolStats{}; };  // no pool
   return fakes;
 }

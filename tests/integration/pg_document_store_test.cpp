@@ -24,6 +24,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/revision_lifecycle_contract.h"
+#include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
 #include "core/error.h"
 #include "core/lifecycle.h"
@@ -72,6 +73,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, PreviewStoreContract, ::testing::Types<
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ChunkIndexContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, EmbeddingStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, UserDirectoryContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, SessionStoreContract, ::testing::Types<PgStoreFactory>);
 
 namespace {
 
@@ -205,7 +207,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 13u);
+  ASSERT_EQ(rows.size(), 14u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -228,6 +230,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[11][1].as<std::string>(), "0012_every_editor_of_a_version.sql");
   EXPECT_EQ(rows[12][0].as<int>(), 13);
   EXPECT_EQ(rows[12][1].as<std::string>(), "0013_users.sql");
+  EXPECT_EQ(rows[13][0].as<int>(), 14);
+  EXPECT_EQ(rows[13][1].as<std::string>(), "0014_sessions.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"

@@ -27,6 +27,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/revision_lifecycle_contract.h"
+#include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
 #include "core/error.h"
 #include "runtime/open_stores.h"
@@ -116,6 +117,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ChunkIndexContract, ::testing::Types<Sqli
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, EmbeddingStoreContract,
                                ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, UserDirectoryContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, SessionStoreContract, ::testing::Types<SqliteStoreFactory>);
 
 namespace {
 
@@ -245,7 +247,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"10", "0010_embeddings.sql", "1"},
                           {"11", "0011_search_statistics.sql", "1"},
                           {"12", "0012_every_editor_of_a_version.sql", "1"},
-                          {"13", "0013_users.sql", "1"}}));
+                          {"13", "0013_users.sql", "1"},
+                          {"14", "0014_sessions.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

@@ -8,8 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "adapters/crypto/openssl_digest.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/http/rest_api.h"
+#include "adapters/http/sign_in_cookies.h"
+#include "app/console_sessions.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/preview_projection.h"
@@ -24,9 +27,15 @@
 namespace docgate {
 
 struct FakeBackedApi {
-  // `health` defaults to a database that is up.
-  explicit FakeBackedApi(HealthChecks health = DatabaseUp())
-      : api(service, reader, idempotency, users, verifier, std::move(health)) {}
+  // `health` defaults to a database that is up. With a `provider`, the console signs in through
+  // it (at `public_url`), its sessions in the fake stores.
+  explicit FakeBackedApi(HealthChecks health = DatabaseUp(), SignInProvider* provider = nullptr,
+                         std::string public_url = kPublicUrl)
+      : api(service, reader, idempotency, users, verifier, std::move(health),
+            provider == nullptr
+                ? ConsoleSignIn{}
+                : ConsoleSignIn{provider, &sessions, &random, &clock, std::move(public_url),
+                                LoginStateKey(digest, kSecret)}) {}
 
   static HealthChecks DatabaseUp() {
     HealthChecks health;
@@ -43,6 +52,7 @@ struct FakeBackedApi {
   }
 
   static constexpr char kSecret[] = "fake-backed-api-test-secret";
+  static constexpr char kPublicUrl[] = "https://kb.example.com";
   FakeClock clock;
   FakeRandom random;
   FakeStores fakes = OpenFakeStores();
@@ -55,6 +65,8 @@ struct FakeBackedApi {
   IdempotencyService idempotency{*stores.idempotency, clock, random, IdempotencyConfig{}};
   ReaderService reader{*stores.documents, *stores.previews, *stores.chunks};
   UserNames users{*stores.users, clock};
+  OpenSslDigest digest;
+  ConsoleSessions sessions{*stores.sessions, digest, random, clock, std::chrono::hours(8)};
   RestApi api;
 };
 

@@ -102,6 +102,13 @@ class RecordingDigest final : public Digest {
     hashed.emplace_back(bytes);
     return digest_.Sha256Hex(bytes);
   }
+  std::string Sha256(std::string_view bytes) const override { return digest_.Sha256(bytes); }
+  std::string HmacSha256(std::string_view key, std::string_view data) const override {
+    return digest_.HmacSha256(key, data);
+  }
+  bool SameSecret(std::string_view a, std::string_view b) const override {
+    return digest_.SameSecret(a, b);
+  }
   mutable std::vector<std::string> hashed;
 
  private:

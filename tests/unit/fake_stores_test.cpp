@@ -17,6 +17,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/revision_lifecycle_contract.h"
+#include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
@@ -52,6 +53,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Fake, PreviewStoreContract, ::testing::Types<Fake
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ChunkIndexContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, EmbeddingStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, UserDirectoryContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, SessionStoreContract, ::testing::Types<FakeStoreFactory>);
 
 namespace {
 
@@ -141,6 +143,55 @@ TEST(FakeUserDirectoryTest, RememberWaitsForTheWriterSlot) {
   holder.reset();
   fakes.stores.users->Remember(UserRecord{"alice", "Alice", ContractTime()});
   EXPECT_EQ(fakes.stores.users->Find("alice")->name, "Alice");
+}
+
+TEST(FakeSessionStoreTest, FailsWhileTheDatabaseIsUnavailable) {
+  FakeStores fakes = OpenFakeStores();
+  SessionStore& sessions = *fakes.stores.sessions;
+  const SessionRecord session{.id_hash = "h1",
+                              .user_id = "alice",
+                              .user_name = "Alice",
+                              .roles = {"author"},
+                              .csrf_token = "csrf",
+                              .id_token = "",
+                              .created_at = ContractTime(0),
+                              .expires_at = ContractTime(1'000)};
+  SessionRecord other = session;
+  other.id_hash = "h2";
+  sessions.Create(session);
+  fakes.database->SetUnavailable(true);
+  EXPECT_THROW(sessions.Create(other), StorageUnavailable);
+  EXPECT_THROW(sessions.Find("h1", ContractTime()), StorageUnavailable);
+  EXPECT_THROW(sessions.Delete("h1"), StorageUnavailable);
+  EXPECT_THROW(sessions.DeleteExpired(ContractTime(2'000)), StorageUnavailable);
+  fakes.database->SetUnavailable(false);
+  EXPECT_EQ(sessions.Find("h1", ContractTime()), session);
+  EXPECT_EQ(sessions.Find("h2", ContractTime()), std::nullopt);
+}
+
+// Each write is a write of its own: it waits for the writer slot like any statement in autocommit.
+TEST(FakeSessionStoreTest, WritesWaitForTheWriterSlot) {
+  FakeStores fakes = OpenFakeStores(milliseconds(20));
+  SessionStore& sessions = *fakes.stores.sessions;
+  const SessionRecord session{.id_hash = "h1",
+                              .user_id = "alice",
+                              .user_name = std::nullopt,
+                              .roles = {},
+                              .csrf_token = "csrf",
+                              .id_token = "",
+                              .created_at = ContractTime(0),
+                              .expires_at = ContractTime(1'000)};
+  SessionRecord other = session;
+  other.id_hash = "h2";
+  sessions.Create(session);
+  auto holder = fakes.stores.documents->Begin();
+  EXPECT_THROW(sessions.Create(other), StorageUnavailable);
+  EXPECT_THROW(sessions.Delete("h1"), StorageUnavailable);
+  EXPECT_THROW(sessions.DeleteExpired(ContractTime(2'000)), StorageUnavailable);
+  EXPECT_EQ(sessions.Find("h1", ContractTime()), session) << "reads do not wait";
+  EXPECT_EQ(sessions.Find("h2", ContractTime()), std::nullopt);
+  holder.reset();
+  EXPECT_TRUE(sessions.Delete("h1"));
 }
 
 TEST(FakeDatabaseTest, SecondWriterGivesUpAfterTheLockTimeout) {

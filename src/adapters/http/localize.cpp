@@ -161,6 +161,37 @@ const std::vector<std::pair<std::string_view, std::string_view>> kCatalog = {
     {"token `name` must be a string without control characters",
      "令牌的显示名（“name”）必须是不含控制字符的字符串"},
     {"token `roles` must be an array of strings", "令牌的角色（“roles”）必须是字符串数组"},
+    // HTTP: the console's sign-in
+    {"the ID token's `nonce` is not the one this sign-in sent",
+     "ID 令牌中的“nonce”不是本次登录发出的值"},
+    {"the console's session has ended or expired: sign in again",
+     "控制台会话已结束或已过期，请重新登录"},
+    {"a request signed in by the console's session must carry its X-Docgate-CSRF token "
+     "(GET /auth/session answers it)",
+     "通过控制台会话登录的请求必须带上会话的防伪令牌（请求头“X-Docgate-CSRF”，由“GET "
+     "/auth/session”给出）"},
+    {"console sign-in is not configured: it needs DOCGATE_OIDC_ISSUER, DOCGATE_OIDC_CLIENT_ID "
+     "and DOCGATE_PUBLIC_URL",
+     "控制台登录未配置：需要设置“DOCGATE_OIDC_ISSUER”“DOCGATE_OIDC_CLIENT_ID”和“DOCGATE_PUBLIC_"
+     "URL”"},
+    {"this browser began no sign-in, or began it more than 10 minutes ago: sign in again from "
+     "the console",
+     "此浏览器没有发起登录，或者发起已超过 10 分钟，请从控制台重新登录"},
+    {"the sign-in's `state` is not the one this browser sent: sign in again",
+     "登录回调中的“state”不是此浏览器发出的值，请重新登录"},
+    {"the identity provider sent no `code`", "身份提供方没有返回授权码（“code”）"},
+    {"the identity provider refused the sign-in: {}", "身份提供方拒绝了登录：{}"},
+    {"no sign-in waits to replace this session: it was taken, dropped, or is older than 10 "
+     "minutes",
+     "没有等待切换的登录：它已被接受或放弃，或者已超过 10 分钟"},
+    {"the identity provider {} cannot be reached, or names no authorization endpoint",
+     "无法连接身份提供方 {}，或者它没有授权端点"},
+    {"the identity provider {} cannot be reached, or names no token endpoint",
+     "无法连接身份提供方 {}，或者它没有令牌端点"},
+    {"the identity provider's token endpoint cannot be reached", "无法连接身份提供方的令牌端点"},
+    {"the identity provider answered the code without an ID token (is `openid` in "
+     "DOCGATE_OIDC_SCOPES?)",
+     "身份提供方兑换授权码时没有返回 ID 令牌（“DOCGATE_OIDC_SCOPES”中有“openid”吗？）"},
 };
 
 // The names a "{t}" stands for, as a Chinese reader says them: the fields a length or encoding

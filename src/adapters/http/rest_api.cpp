@@ -16,14 +16,17 @@ namespace docgate {
 namespace http = boost::beast::http;
 
 RestApi::RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
-                 UserNames& users, const JwtVerifier& verifier, HealthChecks health)
-    : guard_(verifier, idempotency, users),
+                 UserNames& users, const JwtVerifier& verifier, HealthChecks health,
+                 ConsoleSignIn sign_in)
+    : guard_(verifier, idempotency, users, sign_in.sessions),
       documents_(service, reader, users),
       reviews_(service, users),
       search_(reader),
       users_(users),
-      operations_(std::move(health)) {
+      operations_(std::move(health)),
+      auth_(std::move(sign_in), users) {
   operations_.AddTo(router_);
+  auth_.AddTo(router_);
   AddConsoleRoutes(router_);
   documents_.AddTo(router_, guard_);
   reviews_.AddTo(router_, guard_);
@@ -57,7 +60,9 @@ std::optional<HttpResponse> RestApi::Screen(const HttpRequestHeader& header,
   if (auto* problem = std::get_if<HttpResponse>(&routed)) {
     answer = std::move(*problem);
   } else if (NeedsToken(std::get<Router::Match>(routed).pattern)) {
-    if (auto actor = guard_.Authenticate(header); !actor) answer = ProblemResponse(actor.error());
+    if (auto admitted = guard_.Prescreen(header); !admitted) {
+      answer = ProblemResponse(admitted.error());
+    }
   }
   if (answer) {
     LocalizeProblem(*answer, PreferredLanguage(View(header[http::field::accept_language])));

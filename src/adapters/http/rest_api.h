@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "adapters/http/auth_routes.h"
 #include "adapters/http/document_routes.h"
 #include "adapters/http/http_message.h"
 #include "adapters/http/jwt_auth.h"
@@ -31,7 +32,8 @@ namespace docgate {
 class RestApi {
  public:
   RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
-          UserNames& users, const JwtVerifier& verifier, HealthChecks health);
+          UserNames& users, const JwtVerifier& verifier, HealthChecks health,
+          ConsoleSignIn sign_in = {});
 
   // Never throws. A path that is not valid UTF-8 without U+0000 (CheckPath) is 400 before any
   // route is tried. Notes in `trace` the matched route's template ("unmatched" for a 404) and,
@@ -63,6 +65,7 @@ class RestApi {
   SearchRoutes search_;
   UserRoutes users_;
   OperationRoutes operations_;
+  AuthRoutes auth_;
   Router router_;
 };
 

@@ -4,15 +4,47 @@
 
 #include "adapters/http/error_mapper.h"
 #include "adapters/http/request_params.h"
+#include "adapters/http/sign_in_cookies.h"
 
 namespace docgate {
 
 namespace http = boost::beast::http;
 
+std::optional<std::string> RouteGuard::SessionCookie(const HttpRequestHeader& header) const {
+  if (sessions_ == nullptr || header.find(http::field::authorization) != header.end()) {
+    return std::nullopt;
+  }
+  return CookieValue(header, kSessionCookie);
+}
+
 Result<Actor> RouteGuard::Authenticate(const HttpRequestHeader& header) const {
+  if (const std::optional<std::string> cookie = SessionCookie(header)) {
+    const std::optional<SessionRecord> session = sessions_->Find(*cookie);
+    if (!session) {
+      return MakeError(ErrorCode::kUnauthenticated,
+                       "the console's session has ended or expired: sign in again");
+    }
+    const HttpVerb method = header.method();
+    if (method != HttpVerb::get && method != HttpVerb::head &&
+        !CsrfMatches(header, *session, *sessions_)) {
+      return MakeError(ErrorCode::kForbidden, CsrfRefusal());
+    }
+    return ConsoleSessions::ActorOf(*session);
+  }
   const auto authorization = header.find(http::field::authorization);
   return verifier_.Authenticate(authorization == header.end() ? std::string_view{}
                                                               : View(authorization->value()));
+}
+
+Status RouteGuard::Prescreen(const HttpRequestHeader& header) const {
+  if (const std::optional<std::string> cookie = SessionCookie(header)) {
+    if (ConsoleSessions::LooksLikeId(*cookie)) return Ok{};
+    return MakeError(ErrorCode::kUnauthenticated,
+                     "the console's session has ended or expired: sign in again");
+  }
+  Result<Actor> actor = Authenticate(header);
+  if (!actor) return actor.error();
+  return Ok{};
 }
 
 Result<Actor> RouteGuard::Admit(const RouteContext& ctx) const {

@@ -29,6 +29,19 @@ std::optional<RoleMap> ParseRoleMap(std::string_view text, std::string* problem)
   }
 }
 
+namespace {
+
+bool HasOpenIdScope(std::string_view scopes) {
+  while (!scopes.empty()) {
+    const std::size_t space = scopes.find(' ');
+    if (scopes.substr(0, space) == "openid") return true;
+    scopes = space == std::string_view::npos ? std::string_view() : scopes.substr(space + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> ValidateOidcConfig(const OidcConfig& config) {
   if (auto problem = ConfigCheck()
                          .Positive("DOCGATE_OIDC_TIMEOUT_MS", config.timeout)
@@ -38,10 +51,12 @@ std::optional<std::string> ValidateOidcConfig(const OidcConfig& config) {
   }
   if (config.issuer.empty()) {
     const bool others = !config.client_id.empty() || !config.audience.empty() ||
-                        !config.role_map.empty() || !config.ca_file.empty();
+                        !config.role_map.empty() || !config.ca_file.empty() ||
+                        !config.client_secret.empty();
     if (others) {
       return std::string(
-          "DOCGATE_OIDC_CLIENT_ID, _AUDIENCE, _ROLE_MAP and _CA_FILE need DOCGATE_OIDC_ISSUER");
+          "DOCGATE_OIDC_CLIENT_ID, _CLIENT_SECRET, _AUDIENCE, _ROLE_MAP and _CA_FILE need "
+          "DOCGATE_OIDC_ISSUER");
     }
     return std::nullopt;
   }
@@ -65,6 +80,9 @@ std::optional<std::string> ValidateOidcConfig(const OidcConfig& config) {
       .Require(!claim.empty() && !claim.starts_with('.') && !claim.ends_with('.') &&
                    claim.find("..") == std::string::npos,
                "DOCGATE_OIDC_ROLES_CLAIM must be a claim name or a dotted path of them")
+      .Require(HasOpenIdScope(config.scopes),
+               "DOCGATE_OIDC_SCOPES must hold `openid` (space-separated scopes): without it the "
+               "issuer answers a sign-in with no ID token")
       .Problem();
 }
 

@@ -14,6 +14,10 @@ struct OidcConfig {
   std::string issuer;     // empty: no issuer; HS256 tokens only
   std::string client_id;  // docgate's client at the issuer
   std::string audience;   // what `aud` must contain; empty: client_id
+  // The console's sign-in: the client's secret at the token endpoint (client_secret_basic); empty
+  // for a public client (PKCE alone).
+  std::string client_secret;
+  std::string scopes = "openid profile";  // asked for at sign-in; must hold `openid`
   // Where the caller's groups are: a claim name, or a dotted path into nested objects (Keycloak's
   // `realm_access.roles`); a list of strings or one space-separated string.
   std::string roles_claim = "roles";

@@ -120,6 +120,16 @@ void OidcIdentityProvider::StartRefresher() {
 std::string OidcIdentityProvider::State() const { return keys_->healthy() ? "ok" : "degraded"; }
 
 Result<Actor> OidcIdentityProvider::Verify(std::string_view token) const {
+  return VerifyFor(token, config_.Audience(), nullptr);
+}
+
+Result<Actor> OidcIdentityProvider::VerifyIdToken(std::string_view token,
+                                                  std::string_view nonce) const {
+  return VerifyFor(token, config_.client_id, &nonce);
+}
+
+Result<Actor> OidcIdentityProvider::VerifyFor(std::string_view token, const std::string& audience,
+                                              const std::string_view* nonce) const {
   const std::optional<CompactJws> jws = SplitJws(token);
   if (!jws) return Unauthenticated("malformed bearer token");
   const json header = json::parse(jws->header, nullptr, /*allow_exceptions=*/false);
@@ -146,17 +156,18 @@ Result<Actor> OidcIdentityProvider::Verify(std::string_view token) const {
   if (!key->Verifies(jws->signing_input, jws->signature)) {
     return Unauthenticated("malformed or badly signed bearer token");
   }
-  return ActorFromClaims(jws->payload);
+  return ActorFromClaims(jws->payload, audience, nonce);
 }
 
-Result<Actor> OidcIdentityProvider::ActorFromClaims(std::string_view payload) const {
+Result<Actor> OidcIdentityProvider::ActorFromClaims(std::string_view payload,
+                                                    const std::string& audience,
+                                                    const std::string_view* nonce) const {
   const json claims = json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (!claims.is_object()) return Unauthenticated("token claims are not a JSON object");
   const auto iss = claims.find("iss");
   if (iss == claims.end() || *iss != config_.issuer) {
     return Unauthenticated("bearer token is not from " + config_.issuer);
   }
-  const std::string& audience = config_.Audience();
   const auto aud = claims.find("aud");
   bool for_us = false;
   if (aud != claims.end() && aud->is_string()) for_us = *aud == audience;
@@ -164,6 +175,12 @@ Result<Actor> OidcIdentityProvider::ActorFromClaims(std::string_view payload) co
     for (const json& value : *aud) for_us = for_us || value == audience;
   }
   if (!for_us) return Unauthenticated("bearer token's `aud` does not name " + audience);
+  if (nonce != nullptr) {
+    const auto said = claims.find("nonce");
+    if (said == claims.end() || !said->is_string() || *said != *nonce) {
+      return Unauthenticated("the ID token's `nonce` is not the one this sign-in sent");
+    }
+  }
 
   bool malformed = false;
   const auto exp = Seconds(claims, "exp", &malformed);

@@ -46,12 +46,21 @@ class OidcIdentityProvider final : public IdentityProvider {
   void StartRefresher();
 
   Result<Actor> Verify(std::string_view token) const override;
+  // An ID token of a console sign-in: as Verify, but `aud` must name the client id and `nonce` be
+  // the one the sign-in sent.
+  Result<Actor> VerifyIdToken(std::string_view token, std::string_view nonce) const;
   std::string State() const override;
 
   const OidcKeySet& keys() const { return *keys_; }
+  OidcKeySet& keys() { return *keys_; }
+  const OidcConfig& config() const { return config_; }
 
  private:
-  Result<Actor> ActorFromClaims(std::string_view payload) const;
+  // `nonce` null: not asked for (a bearer token).
+  Result<Actor> VerifyFor(std::string_view token, const std::string& audience,
+                          const std::string_view* nonce) const;
+  Result<Actor> ActorFromClaims(std::string_view payload, const std::string& audience,
+                                const std::string_view* nonce) const;
 
   OidcConfig config_;
   RoleMap role_map_;

@@ -20,9 +20,38 @@ namespace docgate {
 // saying why not (unreachable, a status other than 200, too large). The seam unit tests replace.
 using FetchDocument = std::function<std::string(const std::string& url)>;
 
+// POSTs `form` (application/x-www-form-urlencoded) to an absolute URL with `authorization` (a
+// whole Authorization header value; "" for none) and returns the body of a 200. Throws
+// FormRefused for another status (the body says why: OAuth's `error`), std::runtime_error when
+// the server cannot be reached. The seam unit tests replace.
+using PostForm = std::function<std::string(const std::string& url, const std::string& form,
+                                           const std::string& authorization)>;
+
+// The server answered a form with another status than 200.
+class FormRefused : public std::runtime_error {
+ public:
+  FormRefused(int status, std::string body)
+      : std::runtime_error("answered " + std::to_string(status)),
+        status(status),
+        body(std::move(body)) {}
+  int status;
+  std::string body;
+};
+
 // GETs over HTTP(S) with docgate's outbound client: certificates verified against `ca_file` (or
 // the system's), `timeout` for the whole exchange, 1 MiB at most.
 FetchDocument MakeWebFetcher(const std::string& ca_file, std::chrono::milliseconds timeout);
+// POSTs the same way (the token endpoint), 1 MiB of answer at most.
+PostForm MakeWebFormPoster(const std::string& ca_file, std::chrono::milliseconds timeout);
+
+// The endpoints of an issuer's discovery document that a sign-in uses.
+struct OidcEndpoints {
+  std::string authorization;  // authorization_endpoint
+  std::string token;          // token_endpoint
+  std::string end_session;    // end_session_endpoint; "" when the issuer has none
+
+  bool operator==(const OidcEndpoints&) const = default;
+};
 
 // The signing keys an issuer publishes: its discovery document
 // (<issuer>/.well-known/openid-configuration, whose `issuer` must be the same string) names its
@@ -42,6 +71,10 @@ class OidcKeySet {
   // key.
   std::optional<JsonWebKey> Find(std::string_view kid, std::string_view algorithm);
 
+  // The sign-in endpoints of the last discovery document that named them, fetching it first when
+  // none has (at most once per refresh interval, like Find); nullopt without them.
+  std::optional<OidcEndpoints> Endpoints();
+
   // Whether keys were fetched and the last fetch succeeded.
   bool healthy() const { return healthy_.load(); }
   // Fetches of the key set begun so far (discovery fetches not counted).
@@ -60,6 +93,7 @@ class OidcKeySet {
   std::optional<TimePoint> last_fetch_;
   mutable std::shared_mutex keys_mutex_;
   std::vector<JsonWebKey> keys_;
+  std::optional<OidcEndpoints> endpoints_;  // guarded by keys_mutex_
   std::atomic<bool> healthy_{false};
   std::atomic<std::uint64_t> key_fetches_{0};
 };

@@ -11,16 +11,18 @@
 #include "adapters/pg/pg_outbox_store.h"
 #include "adapters/pg/pg_preview_store.h"
 #include "adapters/pg/pg_session.h"
+#include "adapters/pg/pg_session_store.h"
 #include "adapters/pg/pg_user_directory.h"
 
 namespace docgate {
 
 std::vector<pg_sql::Statement> PgStatementsOfEveryStore() {
   std::vector<pg_sql::Statement> all;
-  for (const auto part : {PgDocumentStore::Statements(), PgOutboxStore::Statements(),
-                          PgIdempotencyStore::Statements(), PgPreviewStore::Statements(),
-                          PgChunkIndex::Statements(), PgInboxStore::Statements(),
-                          PgEmbeddingStore::Statements(), PgUserDirectory::Statements()}) {
+  for (const auto part :
+       {PgDocumentStore::Statements(), PgOutboxStore::Statements(),
+        PgIdempotencyStore::Statements(), PgPreviewStore::Statements(), PgChunkIndex::Statements(),
+        PgInboxStore::Statements(), PgEmbeddingStore::Statements(), PgUserDirectory::Statements(),
+        PgSessionStore::Statements()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -37,6 +39,7 @@ Stores OpenPgStores(PgConfig config) {
   stores.chunks = std::make_shared<PgChunkIndex>(session);
   stores.embeddings = std::make_shared<PgEmbeddingStore>(session);
   stores.users = std::make_shared<PgUserDirectory>(session);
+  stores.sessions = std::make_shared<PgSessionStore>(session);
   stores.pool_stats = [session] { return session->pool_stats(); };
   return stores;
 }

@@ -184,4 +184,16 @@ inline constexpr char kUpsertUser[] =
     " WHERE excluded.seen_at >= kh_user.seen_at";
 inline constexpr char kSelectUser[] = "SELECT id, name, seen_at FROM kh_user WHERE id = $1";
 
+// session store
+// Roles ($4) are space-separated; times ($7, $8 and the `now` of $2) are epoch millis. A session
+// is gone once expires_at <= now.
+inline constexpr char kInsertSession[] =
+    "INSERT INTO kh_session (id_hash, user_id, user_name, roles, csrf_token, id_token, created_at,"
+    " expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+inline constexpr char kSelectSession[] =
+    "SELECT id_hash, user_id, user_name, roles, csrf_token, id_token, created_at, expires_at"
+    " FROM kh_session WHERE id_hash = $1 AND expires_at > $2";
+inline constexpr char kDeleteSession[] = "DELETE FROM kh_session WHERE id_hash = $1";
+inline constexpr char kDeleteExpiredSessions[] = "DELETE FROM kh_session WHERE expires_at <= $1";
+
 }  // namespace docgate::sql

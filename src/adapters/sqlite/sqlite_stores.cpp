@@ -11,6 +11,7 @@
 #include "adapters/sqlite/sqlite_outbox_store.h"
 #include "adapters/sqlite/sqlite_preview_store.h"
 #include "adapters/sqlite/sqlite_session.h"
+#include "adapters/sqlite/sqlite_session_store.h"
 #include "adapters/sqlite/sqlite_user_directory.h"
 
 namespace docgate {
@@ -26,6 +27,7 @@ Stores OpenSqliteStores(SqliteConfig config) {
   stores.chunks = std::make_shared<SqliteChunkIndex>(session);
   stores.embeddings = std::make_shared<SqliteEmbeddingStore>(session);
   stores.users = std::make_shared<SqliteUserDirectory>(session);
+  stores.sessions = std::make_shared<SqliteSessionStore>(session);
   stores.pool_stats = [session] { return session->pool_stats(); };
   return stores;
 }
