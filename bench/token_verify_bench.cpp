@@ -1,15 +1,24 @@
 // Issue 37: what verifying a bearer token costs per request: HS256 (libjwt, docgate's secret)
 // against RS256 and ES256 of an OpenID issuer (adapters/oidc: OpenSSL, keys already fetched).
 // The token carries the claims an issuer's access token has (iss, aud, exp, name, groups).
+// Beside them, what the console's session costs instead (ADR 0013): the cookie's id hashed and
+// looked up in kh_session on SQLite (a file, as docgate runs by default), and the CSRF token
+// compared.
 
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "adapters/crypto/openssl_digest.h"
+#include "adapters/crypto/openssl_random.h"
 #include "adapters/http/jwt_auth.h"
 #include "adapters/oidc/oidc_identity_provider.h"
+#include "adapters/sqlite/sqlite_stores.h"
+#include "app/console_sessions.h"
 #include "fakes/fake_clock.h"
 #include "support/issuer_keys.h"
 
@@ -88,9 +97,50 @@ void BM_Es256(benchmark::State& state) {
   Verify(state, Compact({{"alg", "ES256"}, {"kid", "es"}}, issuer.Claims(), issuer.es));
 }
 
+// A console session on SQLite with `others` more sessions in the table.
+struct SessionTable {
+  explicit SessionTable(int others)
+      : dir(std::filesystem::temp_directory_path() /
+            ("docgate-session-bench-" + std::to_string(::getpid()) + "-" + std::to_string(others))),
+        stores(Open(dir)),
+        sessions(*stores.sessions, digest, random, clock, std::chrono::hours(8)) {
+    for (int i = 0; i < others; ++i)
+      sessions.Open(Actor{"user-" + std::to_string(i), "", true}, "");
+    opened = sessions.Open(Actor{"f3b1c0de-zhangsan", "张三", true, true, false}, "id-token");
+  }
+  ~SessionTable() { std::filesystem::remove_all(dir); }
+
+  static Stores Open(const std::filesystem::path& dir) {
+    std::filesystem::create_directories(dir);
+    SqliteConfig config;
+    config.path = (dir / "docgate.db").string();
+    return OpenSqliteStores(config);
+  }
+
+  std::filesystem::path dir;
+  Stores stores;
+  FakeClock clock;
+  OpenSslDigest digest;
+  OpenSslRandom random;
+  ConsoleSessions sessions;
+  OpenedSession opened;
+};
+
+void BM_ConsoleSession(benchmark::State& state) {
+  SessionTable table(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    auto session = table.sessions.Find(table.opened.cookie_id);
+    if (!session || !table.sessions.CarriesCsrf(*session, table.opened.record.csrf_token)) {
+      state.SkipWithError("the session was not found");
+    }
+    benchmark::DoNotOptimize(session);
+  }
+}
+
 BENCHMARK(BM_Hs256);
 BENCHMARK(BM_Rs256);
 BENCHMARK(BM_Es256);
+BENCHMARK(BM_ConsoleSession)->Arg(0)->Arg(10'000);
 
 }  // namespace
 }  // namespace docgate

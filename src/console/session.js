@@ -50,9 +50,11 @@ export function decodeClaims(token) {
 // The roles docgate knows (API.md, section 2); a token may carry others, which count for nothing.
 const ROLES = ['author', 'reviewer', 'admin'];
 
+// The roles as the server maps them (GET /api/v1/me: an issuer's groups through its role map)
+// once it has answered; until then as the token says.
 /** @type {(...roles: string[]) => boolean} */
 export const hasRole = (...roles) =>
-    roles.some((role) => state.claims?.roles.includes(role) === true);
+    roles.some((role) => (state.me?.roles ?? state.claims?.roles)?.includes(role) === true);
 export const isAuthor = () => hasRole('author', 'admin');
 export const isReviewer = () => hasRole('reviewer', 'admin');
 
@@ -92,8 +94,12 @@ export function loadMe() {
                     (body) => {
                       const me = /** @type {ApiMe} */ (body);
                       if (state.token === token) {
+                        const before = [isAuthor(), isReviewer()].join();
                         state.me = me;
                         drawCurrentUser();
+                        // The views a token's own roles chose, drawn again when the server's
+                        // differ (an issuer's groups are mapped to roles by the server).
+                        if ([isAuthor(), isReviewer()].join() !== before) redraw();
                       }
                       return me;
                     },
