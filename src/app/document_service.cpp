@@ -159,15 +159,23 @@ Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
 }
 
 Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id,
+                                           const SubmitRequest& request,
                                            const CommitHook& on_commit) {
   if (auto s = RequireAuthorRole(actor); !s) return s.error();
+  const std::int32_t required = request.required_approvals.value_or(config_.review_quorum);
+  if (required < config_.review_quorum || required > kMaxRequiredApprovals) {
+    return MakeError(ErrorCode::kValidation, "required_approvals must be " +
+                                                 std::to_string(config_.review_quorum) + ".." +
+                                                 std::to_string(kMaxRequiredApprovals) + ", got " +
+                                                 std::to_string(required));
+  }
   return Gated(SubmitLockKey(id), config_.submit_lock_ttl, on_commit,
                [&](StoreTransaction& tx) -> Result<Transition> {
                  auto doc = tx.LockDocument(id);
                  if (!doc) return NotFound("document", id);
                  if (auto s = RequireOwner(actor, *doc); !s) return s.error();
                  const TimePoint now = clock_.Now();
-                 auto review = docgate::Submit(*doc, actor, now);
+                 auto review = docgate::Submit(*doc, actor, now, required);
                  if (!review) return review.error();
                  review->id = tx.InsertReview(*review);
                  AttachReview(*doc, review->id);
@@ -207,8 +215,9 @@ Result<Transition> DocumentService::Withdraw(const Actor& actor, DocumentId id,
                });
 }
 
-// Approve and reject: lock review -> document, let `decide` apply the core transition, write both
-// rows and the event.
+// Approve and reject: lock review -> document, let `decide` apply the core transition (and tell
+// whether it decided the review: an approval below the quorum does not), write the rows and, for a
+// decision, the event.
 template <typename Decide>
 Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id, EventType event,
                                                  const CommitHook& on_commit, Decide&& decide) {
@@ -221,12 +230,14 @@ Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id
                  const std::vector<UserId> editors =
                      tx.ListEditors(doc->id, doc->approved_version.value_or(0));
                  const TimePoint now = clock_.Now();
-                 if (auto s = decide(*doc, *review, editors, now); !s)
-                   return s.error();
-                 tx.UpdateReview(*review);
-                 tx.UpdateDocument(*doc);
+                 auto decided = decide(tx, *doc, *review, editors, now);
+                 if (!decided) return decided.error();
                  Transition t{std::move(*doc), std::move(*review)};
-                 tx.AppendEvent(MakeEvent(event, t, actor, now));
+                 if (*decided) {
+                   tx.UpdateReview(t.review);
+                   tx.UpdateDocument(t.document);
+                   tx.AppendEvent(MakeEvent(event, t, actor, now));
+                 }
                  return t;
                });
 }
@@ -239,10 +250,12 @@ Result<Transition> DocumentService::Approve(const Actor& actor, ReviewId id,
     if (auto s = ValidateComment(*comment); !s) return s.error();
   }
   return DecideReview(actor, id, EventType::kApproved, on_commit,
-                      [&](Document &doc, Review &review,
-                          const std::vector<UserId> &editors, TimePoint now) {
-                        return docgate::Approve(doc, review, actor, editors,
-                                                comment, now);
+                      [&](StoreTransaction& tx, Document& doc, Review& review,
+                          const std::vector<UserId>& editors, TimePoint now) -> Result<bool> {
+                        auto vote = docgate::Vote(doc, review, actor, editors, comment, now);
+                        if (!vote) return vote.error();
+                        tx.AddApproval(review.id, review.approvals.back());
+                        return *vote == VoteOutcome::kApproved;
                       });
 }
 
@@ -251,10 +264,13 @@ Result<Transition> DocumentService::Reject(const Actor& actor, ReviewId id,
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   if (auto s = ValidateReason(reason); !s) return s.error();
   return DecideReview(actor, id, EventType::kRejected, on_commit,
-                      [&](Document &doc, Review &review,
-                          const std::vector<UserId> &editors, TimePoint now) {
-                        return docgate::Reject(doc, review, actor, editors,
-                                               reason, now);
+                      [&](StoreTransaction&, Document& doc, Review& review,
+                          const std::vector<UserId>& editors, TimePoint now) -> Result<bool> {
+                        if (auto s = docgate::Reject(doc, review, actor, editors, reason, now);
+                            !s) {
+                          return s.error();
+                        }
+                        return true;
                       });
 }
 

@@ -23,6 +23,14 @@ struct ServiceConfig {
   std::chrono::milliseconds review_lock_ttl{10000};  // lock:doc:review:{id}
   int default_page_size = 20;
   int max_page_size = 100;
+  // DOCGATE_REVIEW_QUORUM: the approvals a review needs unless its submission asks for more.
+  std::int32_t review_quorum = 1;
+};
+
+// What a submission may ask for (API.md v1.2 "Review policy").
+struct SubmitRequest {
+  // quorum..kMaxRequiredApprovals; nullopt: the quorum.
+  std::optional<std::int32_t> required_approvals;
 };
 
 // The result of a review transition: both rows as committed.
@@ -98,8 +106,12 @@ class DocumentService {
   Result<Document> Create(const Actor& actor, const std::string& title, const std::string& content,
                           const CommitHook& on_commit = {});
   Result<Document> Edit(const Actor& actor, DocumentId id, const EditRequest& request);
-  Result<Transition> Submit(const Actor& actor, DocumentId id, const CommitHook& on_commit = {});
+  Result<Transition> Submit(const Actor& actor, DocumentId id, const SubmitRequest& request = {},
+                            const CommitHook& on_commit = {});
   Result<Transition> Withdraw(const Actor& actor, DocumentId id, const CommitHook& on_commit = {});
+  // One approval (Vote): 200 with the review still pending until the approvals reach its
+  // required_approvals; the one that does approves the review and the document and writes the one
+  // document.approved event.
   Result<Transition> Approve(const Actor& actor, ReviewId id,
                              const std::optional<std::string>& comment,
                              const CommitHook& on_commit = {});

@@ -8,7 +8,8 @@
 namespace docgate {
 
 bool IsStoredRefusal(ErrorCode code) {
-  return code == ErrorCode::kInvalidState || code == ErrorCode::kSelfReview;
+  return code == ErrorCode::kInvalidState || code == ErrorCode::kSelfReview ||
+         code == ErrorCode::kAlreadyVoted;
 }
 
 IdempotencyService::IdempotencyService(IdempotencyStore& store, Clock& clock, RandomSource& random,

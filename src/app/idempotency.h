@@ -50,7 +50,8 @@ struct IdempotencyDecision {
 
 // Which refusals are stored and replayed like a success: only a decision on the state of rows the
 // use case read under lock, which a retry should see again - INVALID_STATE (the transition is not
-// allowed from the current state) and SELF_REVIEW (four eyes, decided on the review's editors).
+// allowed from the current state), SELF_REVIEW (four eyes, decided on the review's editors) and
+// ALREADY_VOTED (decided on the review's approvals).
 // Every other refusal is false here and is never stored, its key given back: VALIDATION (a body,
 // path, header or field bound), UNAUTHENTICATED (refused before any key is looked at), FORBIDDEN (a
 // missing role, or not the document's author) and NOT_FOUND (no such document or review) refuse a

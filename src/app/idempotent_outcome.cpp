@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/lifecycle.h"
 #include "core/time_format.h"
 #include "core/utf8.h"
 
@@ -96,6 +97,14 @@ void WriteReview(Writer& w, const Review& r) {
   w.Optional<std::string>("review.decided_by", r.decided_by, &Writer::Text);
   w.Optional("review.decided_at", r.decided_at, &Writer::Time);
   w.Optional<std::string>("review.comment", r.comment, &Writer::Text);
+  w.Number("review.required_approvals", r.required_approvals);
+  w.Number("review.approvals", static_cast<std::int64_t>(r.approvals.size()));
+  for (std::size_t i = 0; i < r.approvals.size(); ++i) {
+    const std::string at = "review.approval." + std::to_string(i) + ".";
+    w.Text(at + "reviewer_id", r.approvals[i].reviewer_id);
+    w.Optional<std::string>(at + "comment", r.approvals[i].comment, &Writer::Text);
+    w.Time(at + "decided_at", r.approvals[i].decided_at);
+  }
 }
 
 // The fields of an encoded outcome by name, each decoded as it is read.
@@ -253,6 +262,17 @@ Review ReadReview(const Reader& r) {
   v.decided_by = r.OptionalText("review.decided_by");
   v.decided_at = r.OptionalTime("review.decided_at");
   v.comment = r.OptionalText("review.comment");
+  // Outcomes stored before quorums: one approval needed, none listed.
+  v.required_approvals = r.OptionalNumber<std::int32_t>("review.required_approvals").value_or(1);
+  const auto approvals = r.OptionalNumber<std::int32_t>("review.approvals").value_or(0);
+  if (approvals < 0 || approvals > kMaxRequiredApprovals) {
+    Malformed("review.approvals is " + std::to_string(approvals));
+  }
+  for (std::int32_t i = 0; i < approvals; ++i) {
+    const std::string at = "review.approval." + std::to_string(i) + ".";
+    v.approvals.push_back(Approval{r.Text(at + "reviewer_id"), r.OptionalText(at + "comment"),
+                                   r.Time(at + "decided_at")});
+  }
   return v;
 }
 

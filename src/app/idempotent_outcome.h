@@ -45,11 +45,12 @@ struct IdempotentOutcome {
 inline constexpr std::string_view kOutcomeFormat = "docgate-idempotent-outcome ";
 inline constexpr int kOutcomeFormatVersion = 1;
 
-// The most an encoded outcome may take. Every outcome stays well below it: a committed one holds
-// bounded fields only (a title of 200 characters, a comment or reason of 2000, three token
-// subjects of 255 bytes; at most 3 bytes a byte once escaped, about 28 KiB in the worst case), a
-// refusal a detail of at most kMaxStoredDetailBytes.
-inline constexpr std::size_t kMaxStoredOutcomeBytes = 32 * 1024;
+// The most an encoded outcome may take. Every outcome stays below it: a committed one holds
+// bounded fields only (a title of 200 characters, a comment or reason of 2000, token subjects of
+// 255 bytes, and up to ten approvals each with a reviewer and a comment of 2000 characters; at
+// most 3 bytes a byte once escaped, about 290 KiB in the worst case), a refusal a detail of at most
+// kMaxStoredDetailBytes.
+inline constexpr std::size_t kMaxStoredOutcomeBytes = 320 * 1024;
 
 // The stored text of an outcome: ASCII lines, the kOutcomeFormat line first, then one
 // "name value" line per field that has a value, text percent-encoded (see ADR 0007). Refuses

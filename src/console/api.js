@@ -17,7 +17,11 @@
  *   status: 'pending' | 'approved' | 'rejected' | 'withdrawn', submitted_by: string,
  *   submitted_by_name: string | null, submitted_at: string, decided_by: string | null,
  *   decided_by_name: string | null, decided_at: string | null,
- *   comment: string | null}} ApiReview
+ *   comment: string | null, required_approvals: number, assignees: string[],
+ *   approvals: ApiApproval[]}} ApiReview
+ * One reviewer's approval of a review (API.md v1.2 "Review policy").
+ * @typedef {{reviewer_id: string, reviewer_name: string | null, comment: string | null,
+ *   decided_at: string}} ApiApproval
  * A review of the queue, with its document's current title.
  * @typedef {ApiReview & {title: string}} ApiQueueItem
  * @typedef {{document_id: string, version: number, content: string}} ApiContent

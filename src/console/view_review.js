@@ -170,12 +170,31 @@ export async function renderReview(id) {
             approved, submitted, 'review.diffTitle',
             {from: /** @type {number} */ (baseVersion), to: review.document_version}));
   }
+  if (review.required_approvals > 1 || review.approvals.length > 1) {
+    sections.push(approvalsLine(review));
+  }
   if (review.status !== 'pending') {
     sections.push(h('p', {class: 'note'}, decidedText(review)));
   } else if (isReviewer()) {
     sections.push(...decisionControls(review, doc, selfReviewReason(doc, review, versions)));
   }
   show(...sections);
+}
+
+// "1 / 2 approvals: 李四" (the `vote-count` test id), each approver by name with their id on hover.
+/** @param {ApiReview} review */
+function approvalsLine(review) {
+  const people = review.approvals.flatMap(
+      (approval, i) =>
+          [i === 0 ? '' : t('list.separator'),
+           person(approval.reviewer_id, approval.reviewer_name),
+  ]);
+  return h(
+      'p', {class: 'meta'},
+      h('span', {testid: 'vote-count'},
+        t('review.approvals',
+          {count: review.approvals.length, required: review.required_approvals})),
+      ...(people.length > 0 ? [t('review.approvedBy'), ...people] : []));
 }
 
 // Who decided and when (the person by name, their id on hover), then the comment (a rejection's

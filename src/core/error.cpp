@@ -15,6 +15,8 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kVersionMismatch: return "VERSION_MISMATCH";
     case ErrorCode::kPayloadTooLarge: return "PAYLOAD_TOO_LARGE";
     case ErrorCode::kIdempotencyKeyReused: return "IDEMPOTENCY_KEY_REUSED";
+    case ErrorCode::kAlreadyVoted:
+      return "ALREADY_VOTED";
     case ErrorCode::kUnavailable: return "UNAVAILABLE";
   }
   return "UNKNOWN";

@@ -22,7 +22,8 @@ enum class ErrorCode {
   kVersionMismatch,
   kPayloadTooLarge,
   kIdempotencyKeyReused,
-  kUnavailable,
+  kAlreadyVoted,
+  kUnavailable,  // the last: ParseErrorCode walks the codes up to it
 };
 
 // The API.md spelling of a code, e.g. "LOCK_BUSY".

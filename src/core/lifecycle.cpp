@@ -134,7 +134,8 @@ Status Edit(Document& doc, bool changed, TimePoint now) {
   return Ok{};
 }
 
-Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now) {
+Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now,
+                      std::int32_t required_approvals) {
   if (doc.status != DocumentStatus::kDraft && doc.status != DocumentStatus::kRejected) {
     return InvalidState(DocumentIs(doc) + "; only draft or rejected documents can be submitted");
   }
@@ -146,6 +147,7 @@ Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now) {
   review.status = ReviewStatus::kPending;
   review.submitted_by = actor.id;
   review.submitted_at = now;
+  review.required_approvals = required_approvals;
   return review;
 }
 
@@ -187,6 +189,30 @@ Status Reject(Document &doc, Review &review, const Actor &actor,
   doc.updated_at = now;
   Decide(review, ReviewStatus::kRejected, actor, now, reason);
   return Ok{};
+}
+
+Result<VoteOutcome> Vote(Document& doc, Review& review, const Actor& actor,
+                         const std::vector<UserId>& editors,
+                         const std::optional<std::string>& comment, TimePoint now) {
+  if (auto four_eyes = CheckFourEyes(doc, review, actor, editors); !four_eyes) {
+    return four_eyes.error();
+  }
+  if (auto pending = CheckPendingPair(doc, review); !pending) return pending.error();
+  for (const Approval& approval : review.approvals) {
+    if (approval.reviewer_id == actor.id) {
+      return MakeError(ErrorCode::kAlreadyVoted,
+                       "you approved review " + std::to_string(review.id) + " already");
+    }
+  }
+  review.approvals.push_back(Approval{actor.id, comment, now});
+  if (static_cast<std::int32_t>(review.approvals.size()) < review.required_approvals) {
+    return VoteOutcome::kCounted;
+  }
+  if (auto approved = Approve(doc, review, actor, editors, comment, now); !approved) {
+    review.approvals.pop_back();
+    return approved.error();
+  }
+  return VoteOutcome::kApproved;
 }
 
 }  // namespace docgate

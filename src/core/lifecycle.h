@@ -9,6 +9,7 @@
 //             draft <--withdraw----------|
 //             approved --edit--> draft (a revision: version + 1; approved_version stays published)
 //   review:   pending --> approved | rejected | withdrawn   (a decided review never changes)
+//             a review needing N approvals stays pending while it collects them (Vote)
 
 #include <optional>
 #include <string>
@@ -43,9 +44,14 @@ Status RequireOwner(const Actor& actor, const Document& doc);
 // approved document given nothing new stays as it is.
 Status Edit(Document& doc, bool changed, TimePoint now);
 
-// Submit from draft or rejected. Returns the new pending review bound to the current version
-// (its id is 0 until stored; call AttachReview with the stored id).
-Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now);
+// The most approvals a review may need (API.md v1.2 "Review policy").
+inline constexpr std::int32_t kMaxRequiredApprovals = 10;
+
+// Submit from draft or rejected. Returns the new pending review bound to the current version,
+// needing `required_approvals` (1..kMaxRequiredApprovals; the caller checks it against the
+// quorum) approvals (its id is 0 until stored; call AttachReview with the stored id).
+Result<Review> Submit(Document& doc, const Actor& actor, TimePoint now,
+                      std::int32_t required_approvals = 1);
 void AttachReview(Document& doc, ReviewId review_id);
 
 // Withdraw the pending review: the document goes back to draft, the review becomes withdrawn.
@@ -61,5 +67,16 @@ Status Approve(Document &doc, Review &review, const Actor &actor,
 Status Reject(Document &doc, Review &review, const Actor &actor,
               const std::vector<UserId> &editors, const std::string &reason,
               TimePoint now);
+
+// What one approval did: counted towards the review's quorum, or completed it.
+enum class VoteOutcome { kCounted, kApproved };
+
+// One reviewer's approval of a pending review: four eyes and the pending pair as for a decision,
+// ALREADY_VOTED when `actor` approved it already. The approval is added to review.approvals; the
+// one that brings their count to review.required_approvals approves the review and the document
+// (Approve, with this approval's comment). Refused: the rows are untouched.
+Result<VoteOutcome> Vote(Document& doc, Review& review, const Actor& actor,
+                         const std::vector<UserId>& editors,
+                         const std::optional<std::string>& comment, TimePoint now);
 
 }  // namespace docgate

@@ -48,6 +48,16 @@ struct DocumentWithContent {
   std::optional<std::string> content;
 };
 
+// One reviewer's approval of a review (API.md v1.2 "Review policy"): a review needing several
+// approvals collects them until their count reaches its required_approvals.
+struct Approval {
+  UserId reviewer_id;
+  std::optional<std::string> comment;
+  TimePoint decided_at{};
+
+  bool operator==(const Approval&) const = default;
+};
+
 struct Review {
   ReviewId id = 0;
   DocumentId document_id = 0;
@@ -58,6 +68,11 @@ struct Review {
   std::optional<UserId> decided_by;
   std::optional<TimePoint> decided_at;
   std::optional<std::string> comment;
+  // How many distinct approvals approve it (1..10; reviews from before quorums existed: 1).
+  std::int32_t required_approvals = 1;
+  // Its approvals so far, in the order they were given (decided_at, then reviewer id). An approved
+  // review holds at least required_approvals of them; the last completed it.
+  std::vector<Approval> approvals;
 
   bool operator==(const Review&) const = default;
 };

@@ -263,6 +263,7 @@ void ValidateConfig(const Config& config) {
   }
   ThrowIf(ValidateOidcConfig(config.oidc));
   ThrowIf(ValidateAuthConfig(config.auth));
+  ThrowIf(ConfigCheck().Range("DOCGATE_REVIEW_QUORUM", config.reviews.quorum, 1, 10).Problem());
   ThrowIf(ValidateMongoConfig(config.mongo));
   ThrowIf(ValidateEmbeddingsConfig(config.embeddings));
   ThrowIf(ValidateAmqpConfig(config.amqp));
@@ -414,6 +415,7 @@ ServiceConfig ToServiceConfig(const Config& config) {
   ServiceConfig service;
   service.submit_lock_ttl = config.gate.submit_ttl;
   service.review_lock_ttl = config.gate.review_ttl;
+  service.review_quorum = config.reviews.quorum;
   return service;
 }
 

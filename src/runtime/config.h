@@ -63,6 +63,11 @@ struct AuthConfig {
 // 1..720 hours.
 std::optional<std::string> ValidateAuthConfig(const AuthConfig& auth);
 
+// How reviews are decided (API.md v1.2 "Review policy").
+struct ReviewsConfig {
+  int quorum = 1;  // the distinct approvals a review needs, 1..10
+};
+
 struct GateConfig {
   bool enabled = true;
   std::string key_prefix = "lock:";
@@ -107,6 +112,7 @@ struct Config {
   AuthConfig auth;
   // An issuer makes its RS256/ES256 tokens bearer tokens too.
   OidcConfig oidc;
+  ReviewsConfig reviews;
   GateConfig gate;
   // A URL selects the Redis gate (unless the gate is off).
   RedisConfig redis;

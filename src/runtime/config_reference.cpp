@@ -82,6 +82,8 @@ std::string_view ComponentTitle(ConfigComponent component) {
       return "Database";
     case ConfigComponent::kAuth:
       return "Authentication";
+    case ConfigComponent::kReviews:
+      return "Review policy";
     case ConfigComponent::kGate:
       return "Lock gate";
     case ConfigComponent::kRedis:

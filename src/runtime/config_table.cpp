@@ -164,6 +164,12 @@ constexpr std::array kVariables{
         "this interval",
         [](Config& c) -> auto& { return c.oidc.keys_refresh; }),
 
+    Integer(
+        "DOCGATE_REVIEW_QUORUM", kReviews, 1, 10,
+        "the distinct approvals a review needs; a submission may ask for more "
+        "(`required_approvals`), never fewer",
+        [](Config& c) -> auto& { return c.reviews.quorum; }),
+
     OnOff(
         "DOCGATE_LOCK_GATE", kGate,
         "`off` drops the outer lock gate; the database's row locks alone decide",

@@ -24,6 +24,7 @@ enum class ConfigComponent {
   kHttp,
   kDatabase,
   kAuth,
+  kReviews,
   kGate,
   kRedis,
   kAmqp,

@@ -537,6 +537,155 @@ TYPED_TEST_P(DocumentStoreContract, ListReviewsCarriesTheCurrentTitleOfEachDocum
             (std::vector<QueuedReview>{{r1, first.title}, {r2, second.title}}));
 }
 
+TYPED_TEST_P(DocumentStoreContract, RequiredApprovalsRoundTrip) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const DocumentId other = this->Add(ContractDocument()).id;
+  Review one = ContractReview(id, ReviewStatus::kRejected);
+  one.required_approvals = 1;
+  one = this->Add(one);
+  Review three = ContractReview(other);
+  three.required_approvals = 3;
+  three = this->Add(three);
+  EXPECT_EQ(this->store().FindReview(one.id), one);
+  EXPECT_EQ(this->store().FindReview(three.id), three);
+  EXPECT_EQ(this->store().Begin()->LockReview(three.id), three);
+  EXPECT_EQ(this->store().ListDocumentReviews({other, std::nullopt, 100}),
+            std::vector<Review>{three});
+  EXPECT_EQ(this->store().ListReviews({}),
+            (std::vector<QueuedReview>{{one, "Onboarding guide"}, {three, "Onboarding guide"}}));
+}
+
+TYPED_TEST_P(DocumentStoreContract, RequiredApprovalsOutsideOneToTenThrowsStorageError) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  for (const std::int32_t required : {0, 11, -1}) {
+    Review review = ContractReview(id);
+    review.required_approvals = required;
+    EXPECT_THROW(this->store().Begin()->InsertReview(review), StorageError) << required;
+  }
+  Review ten = ContractReview(id);
+  ten.required_approvals = 10;
+  EXPECT_EQ(this->store().FindReview(this->Add(ten).id)->required_approvals, 10);
+}
+
+// Every read of a review carries its approvals, in the order they were given: decided_at, a tie
+// by reviewer id (byte order: "bob" before "张三"), whatever order they were added in. Each
+// review of a page gets its own.
+TYPED_TEST_P(DocumentStoreContract, ApprovalsAreReadBackInOrderByEveryRead) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const DocumentId other = this->Add(ContractDocument()).id;
+  Review review = ContractReview(id);
+  review.required_approvals = 3;
+  review = this->Add(review);
+  Review other_review = ContractReview(other);
+  other_review.required_approvals = 2;
+  other_review = this->Add(other_review);
+  const Approval zhang{"\u5f20\u4e09", "\u540c\u610f\uff0c\u5199\u5f97\u5f88\u6e05\u695a",
+                       ContractTime(50)};  // 张三: 同意，写得很清楚
+  const Approval carol{"carol", std::nullopt, ContractTime(40)};
+  const Approval bob{"bob", "fine by me", ContractTime(50)};
+  const Approval zhang_of_other{"\u5f20\u4e09", std::nullopt, ContractTime(45)};
+  this->Committed([&](StoreTransaction& tx) {
+    tx.AddApproval(review.id, zhang);
+    tx.AddApproval(other_review.id, zhang_of_other);
+    tx.AddApproval(review.id, carol);
+    tx.AddApproval(review.id, bob);
+  });
+  review.approvals = {carol, bob, zhang};
+  other_review.approvals = {zhang_of_other};
+  EXPECT_EQ(this->store().Begin()->LockReview(review.id), review);
+  EXPECT_EQ(this->store().FindReview(review.id), review);
+  EXPECT_EQ(this->store().FindReview(other_review.id), other_review);
+  EXPECT_EQ(this->store().ListReviews({}), (std::vector<QueuedReview>{
+                                               {review, "Onboarding guide"},
+                                               {other_review, "Onboarding guide"},
+                                           }));
+  EXPECT_EQ(this->store().ListDocumentReviews({id, std::nullopt, 100}),
+            std::vector<Review>{review});
+  EXPECT_EQ(this->store().ListDocumentReviews({other, std::nullopt, 100}),
+            std::vector<Review>{other_review});
+}
+
+TYPED_TEST_P(DocumentStoreContract, ReviewWithoutApprovalsReadsAnEmptyList) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  const Review review = this->Add(ContractReview(id));
+  EXPECT_TRUE(this->store().FindReview(review.id)->approvals.empty());
+  EXPECT_TRUE(this->store().Begin()->LockReview(review.id)->approvals.empty());
+  EXPECT_TRUE(this->store().ListReviews({}).at(0).review.approvals.empty());
+  EXPECT_TRUE(this->store().ListDocumentReviews({id, std::nullopt, 100}).at(0).approvals.empty());
+}
+
+// InsertReview stores no approvals (AddApproval does), and a decision keeps those recorded.
+TYPED_TEST_P(DocumentStoreContract, ApprovalsAreRecordedByAddApprovalOnly) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  Review review = ContractReview(id);
+  review.required_approvals = 2;
+  review.approvals = {Approval{"mallory", "forged", ContractTime(1)}};
+  review = this->Add(review);
+  review.approvals.clear();
+  EXPECT_EQ(this->store().FindReview(review.id), review);
+  const Approval bob{"bob", std::nullopt, ContractTime(50)};
+  const Approval zhang{"\u5f20\u4e09", "\u53ef\u4ee5", ContractTime(60)};  // 张三: 可以
+  this->Committed([&](StoreTransaction& tx) { tx.AddApproval(review.id, bob); });
+  Review decided = review;
+  decided.status = ReviewStatus::kApproved;
+  decided.decided_by = zhang.reviewer_id;
+  decided.decided_at = zhang.decided_at;
+  decided.comment = zhang.comment;
+  this->Committed([&](StoreTransaction& tx) {
+    tx.AddApproval(review.id, zhang);
+    Review tampered = decided;
+    tampered.required_approvals = 7;
+    tampered.approvals.clear();
+    tx.UpdateReview(tampered);
+  });
+  decided.approvals = {bob, zhang};
+  EXPECT_EQ(this->store().FindReview(review.id), decided);
+}
+
+TYPED_TEST_P(DocumentStoreContract, SecondApprovalBySameReviewerThrowsStorageError) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  Review review = ContractReview(id);
+  review.required_approvals = 2;
+  review = this->Add(review);
+  const Approval first{"\u5f20\u4e09", "\u540c\u610f", ContractTime(50)};  // 张三: 同意
+  this->Committed([&](StoreTransaction& tx) { tx.AddApproval(review.id, first); });
+  {
+    auto tx = this->store().Begin();
+    EXPECT_THROW(tx->AddApproval(review.id, Approval{"\u5f20\u4e09", "again", ContractTime(60)}),
+                 StorageError);
+  }
+  {
+    auto tx = this->store().Begin();
+    tx->AddApproval(review.id, Approval{"bob", std::nullopt, ContractTime(55)});
+    EXPECT_THROW(tx->AddApproval(review.id, Approval{"bob", std::nullopt, ContractTime(56)}),
+                 StorageError)
+        << "a second approval within one transaction";
+  }
+  EXPECT_EQ(this->store().FindReview(review.id)->approvals, std::vector<Approval>{first});
+}
+
+TYPED_TEST_P(DocumentStoreContract, ApprovalOfAMissingReviewThrowsStorageError) {
+  EXPECT_THROW(this->store().Begin()->AddApproval(12345, Approval{"bob", "ok", ContractTime(1)}),
+               StorageError);
+}
+
+TYPED_TEST_P(DocumentStoreContract, ApprovalsOfATransactionRolledBackAreDiscarded) {
+  const DocumentId id = this->Add(ContractDocument()).id;
+  Review review = ContractReview(id);
+  review.required_approvals = 2;
+  review = this->Add(review);
+  const Approval zhang{"\u5f20\u4e09", std::nullopt, ContractTime(50)};
+  {
+    auto tx = this->store().Begin();
+    tx->AddApproval(review.id, zhang);
+    EXPECT_EQ(tx->LockReview(review.id)->approvals, std::vector<Approval>{zhang})
+        << "the transaction sees its own approval";
+  }
+  EXPECT_EQ(this->store().FindReview(review.id), review);
+  EXPECT_TRUE(this->store().Begin()->LockReview(review.id)->approvals.empty());
+  EXPECT_TRUE(this->store().ListReviews({}).at(0).review.approvals.empty());
+}
+
 TYPED_TEST_P(DocumentStoreContract, PingAnswersTrue) { EXPECT_TRUE(this->store().Ping()); }
 
 // Writers serialize: read-modify-write increments under Begin/LockDocument lose no update.
@@ -585,7 +734,11 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListDocumentReviewsIsNewestFirstForThatDocumentOnly,
     ListDocumentReviewsPagesWithLimitAndExclusiveBefore,
     ListVersionsPagesNewestFirstWithLimitAndExclusiveBefore,
-    ListReviewsCarriesTheCurrentTitleOfEachDocument, PingAnswersTrue,
+    ListReviewsCarriesTheCurrentTitleOfEachDocument, RequiredApprovalsRoundTrip,
+    RequiredApprovalsOutsideOneToTenThrowsStorageError, ApprovalsAreReadBackInOrderByEveryRead,
+    ReviewWithoutApprovalsReadsAnEmptyList, ApprovalsAreRecordedByAddApprovalOnly,
+    SecondApprovalBySameReviewerThrowsStorageError, ApprovalOfAMissingReviewThrowsStorageError,
+    ApprovalsOfATransactionRolledBackAreDiscarded, PingAnswersTrue,
     ConcurrentIncrementsEndWithTheExactCount);
 
 }  // namespace docgate

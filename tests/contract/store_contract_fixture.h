@@ -60,7 +60,13 @@ namespace docgate {
       << " at=" << r.submitted_at.time_since_epoch().count()
       << " decided_by=" << r.decided_by.value_or("-")
       << " decided_at=" << (r.decided_at ? r.decided_at->time_since_epoch().count() : -1)
-      << " comment=" << r.comment.value_or("-") << "}";
+      << " comment=" << r.comment.value_or("-") << " required=" << r.required_approvals
+      << " approvals=[";
+  for (const Approval& a : r.approvals) {
+    *os << a.reviewer_id << "@" << a.decided_at.time_since_epoch().count() << ":"
+        << a.comment.value_or("-") << " ";
+  }
+  *os << "]}";
 }
 
 [[maybe_unused]] static void PrintTo(const OutboxEvent& e, std::ostream* os) {

@@ -1,7 +1,10 @@
 #include "fakes/fake_document_store.h"
 
 #include <algorithm>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "fakes/fake_idempotency_store.h"
 #include "fakes/fake_outbox_store.h"
@@ -21,6 +24,14 @@ void CheckOnePending(const FakeTables& tables, const Review& review) {
   if (other_pending) {
     FakeViolation("UNIQUE constraint failed: a second pending review for document " +
                   std::to_string(review.document_id));
+  }
+}
+
+// The CHECK on kh_document_review.required_approvals.
+void CheckRequiredApprovals(const Review& review) {
+  if (review.required_approvals < 1 || review.required_approvals > 10) {
+    FakeViolation("CHECK constraint failed: required_approvals " +
+                  std::to_string(review.required_approvals));
   }
 }
 
@@ -49,6 +60,9 @@ class FakeStoreTransaction final : public StoreTransaction {
   }
   std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) override {
     return documents_.ListEditors(id, after_version);
+  }
+  void AddApproval(ReviewId id, const Approval& approval) override {
+    documents_.AddApproval(id, approval);
   }
   void AppendEvent(const OutboxEvent& event) override { outbox_.Append(event); }
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
@@ -223,6 +237,8 @@ ReviewId FakeDocumentWriter::InsertReview(const Review& review) {
   FakeRequireDocument(tables, review.document_id, "review");
   Review row = review;
   row.id = tables.last_review_id + 1;
+  row.approvals.clear();  // AddApproval records them
+  CheckRequiredApprovals(row);
   CheckOnePending(tables, row);
   tables.last_review_id = row.id;
   tables.reviews.emplace(row.id, row);
@@ -248,6 +264,30 @@ void FakeDocumentWriter::UpdateReview(const Review& review) {
   updated.comment = review.comment;
   CheckOnePending(tables, updated);
   row = std::move(updated);
+}
+
+// A review's approvals live in its row, kept in the order the stores read them: decided_at, then
+// reviewer id (byte order, as std::string compares).
+void FakeDocumentWriter::AddApproval(ReviewId id, const Approval& approval) {
+  FakeTables& tables = tx_.Open();
+  const auto found = tables.reviews.find(id);
+  if (found == tables.reviews.end()) {
+    FakeViolation("FOREIGN KEY constraint failed: approval of missing review " +
+                  std::to_string(id));
+  }
+  std::vector<Approval>& approvals = found->second.approvals;
+  const auto same_reviewer = [&](const Approval& a) {
+    return a.reviewer_id == approval.reviewer_id;
+  };
+  if (std::any_of(approvals.begin(), approvals.end(), same_reviewer)) {
+    FakeViolation("UNIQUE constraint failed: a second approval of review " + std::to_string(id) +
+                  " by " + approval.reviewer_id);
+  }
+  const auto given_before = [](const Approval& a, const Approval& b) {
+    return std::tie(a.decided_at, a.reviewer_id) < std::tie(b.decided_at, b.reviewer_id);
+  };
+  approvals.insert(std::upper_bound(approvals.begin(), approvals.end(), approval, given_before),
+                   approval);
 }
 
 void FakeDocumentWriter::PutVersion(const DocumentVersion& version) {

@@ -16,9 +16,10 @@ namespace docgate {
 // database's other fakes. Begin() is a FakeTransaction composed of the ports' writers: the
 // documents' (FakeDocumentWriter), the outbox's (FakeOutboxWriter) and the idempotency keys'
 // (FakeIdempotencyWriter). The rules the database enforces are enforced with StorageError: one
-// pending review per document, reviews and versions only for existing documents, a version written
-// once, unique event ids, updates of existing rows only. Ping answers the
-// database's Ping. Thread-safe; it must outlive every transaction it hands out.
+// pending review per document, reviews and versions only for existing documents, 1..10 required
+// approvals, approvals only of existing reviews and one per reviewer, a version written once,
+// unique event ids, updates of existing rows only. Ping answers the database's Ping. Thread-safe;
+// it must outlive every transaction it hands out.
 class FakeDocumentStore final : public DocumentStore {
  public:
   explicit FakeDocumentStore(std::shared_ptr<FakeDatabase> database);
@@ -56,6 +57,7 @@ class FakeDocumentWriter {
   ReviewId InsertReview(const Review& review);
   void UpdateDocument(const Document& doc);
   void UpdateReview(const Review& review);
+  void AddApproval(ReviewId id, const Approval& approval);
   void PutVersion(const DocumentVersion& version);
   bool DropUnsubmittedVersion(DocumentId id, std::int32_t version);
   std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version);

@@ -23,6 +23,7 @@
 #include "contract/outbox_requeue_contract.h"
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
+#include "contract/review_quorum_contract.h"
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
@@ -33,6 +34,7 @@
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
 #include "support/pg_test_database.h"
+#include "support/schema14_reviews_seed.h"
 #include "support/schema6_versions_seed.h"
 #include "support/schema7_chunks_seed.h"
 
@@ -64,6 +66,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentVersionsContract,
                                ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, RevisionLifecycleContract,
                                ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ReviewQuorumContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, IdempotencyStoreContract,
                                ::testing::Types<PgStoreFactory>);
@@ -207,7 +210,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 14u);
+  ASSERT_EQ(rows.size(), 15u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -232,6 +235,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[12][1].as<std::string>(), "0013_users.sql");
   EXPECT_EQ(rows[13][0].as<int>(), 14);
   EXPECT_EQ(rows[13][1].as<std::string>(), "0014_sessions.sql");
+  EXPECT_EQ(rows[14][0].as<int>(), 15);
+  EXPECT_EQ(rows[14][1].as<std::string>(), "0015_review_approvals.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -268,6 +273,30 @@ TEST_F(PgDocumentStoreTest, Migration0007KeepsSubmittedVersionsAndRecordsEveryEd
   auto tx = stores.documents->Begin();
   EXPECT_EQ(tx->ListEditors(1, 2), (std::vector<UserId>{"alice", "carol"}))
       << "carol wrote the dropped version 3 after the approved one";
+}
+
+// Migration 0015 on a database of schema 14 (review quorums): every review needs one approval, and
+// each approved one holds it, its decision's; the others hold none.
+TEST_F(PgDocumentStoreTest, Migration0015GivesEachApprovedReviewItsDecisionAsItsApproval) {
+  {
+    pqxx::connection connection(db_.url());
+    ApplyPostgresMigrations(
+        connection,
+        std::vector<EmbeddedFile>(kPostgresMigrations.begin(), kPostgresMigrations.begin() + 14));
+  }
+  db_.Execute(kSchema14ReviewsSeed);
+  Stores stores = OpenPgStores(Config());  // applies 0015
+  const auto approvals = [&](ReviewId id) { return stores.documents->FindReview(id)->approvals; };
+  EXPECT_EQ(approvals(1), (std::vector<Approval>{{"\u5f20\u4e09", "\u540c\u610f",
+                                                  TimePoint{milliseconds(1798000000123)}}}));
+  EXPECT_EQ(approvals(2), std::vector<Approval>{});
+  EXPECT_EQ(approvals(3), std::vector<Approval>{});
+  EXPECT_EQ(approvals(4),
+            (std::vector<Approval>{{"bob", std::nullopt, TimePoint{milliseconds(400)}}}));
+  for (const ReviewId id : {1, 2, 3, 4}) {
+    EXPECT_EQ(stores.documents->FindReview(id)->required_approvals, 1) << id;
+  }
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_review_approval"), 2);
 }
 
 // Migration 0008 on a database of schema 7 (ADR 0009): the chunks written before it get docgate's

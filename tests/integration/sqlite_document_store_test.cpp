@@ -26,11 +26,13 @@
 #include "contract/outbox_requeue_contract.h"
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
+#include "contract/review_quorum_contract.h"
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
 #include "core/error.h"
 #include "runtime/open_stores.h"
+#include "support/schema14_reviews_seed.h"
 #include "support/schema6_versions_seed.h"
 #include "support/schema7_chunks_seed.h"
 #include "support/temp_dir.h"
@@ -107,6 +109,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentVersionsContract,
                                ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, RevisionLifecycleContract,
                                ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ReviewQuorumContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxStoreContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, IdempotencyStoreContract,
                                ::testing::Types<SqliteStoreFactory>);
@@ -194,6 +197,31 @@ TEST_F(SqliteDocumentStoreTest, Migration0008IndexesTheChunksAlreadyWrittenWithT
       1u);  // 死信
 }
 
+// Migration 0015 on a database of schema 14 (review quorums): every review needs one approval, and
+// each approved one holds it, its decision's; the others hold none.
+TEST_F(SqliteDocumentStoreTest, Migration0015GivesEachApprovedReviewItsDecisionAsItsApproval) {
+  fs::create_directories(db_path_.parent_path());
+  {
+    SqliteConnection connection(db_path_.string(), milliseconds(5000));
+    ApplySqliteMigrations(connection, std::vector<EmbeddedFile>(kSqliteMigrations.begin(),
+                                                                kSqliteMigrations.begin() + 14));
+    connection.Execute(kSchema14ReviewsSeed);
+  }
+  Stores stores = Open();  // applies 0015
+  const auto approvals = [&](ReviewId id) { return stores.documents->FindReview(id)->approvals; };
+  EXPECT_EQ(approvals(1), (std::vector<Approval>{{"\u5f20\u4e09", "\u540c\u610f",
+                                                  TimePoint{milliseconds(1798000000123)}}}));
+  EXPECT_EQ(approvals(2), std::vector<Approval>{});
+  EXPECT_EQ(approvals(3), std::vector<Approval>{});
+  EXPECT_EQ(approvals(4),
+            (std::vector<Approval>{{"bob", std::nullopt, TimePoint{milliseconds(400)}}}));
+  for (const ReviewId id : {1, 2, 3, 4}) {
+    EXPECT_EQ(stores.documents->FindReview(id)->required_approvals, 1) << id;
+  }
+  EXPECT_EQ(RawDatabase(db_path_).Rows("SELECT count(*) FROM kh_review_approval"),
+            (std::vector<std::vector<std::string>>{{"2"}}));
+}
+
 TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {
   db_path_ = dir_.path() / "a" / "b" / "docgate.db";
   Open();
@@ -248,7 +276,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"11", "0011_search_statistics.sql", "1"},
                           {"12", "0012_every_editor_of_a_version.sql", "1"},
                           {"13", "0013_users.sql", "1"},
-                          {"14", "0014_sessions.sql", "1"}}));
+                          {"14", "0014_sessions.sql", "1"},
+                          {"15", "0015_review_approvals.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

@@ -205,6 +205,10 @@ inline Review ExpectedReview(const LifecycleModel& m, const LifecycleSut& sut, i
   if (mr.decided_by) review.decided_by = IdOf(*mr.decided_by);
   review.decided_at = At(mr.decided_at);
   review.comment = mr.comment;
+  // At the default quorum (1), which the model keeps, an approved review holds its one approval.
+  if (mr.status == ReviewStatus::kApproved && review.decided_by && review.decided_at) {
+    review.approvals.push_back(Approval{*review.decided_by, review.comment, *review.decided_at});
+  }
   return review;
 }
 

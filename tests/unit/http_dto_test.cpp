@@ -153,12 +153,20 @@ TEST(HttpDto, ReviewHasEveryContractField) {
   review.decided_by = "bob";
   review.decided_at = At(2026, 11, 29, 14, 5, 0, 2);
   review.comment = "fine";
+  review.required_approvals = 2;
+  review.approvals = {Approval{"carol", std::nullopt, At(2026, 11, 29, 14, 1, 0, 0)},
+                      Approval{"bob", "fine", At(2026, 11, 29, 14, 5, 0, 2)}};
   const json j = ToJson(review, NameBook{{"bob", "李博"}, {"carol", "陈晨"}});
   EXPECT_EQ(j, json::parse(R"({"id": "40", "document_id": "17", "document_version": 3,
       "status": "approved", "submitted_by": "alice", "submitted_by_name": null,
       "submitted_at": "2026-11-29T14:00:00.001Z", "decided_by": "bob", "decided_by_name": "李博",
-      "decided_at": "2026-11-29T14:05:00.002Z", "comment": "fine"})"));
-  EXPECT_EQ(PeopleIn(review), (std::vector<UserId>{"alice", "bob"}));
+      "decided_at": "2026-11-29T14:05:00.002Z", "comment": "fine", "required_approvals": 2,
+      "assignees": [], "approvals": [
+        {"reviewer_id": "carol", "reviewer_name": "陈晨", "comment": null,
+         "decided_at": "2026-11-29T14:01:00.000Z"},
+        {"reviewer_id": "bob", "reviewer_name": "李博", "comment": "fine",
+         "decided_at": "2026-11-29T14:05:00.002Z"}]})"));
+  EXPECT_EQ(PeopleIn(review), (std::vector<UserId>{"alice", "bob", "carol", "bob"}));
   Review pending;
   const json p = ToJson(pending, NameBook{{"bob", "李博"}});
   EXPECT_TRUE(p["decided_by_name"].is_null());

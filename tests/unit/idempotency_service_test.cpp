@@ -83,7 +83,7 @@ TEST_F(IdempotencyServiceTest, TheHookStoresTheResponseWithTheEffectAndItIsRepla
   // Transitions hand the review to the hook as well.
   const auto submit = MustProceed(Request("fp-s", "alice", "k-s"));
   auto t =
-      service_.Submit(kAlice, doc->id,
+      service_.Submit(kAlice, doc->id, {},
                       idempotency_.CompleteOnCommit(Request("fp-s", "alice", "k-s"), submit.owner));
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(Replayed(Request("fp-s", "alice", "k-s")),
@@ -166,8 +166,9 @@ TEST_F(IdempotencyServiceTest, PruneExpiredDeletesEveryExpiredRecordInBatches) {
 TEST(StoredRefusal, OnlyADecisionOnTheStateIsStored) {
   for (int i = 0; i <= static_cast<int>(ErrorCode::kUnavailable); ++i) {
     const auto code = static_cast<ErrorCode>(i);
-    EXPECT_EQ(IsStoredRefusal(code),
-              code == ErrorCode::kInvalidState || code == ErrorCode::kSelfReview)
+    EXPECT_EQ(IsStoredRefusal(code), code == ErrorCode::kInvalidState ||
+                                         code == ErrorCode::kSelfReview ||
+                                         code == ErrorCode::kAlreadyVoted)
         << ErrorCodeName(code);
   }
 }

@@ -83,6 +83,7 @@ const std::map<std::string, unsigned> kApiMdCodes = {
     {"VERSION_MISMATCH", 412},
     {"PAYLOAD_TOO_LARGE", 413},
     {"IDEMPOTENCY_KEY_REUSED", 422},
+    {"ALREADY_VOTED", 409},
     {"UNAVAILABLE", 503},
 };
 

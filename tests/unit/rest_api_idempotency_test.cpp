@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "adapters/http/idempotency_codec.h"
+#include "core/lifecycle.h"
 #include "support/fake_backed_api.h"
 
 namespace docgate {
@@ -200,12 +201,55 @@ TEST_F(RestApiIdempotencyTest, ADecisionOnTheStateIsStoredAndReplayed) {
   EXPECT_EQ(Rows(), 2u);
 }
 
+// A quorum of two over HTTP: the first approval answers the review still pending; the same
+// reviewer's second is 409 ALREADY_VOTED, stored and replayed like INVALID_STATE; a retry of the
+// first approval under its key replays it; another reviewer's approval approves.
+TEST_F(RestApiIdempotencyTest, ASecondApprovalByTheSameReviewerIsAlreadyVoted) {
+  const std::string id = Create(alice_);
+  const std::string submit = "/api/v1/documents/" + id + "/submit";
+  for (const char* bad : {R"({"required_approvals": 0})", R"({"required_approvals": 11})",
+                          R"({"required_approvals": "2"})", R"({"required_approvals": 1.5})",
+                          R"({"reviewers": ["bob"]})"}) {
+    const auto refused = Post(submit, alice_, bad, std::nullopt);
+    EXPECT_EQ(refused.result(), HttpStatus::bad_request) << bad;
+    EXPECT_EQ(Code(refused), "VALIDATION") << bad;
+  }
+  const auto submitted = Post(submit, alice_, R"({"required_approvals": 2})", "s");
+  ASSERT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
+  const json review = json::parse(submitted.body())["review"];
+  EXPECT_EQ(review["required_approvals"], 2);
+  EXPECT_EQ(review["approvals"], json::array());
+  EXPECT_EQ(review["assignees"], json::array());
+  const std::string approve = "/api/v1/reviews/" + review["id"].get<std::string>() + "/approve";
+
+  const auto first = Post(approve, bob_, R"({"comment": "清楚"})", "v1");
+  ASSERT_EQ(first.result(), HttpStatus::ok) << first.body();
+  const json counted = json::parse(first.body());
+  EXPECT_EQ(counted["review"]["status"], "pending");
+  EXPECT_EQ(counted["document"]["status"], "pending_review");
+  ASSERT_EQ(counted["review"]["approvals"].size(), 1u);
+  EXPECT_EQ(counted["review"]["approvals"][0]["reviewer_id"], "bob");
+  EXPECT_EQ(counted["review"]["approvals"][0]["reviewer_name"], nullptr) << "no name seen";
+  EXPECT_EQ(counted["review"]["approvals"][0]["comment"], "清楚");
+
+  const auto twice = Post(approve, bob_, "{}", "v2");
+  EXPECT_EQ(twice.result(), HttpStatus::conflict);
+  EXPECT_EQ(Code(twice), "ALREADY_VOTED");
+  ExpectReplayOf(Post(approve, bob_, "{}", "v2"), twice);
+  ExpectReplayOf(Post(approve, bob_, R"({"comment": "清楚"})", "v1"), first);
+
+  const auto second = Post(approve, fakes_.Bearer("carol", {"reviewer"}), "{}", "v3");
+  ASSERT_EQ(second.result(), HttpStatus::ok) << second.body();
+  EXPECT_EQ(json::parse(second.body())["review"]["status"], "approved");
+  EXPECT_EQ(json::parse(second.body())["review"]["decided_by"], "carol");
+  EXPECT_EQ(json::parse(second.body())["review"]["approvals"].size(), 2u);
+}
+
 // The longest answers any POST gives, each stored: every echoed field at its bound, made of the
 // characters that take the most bytes once escaped in the stored envelope (U+1F600: 12 bytes;
 // '"' and '\' in a token subject, which may not hold a control character: 4 bytes).
 TEST_F(RestApiIdempotencyTest, TheLongestAnswersAreStoredWithinTheBound) {
   const std::string author = fakes_.Bearer(std::string(kMaxSubjectBytes, '"'), {"author"});
-  const std::string reviewer = fakes_.Bearer(std::string(kMaxSubjectBytes, '\\'), {"reviewer"});
   std::string emoji_200;
   for (int i = 0; i < 200; ++i) emoji_200 += "\xF0\x9F\x98\x80";
   const std::string emoji_2000 = [&] {
@@ -217,20 +261,28 @@ TEST_F(RestApiIdempotencyTest, TheLongestAnswersAreStoredWithinTheBound) {
   const auto created = Post("/api/v1/documents", author, CreateBody(emoji_200), "create");
   ASSERT_EQ(created.result(), HttpStatus::created) << created.body();
   const std::string id = json::parse(created.body())["id"];
-  const auto submitted = Post("/api/v1/documents/" + id + "/submit", author, "", "submit");
+  const auto submitted = Post("/api/v1/documents/" + id + "/submit", author,
+                              json{{"required_approvals", kMaxRequiredApprovals}}.dump(), "submit");
   ASSERT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
   const std::string review = json::parse(submitted.body())["review"]["id"];
-  const std::string reject = "/api/v1/reviews/" + review + "/reject";
-  const std::string reason = json{{"reason", emoji_2000}}.dump();
-  const auto rejected = Post(reject, reviewer, reason, "reject");
-  ASSERT_EQ(rejected.result(), HttpStatus::ok) << rejected.body();
-  EXPECT_EQ(Rows(), 3u);
+  // Ten reviewers of the longest ids approve with the longest comments; the tenth approval, which
+  // completes the review, answers all ten.
+  const std::string approve = "/api/v1/reviews/" + review + "/approve";
+  const std::string comment = json{{"comment", emoji_2000}}.dump();
+  std::string subject;
+  HttpResponse approved;
+  for (int i = 0; i < kMaxRequiredApprovals; ++i) {
+    subject = std::string(kMaxSubjectBytes - 1, '\\') + static_cast<char>('0' + i);
+    approved = Post(approve, fakes_.Bearer(subject, {"reviewer"}), comment, "approve");
+    ASSERT_EQ(approved.result(), HttpStatus::ok) << approved.body();
+  }
+  EXPECT_EQ(json::parse(approved.body())["review"]["status"], "approved");
+  EXPECT_EQ(Rows(), 2u + kMaxRequiredApprovals);
 
-  const std::size_t longest =
-      StoredRecord(std::string(kMaxSubjectBytes, '\\'), reject, reason, "reject").size();
+  const std::size_t longest = StoredRecord(subject, approve, comment, "approve").size();
   EXPECT_LE(longest, kMaxStoredOutcomeBytes);
   EXPECT_GT(longest, kMaxStoredOutcomeBytes * 3 / 4) << "not the worst case any more";
-  ExpectReplayOf(Post(reject, reviewer, reason, "reject"), rejected);
+  ExpectReplayOf(Post(approve, fakes_.Bearer(subject, {"reviewer"}), comment, "approve"), approved);
 }
 
 TEST_F(RestApiIdempotencyTest, EveryReplayIsTheFirstAnswerByteForByte) {

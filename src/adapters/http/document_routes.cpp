@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "adapters/http/request_params.h"
+#include "core/lifecycle.h"
 
 namespace docgate {
 
@@ -123,7 +124,21 @@ Result<IdempotentOutcome> DocumentRoutes::Submit(const RouteContext& ctx, const 
                                                  IdempotentEffect& effect) const {
   auto id = PathId(ctx, "document");
   if (!id) return id.error();
-  return Transitioned(service_.Submit(actor, *id, effect.Hook()));
+  auto body = ObjectBody(ctx.request, /*optional=*/true);
+  if (!body) return body.error();
+  SubmitRequest request;
+  // `required_approvals` may be absent or null (the quorum), otherwise an integer.
+  if (const auto it = body->find("required_approvals"); it != body->end() && !it->is_null()) {
+    if (!it->is_number_integer() || *it < 1 || *it > kMaxRequiredApprovals) {
+      return Invalid("`required_approvals` must be an integer of 1.." +
+                     std::to_string(kMaxRequiredApprovals));
+    }
+    request.required_approvals = it->get<std::int32_t>();
+  }
+  if (const auto it = body->find("reviewers"); it != body->end() && !it->is_null()) {
+    return Invalid("`reviewers` (assigned reviewers) is not supported yet: leave it out");
+  }
+  return Transitioned(service_.Submit(actor, *id, request, effect.Hook()));
 }
 
 Result<IdempotentOutcome> DocumentRoutes::Withdraw(const RouteContext& ctx, const Actor& actor,

@@ -103,6 +103,7 @@ std::vector<UserId> PeopleIn(const Document& doc) { return {doc.author_id}; }
 std::vector<UserId> PeopleIn(const Review& review) {
   std::vector<UserId> people{review.submitted_by};
   if (review.decided_by) people.push_back(*review.decided_by);
+  for (const Approval& approval : review.approvals) people.push_back(approval.reviewer_id);
   return people;
 }
 
@@ -133,6 +134,13 @@ json ToJson(const Document& doc, const NameBook& names) {
 }
 
 json ToJson(const Review& review, const NameBook& names) {
+  json approvals = json::array();
+  for (const Approval& approval : review.approvals) {
+    approvals.push_back({{"reviewer_id", approval.reviewer_id},
+                         {"reviewer_name", NameOf(names, approval.reviewer_id)},
+                         {"comment", OptionalValue(approval.comment)},
+                         {"decided_at", FormatTime(approval.decided_at)}});
+  }
   return json{{"id", std::to_string(review.id)},
               {"document_id", std::to_string(review.document_id)},
               {"document_version", review.document_version},
@@ -143,7 +151,10 @@ json ToJson(const Review& review, const NameBook& names) {
               {"decided_by", OptionalValue(review.decided_by)},
               {"decided_by_name", NameOf(names, review.decided_by)},
               {"decided_at", OptionalTime(review.decided_at)},
-              {"comment", OptionalValue(review.comment)}};
+              {"comment", OptionalValue(review.comment)},
+              {"required_approvals", review.required_approvals},
+              {"assignees", json::array()},
+              {"approvals", std::move(approvals)}};
 }
 
 json ToJson(const Transition& transition, const NameBook& names) {

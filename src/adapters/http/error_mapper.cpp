@@ -27,8 +27,8 @@ constexpr Row kTable[] = {
     {ErrorCode::kIdempotencyInFlight, HttpStatus::conflict, "Idempotent request in flight"},
     {ErrorCode::kVersionMismatch, HttpStatus::precondition_failed, "Version mismatch"},
     {ErrorCode::kPayloadTooLarge, HttpStatus::payload_too_large, "Payload too large"},
-    {ErrorCode::kIdempotencyKeyReused, HttpStatus::unprocessable_entity,
-     "Idempotency key reused"},
+    {ErrorCode::kIdempotencyKeyReused, HttpStatus::unprocessable_entity, "Idempotency key reused"},
+    {ErrorCode::kAlreadyVoted, HttpStatus::conflict, "Already approved by you"},
     {ErrorCode::kUnavailable, HttpStatus::service_unavailable, "Service unavailable"},
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <pqxx/pqxx>
 #include <span>
 #include <string_view>
@@ -60,16 +61,27 @@ constexpr Statement kUpdateDocument{"update_document",
                                     "ingest_status = $8, updated_at = $9"
                                     " WHERE id = $1"};
 
+// A review's approvals are read by a second statement (kSelectApprovals), for every review read.
 constexpr Statement kSelectReview{"select_review",
                                   "SELECT id, document_id, document_version, status, submitted_by, "
                                   "submitted_at, decided_by,"
-                                  " decided_at, comment FROM kh_document_review WHERE id = $1"};
-constexpr Statement kLockReview{
-    "lock_review",
-    "SELECT id, document_id, document_version, status, submitted_by, "
-    "submitted_at, decided_by,"
-    " decided_at, comment FROM kh_document_review WHERE id = $1 FOR UPDATE"};
+                                  " decided_at, comment, required_approvals"
+                                  " FROM kh_document_review WHERE id = $1"};
+constexpr Statement kLockReview{"lock_review",
+                                "SELECT id, document_id, document_version, status, submitted_by, "
+                                "submitted_at, decided_by,"
+                                " decided_at, comment, required_approvals"
+                                " FROM kh_document_review WHERE id = $1 FOR UPDATE"};
 constexpr Statement kInsertReview{"insert_review", sql::kInsertReview};
+constexpr Statement kInsertApproval{"insert_approval", sql::kInsertApproval};
+// The approvals of the reviews $1 (an array of ids): one statement for a page of reviews, each
+// review's in the order they were given. The tie goes to the reviewer id in byte order, whatever
+// the database's collation, as on SQLite (BINARY).
+constexpr Statement kSelectApprovals{
+    "select_approvals",
+    "SELECT review_id, reviewer_id, comment, decided_at FROM kh_review_approval"
+    " WHERE review_id = ANY($1::bigint[])"
+    " ORDER BY review_id, decided_at, reviewer_id COLLATE \"C\""};
 // The decision only: what was submitted, by whom and when, never changes.
 constexpr Statement kUpdateReview{"update_review",
                                   "UPDATE kh_document_review SET status = $2, decided_by = "
@@ -79,8 +91,9 @@ constexpr Statement kUpdateReview{"update_review",
 constexpr Statement kSelectDocumentReviews{"select_document_reviews",
                                            "SELECT id, document_id, document_version, "
                                            "status, submitted_by, submitted_at, decided_by,"
-                                           " decided_at, comment FROM kh_document_review "
-                                           "WHERE document_id = $1 AND id < $2"
+                                           " decided_at, comment, required_approvals"
+                                           " FROM kh_document_review"
+                                           " WHERE document_id = $1 AND id < $2"
                                            " ORDER BY id DESC LIMIT $3"};
 
 constexpr Statement kSelectContent{"select_content", sql::kSelectContent};
@@ -119,6 +132,8 @@ constexpr std::array kDocumentStatements{
     kSelectReview,
     kLockReview,
     kInsertReview,
+    kInsertApproval,
+    kSelectApprovals,
     kUpdateReview,
     kSelectDocumentReviews,
     kSelectContent,
@@ -168,13 +183,41 @@ constexpr const char* kListDocuments =
 // Each review with its document's title last (ToQueuedReview).
 constexpr const char* kListReviews =
     "SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,"
-    " r.decided_by, r.decided_at, r.comment, d.title"
+    " r.decided_by, r.decided_at, r.comment, r.required_approvals, d.title"
     " FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
     " WHERE ($1::text IS NULL OR r.status = $1) AND ($2::bigint IS NULL OR r.id > $2)"
     " ORDER BY r.id LIMIT $3";
 
 QueuedReview ToQueuedReview(const pqxx::row& row) {
-  return QueuedReview{ToReview(row), row[9].as<std::string>()};
+  return QueuedReview{ToReview(row), row[10].as<std::string>()};
+}
+
+Review& ReviewOf(Review& review) { return review; }
+Review& ReviewOf(QueuedReview& item) { return item.review; }
+
+// Reads the approvals of `items`' reviews into them, in the transaction that read the reviews.
+template <typename Item>
+void ReadApprovals(pqxx::transaction_base& tx, std::vector<Item>& items) {
+  if (items.empty()) return;
+  std::vector<std::int64_t> ids;
+  std::map<ReviewId, Review*> by_id;
+  for (Item& item : items) {
+    Review& review = ReviewOf(item);
+    ids.push_back(review.id);
+    by_id.emplace(review.id, &review);
+  }
+  for (const pqxx::row& row : tx.exec_prepared(kSelectApprovals.name, IdArray(ids))) {
+    by_id.at(row[0].as<ReviewId>())->approvals.push_back(ToApproval(row));
+  }
+}
+
+// The review `statement` reads (by its id, `id`), with its approvals.
+std::optional<Review> ReviewWithApprovals(pqxx::transaction_base& tx, const Statement& statement,
+                                          ReviewId id) {
+  std::vector<Review> found = All<Review>(tx.exec_prepared(statement.name, id), ToReview);
+  if (found.empty()) return std::nullopt;
+  ReadApprovals(tx, found);
+  return std::move(found.front());
 }
 
 class PgTransaction final : public StoreTransaction {
@@ -182,9 +225,8 @@ class PgTransaction final : public StoreTransaction {
   explicit PgTransaction(PgConnectionPool::Lease lease) : work_(std::move(lease)) {}
 
   std::optional<Review> LockReview(ReviewId id) override {
-    return work_.Run("lock review", id, [&](pqxx::work& w) {
-      return First<Review>(w.exec_prepared(kLockReview.name, id), ToReview);
-    });
+    return work_.Run("lock review", id,
+                     [&](pqxx::work& w) { return ReviewWithApprovals(w, kLockReview, id); });
   }
 
   std::optional<Document> LockDocument(DocumentId id) override {
@@ -219,7 +261,8 @@ class PgTransaction final : public StoreTransaction {
           .exec_prepared1(kInsertReview.name, review.document_id, review.document_version,
                           Name(ToString(review.status)), Checked(review.submitted_by),
                           Millis(review.submitted_at), Checked(review.decided_by),
-                          Checked(Text(review.decided_at)), Checked(review.comment))[0]
+                          Checked(Text(review.decided_at)), Checked(review.comment),
+                          review.required_approvals)[0]
           .as<ReviewId>();
     });
   }
@@ -265,6 +308,13 @@ class PgTransaction final : public StoreTransaction {
     });
   }
 
+  void AddApproval(ReviewId id, const Approval& approval) override {
+    work_.Run("add approval to review", id, [&](pqxx::work& w) {
+      w.exec_prepared(kInsertApproval.name, id, Checked(approval.reviewer_id),
+                      Checked(approval.comment), Millis(approval.decided_at));
+    });
+  }
+
   void AppendEvent(const OutboxEvent& event) override { PgOutboxStore::Append(work_, event); }
 
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
@@ -305,7 +355,7 @@ std::optional<Document> PgDocumentStore::FindDocument(DocumentId id) {
 
 std::optional<Review> PgDocumentStore::FindReview(ReviewId id) {
   return session_->Autocommit(Describe("find review", id), [&](pqxx::transaction_base& tx) {
-    return First<Review>(tx.exec_prepared(kSelectReview.name, id), ToReview);
+    return ReviewWithApprovals(tx, kSelectReview, id);
   });
 }
 
@@ -389,9 +439,11 @@ std::vector<QueuedReview> PgDocumentStore::ListReviews(const ReviewQuery& query)
   const std::optional<std::string> status =
       query.status ? Text(ToString(*query.status)) : std::nullopt;
   return session_->Autocommit("list reviews", [&](pqxx::transaction_base& tx) {
-    return All<QueuedReview>(
+    std::vector<QueuedReview> page = All<QueuedReview>(
         tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)), query.limit),
         ToQueuedReview);
+    ReadApprovals(tx, page);
+    return page;
   });
 }
 
@@ -400,9 +452,11 @@ std::vector<Review> PgDocumentStore::ListDocumentReviews(const DocumentReviewQue
   const ReviewId before = query.before.value_or(std::numeric_limits<ReviewId>::max());
   return session_->Autocommit(
       Describe("list reviews of document", query.document_id), [&](pqxx::transaction_base& tx) {
-        return All<Review>(
+        std::vector<Review> page = All<Review>(
             tx.exec_prepared(kSelectDocumentReviews.name, query.document_id, before, query.limit),
             ToReview);
+        ReadApprovals(tx, page);
+        return page;
       });
 }
 

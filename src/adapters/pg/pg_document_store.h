@@ -26,17 +26,22 @@ class PgWork;
 // transaction's destruction (which rolls back and never throws). LockReview/LockDocument are SELECT
 // ... FOR UPDATE, so a second transaction locking the same row waits for the first to end and then
 // sees its committed state; ReadDocument/ReadContent and every read outside a transaction take no
-// row locks. Each statement, row-lock waits included, is bounded by statement_timeout; the wait for
-// a pooled connection by pool_wait_timeout; opening one by connect_timeout.
+// row locks. A review is read with a second statement for its approvals (one for a whole page):
+// under LockReview's row lock the two agree, as approvals are added under it; outside a transaction
+// an approval committed between them may show beside the review row read before it. Each
+// statement, row-lock waits included, is bounded by statement_timeout; the wait for a pooled
+// connection by pool_wait_timeout; opening one by connect_timeout.
 //
 // Errors: StorageUnavailable when PostgreSQL cannot serve (unreachable within connect_timeout,
 // connection lost, shutdown, too many connections, statement timeout, serialization failure or
 // deadlock, a commit whose outcome is unknown, no free connection in time); StorageError for
 // everything else (constraint violations: a second pending review for a document, a duplicate
-// event_id, content for a version that already has it, a review or content of a missing document; a
-// missing row to update; malformed rows; text containing NUL, which PostgreSQL cannot store; use of
-// a transaction after Commit). A connection that broke is closed, never handed out again; the next
-// call opens a fresh one, so the store recovers by itself when the server is back.
+// event_id, content for a version that already has it, a review or content of a missing document,
+// required_approvals outside 1..10, a second approval of a review by one reviewer, an approval of a
+// missing review; a missing row to update; malformed rows; text containing NUL, which PostgreSQL
+// cannot store; use of a transaction after Commit). A connection that broke is closed, never handed
+// out again; the next call opens a fresh one, so the store recovers by itself when the server is
+// back.
 //
 // Built by OpenPgStores (pg_stores.h). Thread-safe. The store must outlive every transaction it
 // hands out.

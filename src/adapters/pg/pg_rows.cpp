@@ -64,7 +64,13 @@ Review ToReview(const pqxx::row& row) {
   review.decided_by = Nullable<std::string>(row[6]);
   if (const auto at = Nullable<std::int64_t>(row[7])) review.decided_at = FromMillis(*at);
   review.comment = Nullable<std::string>(row[8]);
+  review.required_approvals = row[9].as<std::int32_t>();
   return review;
+}
+
+Approval ToApproval(const pqxx::row& row) {
+  return Approval{row[1].as<std::string>(), Nullable<std::string>(row[2]),
+                  FromMillis(row[3].as<std::int64_t>())};
 }
 
 OutboxEvent EventAt(const pqxx::row& row, int first) {

@@ -73,8 +73,12 @@ inline constexpr char kInsertDocument[] =
 inline constexpr char kInsertReview[] =
     "INSERT INTO kh_document_review (document_id, "
     "document_version, status, submitted_by,"
-    " submitted_at, decided_by, decided_at, comment)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
+    " submitted_at, decided_by, decided_at, comment, required_approvals)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id";
+// One reviewer's approval of review $1; a second one by the same reviewer violates the key.
+inline constexpr char kInsertApproval[] =
+    "INSERT INTO kh_review_approval (review_id, reviewer_id, comment, decided_at)"
+    " VALUES ($1, $2, $3, $4)";
 inline constexpr char kInsertVersion[] =
     "INSERT INTO kh_document_content (document_id, version, title, "
     "content, edited_by, created_at)"

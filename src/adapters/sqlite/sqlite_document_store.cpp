@@ -1,6 +1,8 @@
 #include "adapters/sqlite/sqlite_document_store.h"
 
 #include <limits>
+#include <map>
+#include <string>
 #include <utility>
 
 #include "adapters/sql/shared_statements.h"
@@ -23,14 +25,15 @@ constexpr char kSelectDocuments[] =
     "approved_version,"
     " approved_at, ingest_status, created_at, updated_at FROM kh_document "
     "WHERE ";
+// A review's approvals are read by a second statement (kSelectApprovals), for every review read.
 constexpr char kSelectReviews[] =
     "SELECT id, document_id, document_version, status, submitted_by, "
     "submitted_at, decided_by,"
-    " decided_at, comment FROM kh_document_review WHERE ";
+    " decided_at, comment, required_approvals FROM kh_document_review WHERE ";
 // The queue's reviews, each with its document's title last (QueuedReviewFromRow).
 constexpr char kSelectQueuedReviews[] =
     "SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,"
-    " r.decided_by, r.decided_at, r.comment, d.title"
+    " r.decided_by, r.decided_at, r.comment, r.required_approvals, d.title"
     " FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id WHERE ";
 
 constexpr auto kSelectDocument = Sql(kSelectDocuments, "id = ?1");
@@ -86,12 +89,20 @@ constexpr auto kListReviewsByStatus =
 constexpr auto kListDocumentReviews =
     Sql(kSelectReviews, "document_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3");
 // Insert and update share the parameter numbers of BindReview; a decision
-// changes only ?3, ?6-?8.
+// changes only ?3, ?6-?8 (and names the row by ?10).
 constexpr std::string_view kInsertReview = sql::kSqlite<sql::kInsertReview>;
 constexpr std::string_view kUpdateReview =
     "UPDATE kh_document_review SET status = ?3, decided_by = ?6, decided_at = "
     "?7, comment = ?8"
-    " WHERE id = ?9";
+    " WHERE id = ?10";
+constexpr std::string_view kInsertApproval = sql::kSqlite<sql::kInsertApproval>;
+// The approvals of the reviews whose ids ?1 holds as a JSON array: one statement for a page of
+// reviews, whatever their number, each review's in the order they were given. The tie goes to the
+// reviewer id in byte order (BINARY), as on PostgreSQL (COLLATE "C").
+constexpr std::string_view kSelectApprovals =
+    "SELECT review_id, reviewer_id, comment, decided_at FROM kh_review_approval"
+    " WHERE review_id IN (SELECT value FROM json_each(?1))"
+    " ORDER BY review_id, decided_at, reviewer_id";
 
 Document DocumentFromRow(const SqliteStatement& row) {
   Document doc;
@@ -124,7 +135,12 @@ Review ReviewFromRow(const SqliteStatement& row) {
   review.decided_by = Nullable(row, 6, &SqliteStatement::Text);
   review.decided_at = Nullable(row, 7, &SqliteStatement::Time);
   review.comment = Nullable(row, 8, &SqliteStatement::Text);
+  review.required_approvals = row.Int32(9);
   return review;
+}
+
+Approval ApprovalFromRow(const SqliteStatement& row) {
+  return Approval{row.Text(1), Nullable(row, 2, &SqliteStatement::Text), row.Time(3)};
 }
 
 DocumentVersion VersionFromRow(const SqliteStatement& row) {
@@ -133,7 +149,7 @@ DocumentVersion VersionFromRow(const SqliteStatement& row) {
 }
 
 QueuedReview QueuedReviewFromRow(const SqliteStatement& row) {
-  return QueuedReview{ReviewFromRow(row), row.Text(9)};
+  return QueuedReview{ReviewFromRow(row), row.Text(10)};
 }
 
 VersionSummary VersionSummaryFromRow(const SqliteStatement& row) {
@@ -175,7 +191,8 @@ void BindReview(SqliteStatement& stmt, const Review& review) {
       .Bind(5, review.submitted_at)
       .Bind(6, review.decided_by)
       .Bind(7, review.decided_at)
-      .Bind(8, review.comment);
+      .Bind(8, review.comment)
+      .Bind(9, review.required_approvals);
 }
 
 std::string_view DocumentListSql(const DocumentQuery& query) {
@@ -191,10 +208,34 @@ std::optional<Document> SelectDocument(SqliteConnection& connection, DocumentId 
   return FirstRow(stmt, &DocumentFromRow);
 }
 
+Review& ReviewOf(Review& review) { return review; }
+Review& ReviewOf(QueuedReview& item) { return item.review; }
+
+// Reads the approvals of `items`' reviews into them, on the connection that read the reviews.
+template <typename Item>
+void ReadApprovals(SqliteConnection& connection, std::vector<Item>& items) {
+  if (items.empty()) return;
+  std::string ids = "[";
+  std::map<ReviewId, Review*> by_id;
+  for (Item& item : items) {
+    Review& review = ReviewOf(item);
+    if (!by_id.empty()) ids += ',';
+    ids += std::to_string(review.id);
+    by_id.emplace(review.id, &review);
+  }
+  ids += ']';
+  auto stmt = connection.Prepare(kSelectApprovals);
+  stmt.Bind(1, ids);
+  while (stmt.Step()) by_id.at(stmt.Int64(0))->approvals.push_back(ApprovalFromRow(stmt));
+}
+
 std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
   auto stmt = connection.Prepare(kSelectReview);
   stmt.Bind(1, id);
-  return FirstRow(stmt, &ReviewFromRow);
+  std::vector<Review> found = AllRows(stmt, &ReviewFromRow);
+  if (found.empty()) return std::nullopt;
+  ReadApprovals(connection, found);
+  return std::move(found.front());
 }
 
 std::optional<std::string> SelectContent(SqliteConnection& connection, DocumentId id,
@@ -244,7 +285,7 @@ class SqliteStoreTransaction final : public StoreTransaction {
   void UpdateReview(const Review& review) override {
     auto stmt = Open().Prepare(kUpdateReview);
     BindReview(stmt, review);
-    stmt.Bind(9, review.id).Run();
+    stmt.Bind(10, review.id).Run();
     ExpectOneRowChanged(Open(), "review", review.id);
   }
 
@@ -281,6 +322,16 @@ class SqliteStoreTransaction final : public StoreTransaction {
     auto stmt = Open().Prepare(kSelectEditors);
     stmt.Bind(1, id).Bind(2, after_version);
     return AllRows(stmt, &TextFromRow);
+  }
+
+  void AddApproval(ReviewId id, const Approval& approval) override {
+    Open()
+        .Prepare(kInsertApproval)
+        .Bind(1, id)
+        .Bind(2, approval.reviewer_id)
+        .Bind(3, approval.comment)
+        .Bind(4, approval.decided_at)
+        .Run();
   }
 
   void AppendEvent(const OutboxEvent& event) override { SqliteOutboxStore::Append(work_, event); }
@@ -379,13 +430,20 @@ std::vector<QueuedReview> SqliteDocumentStore::ListReviews(const ReviewQuery& qu
   if (query.status) stmt.Bind(1, ToString(*query.status));
   stmt.Bind(2, query.after.value_or(std::numeric_limits<ReviewId>::min()))
       .Bind(3, NonNegative(query.limit));
-  return AllRows(stmt, &QueuedReviewFromRow);
+  std::vector<QueuedReview> page = AllRows(stmt, &QueuedReviewFromRow);
+  ReadApprovals(*lease, page);
+  return page;
 }
 
 std::vector<Review> SqliteDocumentStore::ListDocumentReviews(const DocumentReviewQuery& query) {
-  return session_->ReadAll(kListDocumentReviews, &ReviewFromRow, query.document_id,
-                           query.before.value_or(std::numeric_limits<ReviewId>::max()),
-                           NonNegative(query.limit));
+  auto lease = session_->Read();
+  auto stmt = lease->Prepare(kListDocumentReviews);
+  stmt.Bind(1, query.document_id)
+      .Bind(2, query.before.value_or(std::numeric_limits<ReviewId>::max()))
+      .Bind(3, NonNegative(query.limit));
+  std::vector<Review> page = AllRows(stmt, &ReviewFromRow);
+  ReadApprovals(*lease, page);
+  return page;
 }
 
 bool SqliteDocumentStore::Ping() { return session_->Ping(); }

@@ -31,7 +31,8 @@ class StoreTransaction {
   virtual std::optional<std::string> ReadContent(DocumentId id, std::int32_t version) = 0;
 
   // Inserts and returns the assigned id, greater than every id committed before; `doc.id` /
-  // `review.id` are ignored.
+  // `review.id` are ignored, and so are `review.approvals` (AddApproval records them); its
+  // required_approvals is stored.
   virtual DocumentId InsertDocument(const Document& doc) = 0;
   virtual ReviewId InsertReview(const Review& review) = 0;
   // Overwrites the mutable columns of an existing row identified by its id (StorageError if it
@@ -53,6 +54,10 @@ class StoreTransaction {
   // document's newest) these are the people four eyes keep from deciding it, with after_version the
   // approved one.
   virtual std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) = 0;
+  // Records `approval` of review `id` (locked by this transaction). A second approval by the same
+  // reviewer of one review is a StorageError: the use case checks first, under the lock. Every read
+  // of a review (Lock, Find, the lists) carries its approvals, oldest first.
+  virtual void AddApproval(ReviewId id, const Approval& approval) = 0;
   // Appends to the outbox; the event becomes visible to the relay at commit.
   virtual void AppendEvent(const OutboxEvent& event) = 0;
   // Completes the in-flight idempotency record of (caller, key) that reservation `owner` holds
