@@ -39,12 +39,10 @@ std::chrono::seconds SecondsUntil(TimePoint at, TimePoint now) {
   return std::max(std::chrono::seconds(0), std::chrono::ceil<std::chrono::seconds>(at - now));
 }
 
-json RolesOf(const SessionRecord& session) { return json(session.roles); }
-
 json UserOf(const SessionRecord& session) {
   return {{"id", session.user_id},
           {"name", session.user_name ? json(*session.user_name) : json(nullptr)},
-          {"roles", RolesOf(session)}};
+          {"roles", session.roles}};
 }
 
 HttpResponse NoStore(HttpResponse response) {
@@ -52,10 +50,10 @@ HttpResponse NoStore(HttpResponse response) {
   return response;
 }
 
+// Cache-Control: no-store comes with every answer of these routes (AddTo).
 HttpResponse Redirect(HttpStatus status, const std::string& location) {
   HttpResponse response{status, 11};
   response.set(http::field::location, location);
-  response.set(http::field::cache_control, "no-store");
   return response;
 }
 
@@ -102,6 +100,21 @@ Status AuthRoutes::RequireEnabled() const {
                    "DOCGATE_OIDC_CLIENT_ID and DOCGATE_PUBLIC_URL");
 }
 
+void AuthRoutes::Put(HttpResponse& response, std::string_view name, std::string_view value,
+                     std::string_view under, std::chrono::seconds max_age) const {
+  response.insert(http::field::set_cookie,
+                  SetCookie(name, value, {base_path_ + std::string(under), max_age, secure()}));
+}
+
+void AuthRoutes::PutSession(HttpResponse& response, std::string_view id,
+                            TimePoint expires_at) const {
+  Put(response, kSessionCookie, id, "/", SecondsUntil(expires_at, config_.clock->Now()));
+}
+
+void AuthRoutes::Drop(HttpResponse& response, std::string_view name, std::string_view under) const {
+  Put(response, name, "", under, std::chrono::seconds(0));
+}
+
 Result<HttpResponse> AuthRoutes::Login(const RouteContext&) const {
   if (auto enabled = RequireEnabled(); !enabled) return enabled.error();
   LoginState login{config_.random->Token128(), config_.random->Token128(),
@@ -112,9 +125,8 @@ Result<HttpResponse> AuthRoutes::Login(const RouteContext&) const {
                   config_.public_url + "/auth/callback"});
   if (!url) return url.error();
   HttpResponse response = Redirect(HttpStatus::found, *url);
-  response.insert(http::field::set_cookie,
-                  SetCookie(kLoginCookie, SealLoginState(login, config_.login_key, digest()),
-                            {CookiePath("/auth/"), kLoginLifetime, secure()}));
+  Put(response, kLoginCookie, SealLoginState(login, config_.login_key, digest()), "/auth/",
+      kLoginLifetime);
   return response;
 }
 
@@ -160,22 +172,14 @@ Result<HttpResponse> AuthRoutes::Callback(const RouteContext& ctx) const {
   const bool asks_first = current && current->user_id != actor.id;
   HttpResponse response =
       Redirect(HttpStatus::see_other, config_.public_url + (asks_first ? "/#switch" : "/"));
-  response.insert(
-      http::field::set_cookie,
-      SetCookie(kLoginCookie, "", {CookiePath("/auth/"), std::chrono::seconds(0), secure()}));
+  Drop(response, kLoginCookie, "/auth/");
   if (asks_first) {
     // No silent switch: the new session waits beside the open one for the user's word.
-    response.insert(http::field::set_cookie,
-                    SetCookie(kPendingCookie, opened.cookie_id,
-                              {CookiePath("/auth/"), kLoginLifetime, secure()}));
+    Put(response, kPendingCookie, opened.cookie_id, "/auth/", kLoginLifetime);
     return response;
   }
   if (current) config_.sessions->End(*current_id);
-  response.insert(
-      http::field::set_cookie,
-      SetCookie(
-          kSessionCookie, opened.cookie_id,
-          {CookiePath(), SecondsUntil(opened.record.expires_at, config_.clock->Now()), secure()}));
+  PutSession(response, opened.cookie_id, opened.record.expires_at);
   return response;
 }
 
@@ -211,9 +215,7 @@ Result<HttpResponse> AuthRoutes::Logout(const RouteContext& ctx) const {
   }
   HttpResponse response = JsonResponse(HttpStatus::ok, body);
   if (id) {
-    response.insert(
-        http::field::set_cookie,
-        SetCookie(kSessionCookie, "", {CookiePath(), std::chrono::seconds(0), secure()}));
+    Drop(response, kSessionCookie, "/");
   }
   return response;
 }
@@ -239,13 +241,8 @@ Result<HttpResponse> AuthRoutes::Switch(const RouteContext& ctx) const {
             {"csrf_token", pending->csrf_token},
             {"expires_at", FormatTime(pending->expires_at)}};
   HttpResponse response = JsonResponse(HttpStatus::ok, body);
-  response.insert(
-      http::field::set_cookie,
-      SetCookie(kSessionCookie, *pending_id,
-                {CookiePath(), SecondsUntil(pending->expires_at, config_.clock->Now()), secure()}));
-  response.insert(
-      http::field::set_cookie,
-      SetCookie(kPendingCookie, "", {CookiePath("/auth/"), std::chrono::seconds(0), secure()}));
+  PutSession(response, *pending_id, pending->expires_at);
+  Drop(response, kPendingCookie, "/auth/");
   return response;
 }
 
@@ -254,9 +251,7 @@ Result<HttpResponse> AuthRoutes::DropSwitch(const RouteContext& ctx) const {
   const std::optional<std::string> pending_id = CookieValue(ctx.request, kPendingCookie);
   if (pending_id) config_.sessions->End(*pending_id);
   HttpResponse response{HttpStatus::no_content, 11};
-  response.insert(
-      http::field::set_cookie,
-      SetCookie(kPendingCookie, "", {CookiePath("/auth/"), std::chrono::seconds(0), secure()}));
+  Drop(response, kPendingCookie, "/auth/");
   return response;
 }
 

@@ -5,7 +5,9 @@
 // POST|DELETE /auth/switch for a sign-in that waits for the user's word before it replaces another
 // user's session.
 
+#include <chrono>
 #include <string>
+#include <string_view>
 
 #include "adapters/http/http_message.h"
 #include "adapters/http/router.h"
@@ -46,10 +48,14 @@ class AuthRoutes {
 
   bool enabled() const { return config_.provider != nullptr; }
   bool secure() const { return config_.public_url.starts_with("https://"); }
-  // A cookie's path: the public URL's path (a proxy's prefix; "" at a host's root) and `under`.
-  std::string CookiePath(std::string_view under = "/") const {
-    return base_path_ + std::string(under);
-  }
+  // Sets cookie `name` on `response` for the path `under` below the public URL's path (a
+  // proxy's prefix; "" at a host's root): HttpOnly, SameSite=Lax, Secure behind https.
+  void Put(HttpResponse& response, std::string_view name, std::string_view value,
+           std::string_view under, std::chrono::seconds max_age) const;
+  // The session cookie of `id`, until the session expires.
+  void PutSession(HttpResponse& response, std::string_view id, TimePoint expires_at) const;
+  // Tells the browser to drop cookie `name` (Max-Age=0).
+  void Drop(HttpResponse& response, std::string_view name, std::string_view under) const;
   // 404 unless enabled.
   Status RequireEnabled() const;
   // The sessions' digest (set when enabled).

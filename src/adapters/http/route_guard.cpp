@@ -10,6 +10,15 @@ namespace docgate {
 
 namespace http = boost::beast::http;
 
+namespace {
+
+Error SessionEnded() {
+  return MakeError(ErrorCode::kUnauthenticated,
+                   "the console's session has ended or expired: sign in again");
+}
+
+}  // namespace
+
 std::optional<std::string> RouteGuard::SessionCookie(const HttpRequestHeader& header) const {
   if (sessions_ == nullptr || header.find(http::field::authorization) != header.end()) {
     return std::nullopt;
@@ -20,10 +29,7 @@ std::optional<std::string> RouteGuard::SessionCookie(const HttpRequestHeader& he
 Result<Actor> RouteGuard::Authenticate(const HttpRequestHeader& header) const {
   if (const std::optional<std::string> cookie = SessionCookie(header)) {
     const std::optional<SessionRecord> session = sessions_->Find(*cookie);
-    if (!session) {
-      return MakeError(ErrorCode::kUnauthenticated,
-                       "the console's session has ended or expired: sign in again");
-    }
+    if (!session) return SessionEnded();
     const HttpVerb method = header.method();
     if (method != HttpVerb::get && method != HttpVerb::head &&
         !CsrfMatches(header, *session, *sessions_)) {
@@ -31,6 +37,10 @@ Result<Actor> RouteGuard::Authenticate(const HttpRequestHeader& header) const {
     }
     return ConsoleSessions::ActorOf(*session);
   }
+  return Bearer(header);
+}
+
+Result<Actor> RouteGuard::Bearer(const HttpRequestHeader& header) const {
   const auto authorization = header.find(http::field::authorization);
   return verifier_.Authenticate(authorization == header.end() ? std::string_view{}
                                                               : View(authorization->value()));
@@ -39,10 +49,9 @@ Result<Actor> RouteGuard::Authenticate(const HttpRequestHeader& header) const {
 Status RouteGuard::Prescreen(const HttpRequestHeader& header) const {
   if (const std::optional<std::string> cookie = SessionCookie(header)) {
     if (ConsoleSessions::LooksLikeId(*cookie)) return Ok{};
-    return MakeError(ErrorCode::kUnauthenticated,
-                     "the console's session has ended or expired: sign in again");
+    return SessionEnded();
   }
-  Result<Actor> actor = Authenticate(header);
+  Result<Actor> actor = Bearer(header);
   if (!actor) return actor.error();
   return Ok{};
 }

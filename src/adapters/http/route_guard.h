@@ -47,6 +47,8 @@ class RouteGuard {
 
   // The session cookie's value when the request authenticates by it (no Authorization header).
   std::optional<std::string> SessionCookie(const HttpRequestHeader& header) const;
+  // The caller of the Authorization header's bearer token.
+  Result<Actor> Bearer(const HttpRequestHeader& header) const;
 
   const JwtVerifier& verifier_;
   UserNames& users_;

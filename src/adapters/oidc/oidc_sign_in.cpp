@@ -2,10 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/base64url.h"
 #include "core/percent_encoding.h"
@@ -13,22 +14,22 @@
 namespace docgate {
 namespace {
 
-using Params = std::initializer_list<std::pair<const char*, const std::string*>>;
+using Params = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // name=value&... with both percent-encoded: a query string or a form body.
-std::string Encoded(Params params) {
+std::string Encoded(const Params& params) {
   std::string out;
   for (const auto& [name, value] : params) {
     if (!out.empty()) out += '&';
     out += PercentEncoded(name);
     out += '=';
-    out += PercentEncoded(*value);
+    out += PercentEncoded(value);
   }
   return out;
 }
 
 // `endpoint` with `params` added to its query (it may have one already).
-std::string WithQuery(const std::string& endpoint, Params params) {
+std::string WithQuery(const std::string& endpoint, const Params& params) {
   return endpoint + (endpoint.find('?') == std::string::npos ? '?' : '&') + Encoded(params);
 }
 
@@ -55,41 +56,41 @@ std::string RefusalText(const FormRefused& refused) {
 OidcSignIn::OidcSignIn(OidcIdentityProvider& identity, PostForm post)
     : identity_(identity), post_(std::move(post)) {}
 
-Result<std::string> OidcSignIn::AuthorizationUrl(const SignInStart& start) {
-  const std::optional<OidcEndpoints> endpoints = identity_.keys().Endpoints();
+Result<OidcEndpoints> OidcSignIn::Endpoints(std::string_view which) {
+  std::optional<OidcEndpoints> endpoints = identity_.keys().Endpoints();
   if (!endpoints) {
     return Unavailable("the identity provider " + identity_.config().issuer +
-                       " cannot be reached, or names no authorization endpoint");
+                       " cannot be reached, or names no " + std::string(which) + " endpoint");
   }
+  return std::move(*endpoints);
+}
+
+Result<std::string> OidcSignIn::AuthorizationUrl(const SignInStart& start) {
+  const Result<OidcEndpoints> endpoints = Endpoints("authorization");
+  if (!endpoints) return endpoints.error();
   const OidcConfig& config = identity_.config();
-  static const std::string kCode = "code";
-  static const std::string kS256 = "S256";
-  return WithQuery(endpoints->authorization, {{"response_type", &kCode},
-                                              {"client_id", &config.client_id},
-                                              {"redirect_uri", &start.redirect_uri},
-                                              {"scope", &config.scopes},
-                                              {"state", &start.state},
-                                              {"nonce", &start.nonce},
-                                              {"code_challenge", &start.code_challenge},
-                                              {"code_challenge_method", &kS256}});
+  return WithQuery(endpoints->authorization, {{"response_type", "code"},
+                                              {"client_id", config.client_id},
+                                              {"redirect_uri", start.redirect_uri},
+                                              {"scope", config.scopes},
+                                              {"state", start.state},
+                                              {"nonce", start.nonce},
+                                              {"code_challenge", start.code_challenge},
+                                              {"code_challenge_method", "S256"}});
 }
 
 Result<SignedIn> OidcSignIn::Redeem(const std::string& code, const std::string& code_verifier,
                                     const std::string& redirect_uri, const std::string& nonce) {
-  const std::optional<OidcEndpoints> endpoints = identity_.keys().Endpoints();
-  if (!endpoints) {
-    return Unavailable("the identity provider " + identity_.config().issuer +
-                       " cannot be reached, or names no token endpoint");
-  }
+  const Result<OidcEndpoints> endpoints = Endpoints("token");
+  if (!endpoints) return endpoints.error();
   const OidcConfig& config = identity_.config();
-  static const std::string kGrant = "authorization_code";
-  std::string form = Encoded({{"grant_type", &kGrant},
-                              {"code", &code},
-                              {"redirect_uri", &redirect_uri},
-                              {"code_verifier", &code_verifier}});
+  Params form{{"grant_type", "authorization_code"},
+              {"code", code},
+              {"redirect_uri", redirect_uri},
+              {"code_verifier", code_verifier}};
   std::string authorization;
   if (config.client_secret.empty()) {
-    form += "&" + Encoded({{"client_id", &config.client_id}});
+    form.emplace_back("client_id", config.client_id);
   } else {
     // RFC 6749 section 2.3.1: the id and secret form-encoded, then as HTTP Basic credentials.
     const std::string credentials =
@@ -98,7 +99,7 @@ Result<SignedIn> OidcSignIn::Redeem(const std::string& code, const std::string& 
   }
   std::string answer;
   try {
-    answer = post_(endpoints->token, form, authorization);
+    answer = post_(endpoints->token, Encoded(form), authorization);
   } catch (const FormRefused& refused) {
     return MakeError(ErrorCode::kUnauthenticated, RefusalText(refused));
   } catch (const std::exception& e) {
@@ -122,16 +123,11 @@ std::optional<std::string> OidcSignIn::EndSessionUrl(const std::string& id_token
                                                      const std::string& post_logout_redirect_uri) {
   const std::optional<OidcEndpoints> endpoints = identity_.keys().Endpoints();
   if (!endpoints || endpoints->end_session.empty()) return std::nullopt;
-  const OidcConfig& config = identity_.config();
-  if (id_token_hint.empty()) {
-    return WithQuery(endpoints->end_session,
-                     {{"client_id", &config.client_id},
-                      {"post_logout_redirect_uri", &post_logout_redirect_uri}});
-  }
-  return WithQuery(endpoints->end_session,
-                   {{"id_token_hint", &id_token_hint},
-                    {"client_id", &config.client_id},
-                    {"post_logout_redirect_uri", &post_logout_redirect_uri}});
+  Params params;
+  if (!id_token_hint.empty()) params.emplace_back("id_token_hint", id_token_hint);
+  params.emplace_back("client_id", identity_.config().client_id);
+  params.emplace_back("post_logout_redirect_uri", post_logout_redirect_uri);
+  return WithQuery(endpoints->end_session, params);
 }
 
 }  // namespace docgate

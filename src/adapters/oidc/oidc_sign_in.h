@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "adapters/oidc/oidc_identity_provider.h"
 #include "adapters/oidc/oidc_key_set.h"
@@ -24,6 +25,9 @@ class OidcSignIn final : public SignInProvider {
                                            const std::string& post_logout_redirect_uri) override;
 
  private:
+  // The discovery document's endpoints; UNAVAILABLE naming `which` one was wanted without them.
+  Result<OidcEndpoints> Endpoints(std::string_view which);
+
   OidcIdentityProvider& identity_;
   const PostForm post_;
 };
