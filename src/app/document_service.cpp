@@ -77,7 +77,7 @@ Result<Transition> DocumentService::Gated(const std::string& key, std::chrono::m
   auto tx = store_.Begin();
   Result<Transition> result = body(*tx);
   if (!result) return result;
-  if (on_commit) on_commit(*tx, result->document, &result->review);
+  if (on_commit) on_commit(*tx, IdempotentOutcome::Transitioned(result->document, result->review));
   tx->Commit();
   wakeup_.Wake();
   return result;
@@ -85,15 +85,31 @@ Result<Transition> DocumentService::Gated(const std::string& key, std::chrono::m
 
 OutboxEvent DocumentService::MakeEvent(EventType type, const Transition& t, const Actor& actor,
                                        TimePoint now) {
+  return MakeEvent(type, t.review, actor, now);
+}
+
+OutboxEvent DocumentService::MakeEvent(EventType type, const Review& review, const Actor& actor,
+                                       TimePoint now) {
   OutboxEvent event;
   event.event_id = random_.Uuid();
   event.type = type;
-  event.document_id = t.document.id;
-  event.review_id = t.review.id;
-  event.version = t.review.document_version;
+  event.document_id = review.document_id;
+  event.review_id = review.id;
+  event.version = review.document_version;
   event.actor_id = actor.id;
   event.occurred_at = now;
   return event;
+}
+
+void DocumentService::WriteAssignees(StoreTransaction& tx, const Review& review,
+                                     const std::vector<UserId>& added, const Actor& actor,
+                                     TimePoint now) {
+  for (const UserId& reviewer : added) {
+    tx.AddAssignee(review.id, reviewer, actor.id, now);
+    OutboxEvent event = MakeEvent(EventType::kAssigned, review, actor, now);
+    event.reviewer_id = reviewer;
+    tx.AppendEvent(event);
+  }
 }
 
 Result<Document> DocumentService::Create(const Actor& actor, const std::string& title,
@@ -110,7 +126,7 @@ Result<Document> DocumentService::Create(const Actor& actor, const std::string& 
   auto tx = store_.Begin();
   doc.id = tx->InsertDocument(doc);
   tx->PutVersion(DocumentVersion{doc.id, doc.version, title, content, actor.id, now});
-  if (on_commit) on_commit(*tx, doc, nullptr);
+  if (on_commit) on_commit(*tx, IdempotentOutcome::Created(doc));
   tx->Commit();
   return doc;
 }
@@ -169,6 +185,9 @@ Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id,
                                                  std::to_string(kMaxRequiredApprovals) + ", got " +
                                                  std::to_string(required));
   }
+  if (!request.reviewers.empty()) {
+    if (auto s = ValidateAssigneeChange({request.reviewers, {}}); !s) return s.error();
+  }
   return Gated(SubmitLockKey(id), config_.submit_lock_ttl, on_commit,
                [&](StoreTransaction& tx) -> Result<Transition> {
                  auto doc = tx.LockDocument(id);
@@ -179,9 +198,18 @@ Result<Transition> DocumentService::Submit(const Actor& actor, DocumentId id,
                  if (!review) return review.error();
                  review->id = tx.InsertReview(*review);
                  AttachReview(*doc, review->id);
+                 std::vector<UserId> assigned;
+                 if (!request.reviewers.empty()) {
+                   auto change =
+                       docgate::Assign(*doc, *review, {request.reviewers, {}},
+                                       tx.ListEditors(doc->id, doc->approved_version.value_or(0)));
+                   if (!change) return change.error();
+                   assigned = std::move(change->add);
+                 }
                  tx.UpdateDocument(*doc);
                  Transition t{std::move(*doc), std::move(*review)};
                  tx.AppendEvent(MakeEvent(EventType::kSubmitted, t, actor, now));
+                 WriteAssignees(tx, t.review, assigned, actor, now);
                  return t;
                });
 }
@@ -237,6 +265,10 @@ Result<Transition> DocumentService::DecideReview(const Actor& actor, ReviewId id
                    tx.UpdateReview(t.review);
                    tx.UpdateDocument(t.document);
                    tx.AppendEvent(MakeEvent(event, t, actor, now));
+                 } else {  // an approval below the quorum: the rows stay, the vote is told
+                   OutboxEvent voted = MakeEvent(EventType::kVoted, t, actor, now);
+                   voted.reviewer_id = actor.id;
+                   tx.AppendEvent(voted);
                  }
                  return t;
                });
@@ -272,6 +304,85 @@ Result<Transition> DocumentService::Reject(const Actor& actor, ReviewId id,
                         }
                         return true;
                       });
+}
+
+Result<Review> DocumentService::Assign(const Actor& actor, ReviewId id,
+                                       const AssigneeChange& change, const CommitHook& on_commit) {
+  if (auto s = RequireAuthorRole(actor); !s) return s.error();
+  if (auto s = ValidateAssigneeChange(change); !s) return s.error();
+  auto tx = store_.Begin();
+  auto review = tx->LockReview(id);
+  if (!review) return NotFound("review", id);
+  auto doc = tx->LockDocument(review->document_id);
+  if (!doc) return NotFound("document", review->document_id);
+  if (auto s = RequireOwner(actor, *doc); !s) return s.error();
+  const auto done = docgate::Assign(*doc, *review, change,
+                                    tx->ListEditors(doc->id, doc->approved_version.value_or(0)));
+  if (!done) return done.error();
+  if (done->add.empty() && done->remove.empty()) return std::move(*review);
+  const TimePoint now = clock_.Now();
+  for (const UserId& reviewer : done->remove) tx->RemoveAssignee(id, reviewer);
+  WriteAssignees(*tx, *review, done->add, actor, now);
+  // Read back in the store's order (assigned_at, reviewer id), which the answer shares with reads.
+  auto assigned = tx->LockReview(id);
+  if (!assigned) throw StorageError("review " + std::to_string(id) + " vanished while locked");
+  if (on_commit) on_commit(*tx, IdempotentOutcome::Assigned(*assigned));
+  tx->Commit();
+  wakeup_.Wake();
+  return std::move(*assigned);
+}
+
+Result<ReviewComment> DocumentService::Comment(const Actor& actor, ReviewId id,
+                                               const CommentRequest& request,
+                                               const CommitHook& on_commit) {
+  if (auto s = ValidateCommentBody(request.body); !s) return s.error();
+  if (request.line && *request.line < 1) {
+    return MakeError(ErrorCode::kValidation,
+                     "line must be 1 or more, got " + std::to_string(*request.line));
+  }
+  auto tx = store_.Begin();
+  auto review = tx->LockReview(id);
+  if (!review) return NotFound("review", id);
+  if (auto s = CheckCommentable(*review); !s) return s.error();
+  if (request.line) {
+    const auto text = tx->ReadContent(review->document_id, review->document_version);
+    if (!text) throw StorageError("review " + std::to_string(id) + " has no version to read");
+    if (const std::int32_t lines = LineCount(*text); *request.line > lines) {
+      return MakeError(ErrorCode::kValidation,
+                       "line " + std::to_string(*request.line) + " is beyond version " +
+                           std::to_string(review->document_version) + ", which has " +
+                           std::to_string(lines) + " lines");
+    }
+  }
+  if (request.parent_id) {
+    const auto parent = tx->ReadComment(*request.parent_id);
+    if (!parent || parent->review_id != id) {
+      return MakeError(ErrorCode::kValidation, "parent_id " + std::to_string(*request.parent_id) +
+                                                   " is not a comment of review " +
+                                                   std::to_string(id));
+    }
+  }
+  const TimePoint now = clock_.Now();
+  ReviewComment comment{
+      0,  id, review->document_version, actor.id, request.body, request.line, request.parent_id,
+      now};
+  comment.id = tx->InsertComment(comment);
+  OutboxEvent event = MakeEvent(EventType::kCommented, *review, actor, now);
+  event.comment_id = comment.id;
+  tx->AppendEvent(event);
+  if (on_commit) on_commit(*tx, IdempotentOutcome::Commented(comment));
+  tx->Commit();
+  wakeup_.Wake();
+  return comment;
+}
+
+Result<Page<ReviewComment>> DocumentService::ListComments(ReviewId id, const PageRequest& request) {
+  auto limit = PageSize(request.limit);
+  if (!limit) return limit.error();
+  auto page = PageOf(store_.ListComments(CommentQuery{id, request.after, *limit + 1}), *limit,
+                     [](const ReviewComment& comment) { return comment.id; });
+  if (page.items.empty() && !store_.FindReview(id)) return NotFound("review", id);
+  return page;
 }
 
 Result<Document> DocumentService::GetDocument(DocumentId id) {
@@ -358,7 +469,7 @@ Result<Page<QueuedReview>> DocumentService::ReviewQueue(const Actor& actor,
   if (auto s = RequireReviewerRole(actor); !s) return s.error();
   auto limit = PageSize(request.limit);
   if (!limit) return limit.error();
-  ReviewQuery query{request.status, request.after, *limit + 1};
+  ReviewQuery query{request.status, request.assignee, request.after, *limit + 1};
   return PageOf(store_.ListReviews(query), *limit,
                 [](const QueuedReview& item) { return item.review.id; });
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/idempotent_outcome.h"
 #include "app/ports/clock.h"
 #include "app/ports/document_store.h"
 #include "app/ports/lock_gate.h"
@@ -14,6 +15,7 @@
 #include "app/ports/random_source.h"
 #include "app/ports/store_transaction.h"
 #include "core/error.h"
+#include "core/lifecycle.h"
 #include "core/model.h"
 
 namespace docgate {
@@ -31,6 +33,15 @@ struct ServiceConfig {
 struct SubmitRequest {
   // quorum..kMaxRequiredApprovals; nullopt: the quorum.
   std::optional<std::int32_t> required_approvals;
+  // The reviewers assigned to the new review (at most kMaxAssignees).
+  std::vector<UserId> reviewers;
+};
+
+// A comment on a review (API.md v1.2 "Comments").
+struct CommentRequest {
+  std::string body;                       // 1..4000 characters
+  std::optional<std::int32_t> line;       // a line of the reviewed version, 1..its line count
+  std::optional<std::int64_t> parent_id;  // a comment of the same review
 };
 
 // The result of a review transition: both rows as committed.
@@ -80,15 +91,17 @@ struct PageRequest {
 
 struct ListReviewsRequest {
   std::optional<ReviewStatus> status = ReviewStatus::kPending;
+  std::optional<UserId> assignee;  // only the reviews assigned to this reviewer
   std::optional<int> limit;
   std::optional<ReviewId> after;
 };
 
 // Called by a write use case inside its transaction, after every write of the effect and right
-// before Commit, with the rows as they will be committed (`review` is null for Create): what it
-// writes through the transaction commits with the effect or not at all. Throwing aborts the
-// transaction, and the use case throws it on. Used to store an idempotent request's response.
-using CommitHook = std::function<void(StoreTransaction&, const Document&, const Review*)>;
+// before Commit, with the use case's answer as it will be committed (Created, Transitioned or
+// Commented): what it writes through the transaction commits with the effect or not at all.
+// Throwing aborts the transaction, and the use case throws it on. Used to store an idempotent
+// request's response.
+using CommitHook = std::function<void(StoreTransaction&, const IdempotentOutcome&)>;
 
 // The use cases of the review gate. Each transition runs as:
 //   gate (LockGate) -> store transaction -> lock review, then document -> check state ->
@@ -117,6 +130,17 @@ class DocumentService {
                              const CommitHook& on_commit = {});
   Result<Transition> Reject(const Actor& actor, ReviewId id, const std::string& reason,
                             const CommitHook& on_commit = {});
+  // Adds and removes assignees of a pending review (the document's author or an admin): one
+  // review.assigned event for each reviewer newly assigned. Asking for what already holds changes
+  // nothing and answers the review as it is (on_commit is not called: there is no effect). Not
+  // gated: the review's row lock orders it with votes.
+  Result<Review> Assign(const Actor& actor, ReviewId id, const AssigneeChange& change,
+                        const CommitHook& on_commit = {});
+  // A comment on a pending review (any caller), with its review.commented event.
+  Result<ReviewComment> Comment(const Actor& actor, ReviewId id, const CommentRequest& request,
+                                const CommitHook& on_commit = {});
+  // A page of a review's comments, oldest first (NOT_FOUND for no such review).
+  Result<Page<ReviewComment>> ListComments(ReviewId id, const PageRequest& request = {});
 
   Result<Document> GetDocument(DocumentId id);
   Result<ContentView> GetContent(DocumentId id);
@@ -145,6 +169,11 @@ class DocumentService {
                                   const CommitHook& on_commit, Decide&& decide);
   Result<int> PageSize(const std::optional<int>& requested) const;
   OutboxEvent MakeEvent(EventType type, const Transition& t, const Actor& actor, TimePoint now);
+  OutboxEvent MakeEvent(EventType type, const Review& review, const Actor& actor, TimePoint now);
+  // Records the assignees `added` to `review` (locked by `tx`), each with its review.assigned
+  // event.
+  void WriteAssignees(StoreTransaction& tx, const Review& review, const std::vector<UserId>& added,
+                      const Actor& actor, TimePoint now);
   void AddEditors(DocumentId id, std::vector<VersionSummary>& versions);
 
   DocumentStore& store_;

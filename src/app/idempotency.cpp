@@ -30,10 +30,8 @@ IdempotencyDecision IdempotencyService::Begin(const IdempotentRequest& request) 
 
 CommitHook IdempotencyService::CompleteOnCommit(const IdempotentRequest& request,
                                                 const std::string& owner) {
-  return [this, request, owner](StoreTransaction& tx, const Document& document,
-                                const Review* review) {
-    tx.CompleteIdempotentRequest(request.caller, request.key, owner,
-                                 EncodeOutcome(IdempotentOutcome::Committed(document, review)),
+  return [this, request, owner](StoreTransaction& tx, const IdempotentOutcome& outcome) {
+    tx.CompleteIdempotentRequest(request.caller, request.key, owner, EncodeOutcome(outcome),
                                  clock_.Now() + config_.ttl);
   };
 }

@@ -77,9 +77,9 @@ class IdempotencyService {
   // Reserves the key for `request` for one lease, or tells why not.
   IdempotencyDecision Begin(const IdempotentRequest& request);
 
-  // A CommitHook storing the committed rows (IdempotentOutcome::Committed) as the answer of
-  // `owner`'s reservation, kept for the TTL, in the effect's transaction: the same outcome the use
-  // case answers with (its Transition's or Document's rows). When the reservation is no longer
+  // A CommitHook storing the committed outcome as the answer of `owner`'s reservation, kept for the
+  // TTL, in the effect's transaction: the same outcome the use case answers with (its Transition's
+  // or Document's rows, or its comment). When the reservation is no longer
   // `owner`'s (its lease ran out and another request took the key), the hook throws StorageError
   // and the effect rolls back.
   CommitHook CompleteOnCommit(const IdempotentRequest& request, const std::string& owner);

@@ -16,6 +16,8 @@ using Kind = IdempotentOutcome::Kind;
 
 constexpr std::pair<Kind, std::string_view> kKinds[] = {{Kind::kCreated, "created"},
                                                         {Kind::kTransitioned, "transitioned"},
+                                                        {Kind::kAssigned, "assigned"},
+                                                        {Kind::kCommented, "commented"},
                                                         {Kind::kRefused, "refused"}};
 
 [[noreturn]] void Malformed(const std::string& why) {
@@ -105,6 +107,21 @@ void WriteReview(Writer& w, const Review& r) {
     w.Optional<std::string>(at + "comment", r.approvals[i].comment, &Writer::Text);
     w.Time(at + "decided_at", r.approvals[i].decided_at);
   }
+  w.Number("review.assignees", static_cast<std::int64_t>(r.assignees.size()));
+  for (std::size_t i = 0; i < r.assignees.size(); ++i) {
+    w.Text("review.assignee." + std::to_string(i), r.assignees[i]);
+  }
+}
+
+void WriteComment(Writer& w, const ReviewComment& c) {
+  w.Number("comment.id", c.id);
+  w.Number("comment.review_id", c.review_id);
+  w.Number("comment.document_version", c.document_version);
+  w.Text("comment.author_id", c.author_id);
+  w.Text("comment.body", c.body);
+  w.Optional<std::int32_t>("comment.line", c.line, &Writer::Number);
+  w.Optional<std::int64_t>("comment.parent_id", c.parent_id, &Writer::Number);
+  w.Time("comment.created_at", c.created_at);
 }
 
 // The fields of an encoded outcome by name, each decoded as it is read.
@@ -273,7 +290,28 @@ Review ReadReview(const Reader& r) {
     v.approvals.push_back(Approval{r.Text(at + "reviewer_id"), r.OptionalText(at + "comment"),
                                    r.Time(at + "decided_at")});
   }
+  // Outcomes stored before assignees: none.
+  const auto assignees = r.OptionalNumber<std::int32_t>("review.assignees").value_or(0);
+  if (assignees < 0 || static_cast<std::size_t>(assignees) > kMaxAssignees) {
+    Malformed("review.assignees is " + std::to_string(assignees));
+  }
+  for (std::int32_t i = 0; i < assignees; ++i) {
+    v.assignees.push_back(r.Text("review.assignee." + std::to_string(i)));
+  }
   return v;
+}
+
+ReviewComment ReadComment(const Reader& r) {
+  ReviewComment c;
+  c.id = r.Number("comment.id");
+  c.review_id = r.Number("comment.review_id");
+  c.document_version = r.Number<std::int32_t>("comment.document_version");
+  c.author_id = r.Text("comment.author_id");
+  c.body = r.Text("comment.body");
+  c.line = r.OptionalNumber<std::int32_t>("comment.line");
+  c.parent_id = r.OptionalNumber("comment.parent_id");
+  c.created_at = r.Time("comment.created_at");
+  return c;
 }
 
 }  // namespace
@@ -300,8 +338,18 @@ IdempotentOutcome IdempotentOutcome::Transitioned(Document document, Review revi
   return outcome;
 }
 
-IdempotentOutcome IdempotentOutcome::Committed(const Document& document, const Review* review) {
-  return review == nullptr ? Created(document) : Transitioned(document, *review);
+IdempotentOutcome IdempotentOutcome::Assigned(Review review) {
+  IdempotentOutcome outcome;
+  outcome.kind = Kind::kAssigned;
+  outcome.review = std::move(review);
+  return outcome;
+}
+
+IdempotentOutcome IdempotentOutcome::Commented(ReviewComment comment) {
+  IdempotentOutcome outcome;
+  outcome.kind = Kind::kCommented;
+  outcome.comment = std::move(comment);
+  return outcome;
 }
 
 IdempotentOutcome IdempotentOutcome::Refused(const Error& error) {
@@ -318,6 +366,12 @@ std::string EncodeOutcome(const IdempotentOutcome& outcome) {
   if (outcome.kind == Kind::kRefused) {
     w.Text("refusal.code", ErrorCodeName(outcome.code));
     w.Text("refusal.detail", outcome.detail);
+  } else if (outcome.kind == Kind::kCommented) {
+    if (!outcome.comment) throw std::logic_error("a commented outcome without its comment");
+    WriteComment(w, *outcome.comment);
+  } else if (outcome.kind == Kind::kAssigned) {
+    if (!outcome.review) throw std::logic_error("an assigned outcome without its review");
+    WriteReview(w, *outcome.review);
   } else {
     WriteDocument(w, outcome.document);
     if (outcome.kind == Kind::kTransitioned) {
@@ -344,6 +398,14 @@ IdempotentOutcome DecodeOutcome(std::string_view stored) {
   if (outcome.kind == Kind::kRefused) {
     outcome.code = r.Parse("refusal.code", ParseErrorCode);
     outcome.detail = r.Text("refusal.detail");
+    return outcome;
+  }
+  if (outcome.kind == Kind::kCommented) {
+    outcome.comment = ReadComment(r);
+    return outcome;
+  }
+  if (outcome.kind == Kind::kAssigned) {
+    outcome.review = ReadReview(r);
     return outcome;
   }
   outcome.document = ReadDocument(r);

@@ -1,8 +1,9 @@
 #pragma once
 
 // What an idempotent request's answer is stored as (ADR 0007): a snapshot of the use case's
-// outcome, free of any transport - the document created, the transition (document and review) or
-// the refusal stored like a success (IsStoredRefusal). The HTTP layer renders it into a response
+// outcome, free of any transport - the document created, the transition (document and review), the
+// review whose assignees changed, the comment written or the refusal stored like a success
+// (IsStoredRefusal). The HTTP layer renders it into a response
 // with one function on the first answer and on every replay, so they are the same bytes.
 
 #include <cstddef>
@@ -22,18 +23,19 @@ inline constexpr std::size_t kMaxStoredDetailBytes = 512;
 std::string StoredDetail(std::string detail);
 
 struct IdempotentOutcome {
-  enum class Kind { kCreated, kTransitioned, kRefused };
+  enum class Kind { kCreated, kTransitioned, kAssigned, kCommented, kRefused };
 
   Kind kind = Kind::kCreated;
   Document document;                          // kCreated, kTransitioned: the rows as committed
-  std::optional<Review> review;               // kTransitioned only
+  std::optional<Review> review;               // kTransitioned, kAssigned
+  std::optional<ReviewComment> comment;       // kCommented only
   ErrorCode code = ErrorCode::kInvalidState;  // kRefused only
   std::string detail;                         // kRefused only, through StoredDetail
 
   static IdempotentOutcome Created(Document document);
   static IdempotentOutcome Transitioned(Document document, Review review);
-  // What a CommitHook is called with: Created when `review` is null, else Transitioned.
-  static IdempotentOutcome Committed(const Document& document, const Review* review);
+  static IdempotentOutcome Assigned(Review review);
+  static IdempotentOutcome Commented(ReviewComment comment);
   // The refusal with its detail capped (StoredDetail); its retry_after_seconds is not kept (no
   // stored refusal has one).
   static IdempotentOutcome Refused(const Error& error);
@@ -47,9 +49,9 @@ inline constexpr int kOutcomeFormatVersion = 1;
 
 // The most an encoded outcome may take. Every outcome stays below it: a committed one holds
 // bounded fields only (a title of 200 characters, a comment or reason of 2000, token subjects of
-// 255 bytes, and up to ten approvals each with a reviewer and a comment of 2000 characters; at
-// most 3 bytes a byte once escaped, about 290 KiB in the worst case), a refusal a detail of at most
-// kMaxStoredDetailBytes.
+// 255 bytes, up to ten approvals each with a reviewer and a comment of 2000 characters, up to
+// kMaxAssignees assignees; a review comment of 4000 characters; at most 3 bytes a byte once
+// escaped, about 305 KiB in the worst case), a refusal a detail of at most kMaxStoredDetailBytes.
 inline constexpr std::size_t kMaxStoredOutcomeBytes = 320 * 1024;
 
 // The stored text of an outcome: ASCII lines, the kOutcomeFormat line first, then one

@@ -13,6 +13,7 @@ constexpr std::size_t kMaxTitle = 200;
 constexpr std::size_t kMaxReason = 2000;
 constexpr std::size_t kMaxSearchQuery = 256;
 constexpr std::size_t kMaxComment = 2000;
+constexpr std::size_t kMaxCommentBody = 4000;
 
 Status Bounded(const std::string& text, std::string_view field, std::size_t min, std::size_t max) {
   const auto length = Utf8Length(text);
@@ -104,6 +105,10 @@ Status ValidateComment(const std::string& comment) {
   return Bounded(comment, "comment", 0, kMaxComment);
 }
 
+Status ValidateCommentBody(const std::string& body) {
+  return Bounded(body, "body", 1, kMaxCommentBody);
+}
+
 Status RequireAuthorRole(const Actor& actor) {
   if (actor.CanAuthor()) return Ok{};
   return MakeError(ErrorCode::kForbidden, "this action needs the author role");
@@ -189,6 +194,79 @@ Status Reject(Document &doc, Review &review, const Actor &actor,
   doc.updated_at = now;
   Decide(review, ReviewStatus::kRejected, actor, now, reason);
   return Ok{};
+}
+
+Status ValidateAssigneeChange(const AssigneeChange& change) {
+  if (change.add.empty() && change.remove.empty()) {
+    return MakeError(ErrorCode::kValidation, "nothing to change: give `add` and/or `remove`");
+  }
+  for (const auto* ids : {&change.add, &change.remove}) {
+    if (ids->size() > kMaxAssignees) {
+      return MakeError(ErrorCode::kValidation, "at most " + std::to_string(kMaxAssignees) +
+                                                   " assignees a request, got " +
+                                                   std::to_string(ids->size()));
+    }
+    for (const UserId& id : *ids) {
+      if (auto problem = SubjectProblem(id)) {
+        return MakeError(ErrorCode::kValidation,
+                         "assignee '" + EscapeForLog(id) + "': " + *problem);
+      }
+    }
+  }
+  for (const UserId& id : change.add) {
+    if (std::find(change.remove.begin(), change.remove.end(), id) != change.remove.end()) {
+      return MakeError(ErrorCode::kValidation,
+                       "'" + EscapeForLog(id) + "' is both added and removed");
+    }
+  }
+  return Ok{};
+}
+
+Result<AssigneeChange> Assign(const Document& doc, Review& review, const AssigneeChange& change,
+                              const std::vector<UserId>& editors) {
+  if (auto pending = CheckPendingPair(doc, review); !pending) return pending.error();
+  const auto assigned = [](const std::vector<UserId>& ids, const UserId& id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
+  AssigneeChange done;
+  std::vector<UserId> after = review.assignees;
+  for (const UserId& id : change.add) {
+    if (id == doc.author_id || assigned(editors, id)) {
+      return MakeError(ErrorCode::kSelfReview, "'" + EscapeForLog(id) + "' wrote version " +
+                                                   std::to_string(review.document_version) +
+                                                   " of document " + std::to_string(doc.id) +
+                                                   " and cannot review it");
+    }
+    if (assigned(after, id)) continue;
+    after.push_back(id);
+    done.add.push_back(id);
+  }
+  for (const UserId& id : change.remove) {
+    if (!assigned(after, id)) continue;
+    std::erase(after, id);
+    done.remove.push_back(id);
+  }
+  if (after.size() > kMaxAssignees) {
+    return MakeError(ErrorCode::kValidation, "review " + std::to_string(review.id) +
+                                                 " would have " + std::to_string(after.size()) +
+                                                 " assignees; at most " +
+                                                 std::to_string(kMaxAssignees));
+  }
+  review.assignees = std::move(after);
+  return done;
+}
+
+Status CheckCommentable(const Review& review) {
+  if (review.status == ReviewStatus::kPending) return Ok{};
+  return InvalidState("review " + std::to_string(review.id) + " is " +
+                      std::string(ToString(review.status)) +
+                      "; only a pending review takes comments");
+}
+
+std::int32_t LineCount(std::string_view text) {
+  const auto breaks = std::count(text.begin(), text.end(), '\n');
+  const bool ended = !text.empty() && text.back() == '\n';
+  return static_cast<std::int32_t>(breaks + (ended ? 0 : 1));
 }
 
 Result<VoteOutcome> Vote(Document& doc, Review& review, const Actor& actor,

@@ -11,8 +11,11 @@
 //   review:   pending --> approved | rejected | withdrawn   (a decided review never changes)
 //             a review needing N approvals stays pending while it collects them (Vote)
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -29,6 +32,8 @@ Status ValidateContent(const std::string& content);
 Status ValidateReason(const std::string& reason);
 // Approval comment 0..2000 characters.
 Status ValidateComment(const std::string& comment);
+// The body of a comment on a review, 1..4000 characters.
+Status ValidateCommentBody(const std::string& body);
 // Search query (`q`): 1..256 characters with at least one that is not whitespace.
 Status ValidateSearchQuery(const std::string& query);
 
@@ -70,6 +75,36 @@ Status Reject(Document &doc, Review &review, const Actor &actor,
 
 // What one approval did: counted towards the review's quorum, or completed it.
 enum class VoteOutcome { kCounted, kApproved };
+
+// The most reviewers one review may have assigned.
+inline constexpr std::size_t kMaxAssignees = 20;
+
+// A change to a review's assignees, as asked: ids to add and ids to remove.
+struct AssigneeChange {
+  std::vector<UserId> add;
+  std::vector<UserId> remove;
+};
+
+// Why `change` cannot be asked for, whatever the review (VALIDATION: nothing to change, an id that
+// is not a token subject (SubjectProblem), one id both added and removed, more than kMaxAssignees
+// ids on either side), or Ok.
+Status ValidateAssigneeChange(const AssigneeChange& change);
+
+// Changes the assignees of a pending review (API.md v1.2 "Review policy"): the pending pair as for
+// a decision; an added assignee who wrote the version under review (the document's author or one of
+// `editors`) is SELF_REVIEW, as they could not vote; more than kMaxAssignees afterwards is
+// VALIDATION. review.assignees gets the added ones (those not assigned already, in the order asked)
+// appended and the removed ones taken out; the result is what changed: the ids added and the ids
+// removed that were assigned. Refused: the review is untouched.
+Result<AssigneeChange> Assign(const Document& doc, Review& review, const AssigneeChange& change,
+                              const std::vector<UserId>& editors);
+
+// Whether a comment on `review` may be written now: while it is pending (INVALID_STATE after).
+Status CheckCommentable(const Review& review);
+
+// The number of lines of a version's text for comments on its lines: the text split on "\n", a
+// final "\n" ending the last line rather than starting another (an empty text has one line).
+std::int32_t LineCount(std::string_view text);
 
 // One reviewer's approval of a pending review: four eyes and the pending pair as for a decision,
 // ALREADY_VOTED when `actor` approved it already. The approval is added to review.approvals; the

@@ -43,11 +43,14 @@ constexpr std::array<std::pair<IngestStatus, std::string_view>, 4> kIngestStatus
     {IngestStatus::kDone, "done"},
     {IngestStatus::kFailed, "failed"},
 }};
-constexpr std::array<std::pair<EventType, std::string_view>, 4> kEventTypes{{
+constexpr std::array<std::pair<EventType, std::string_view>, 7> kEventTypes{{
     {EventType::kSubmitted, "document.submitted"},
     {EventType::kApproved, "document.approved"},
     {EventType::kRejected, "document.rejected"},
     {EventType::kWithdrawn, "document.withdrawn"},
+    {EventType::kAssigned, "review.assigned"},
+    {EventType::kVoted, "review.voted"},
+    {EventType::kCommented, "review.commented"},
 }};
 
 }  // namespace

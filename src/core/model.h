@@ -73,6 +73,9 @@ struct Review {
   // Its approvals so far, in the order they were given (decided_at, then reviewer id). An approved
   // review holds at least required_approvals of them; the last completed it.
   std::vector<Approval> approvals;
+  // The reviewers assigned to it, in the order they were assigned (API.md v1.2 "Review policy"):
+  // whose queue shows it first; any reviewer may still vote.
+  std::vector<UserId> assignees;
 
   bool operator==(const Review&) const = default;
 };
@@ -106,8 +109,31 @@ struct VersionSummary {
   bool operator==(const VersionSummary&) const = default;
 };
 
+// A comment on a review (API.md v1.2 "Comments"): on `line` (1-based) of the reviewed version or
+// on the whole, and a reply to another comment of the same review or not.
+struct ReviewComment {
+  std::int64_t id = 0;
+  ReviewId review_id = 0;
+  std::int32_t document_version = 0;
+  UserId author_id;
+  std::string body;
+  std::optional<std::int32_t> line;
+  std::optional<std::int64_t> parent_id;
+  TimePoint created_at{};
+
+  bool operator==(const ReviewComment&) const = default;
+};
+
 // The event kinds of API.md; the string form is the AMQP routing key.
-enum class EventType { kSubmitted, kApproved, kRejected, kWithdrawn };
+enum class EventType {
+  kSubmitted,
+  kApproved,
+  kRejected,
+  kWithdrawn,
+  kAssigned,   // review.assigned: reviewer_id was assigned to the review
+  kVoted,      // review.voted: reviewer_id approved, below the review's quorum
+  kCommented,  // review.commented: comment_id was written on the review
+};
 std::string_view ToString(EventType type);
 std::optional<EventType> ParseEventType(std::string_view text);
 
@@ -122,6 +148,10 @@ struct OutboxEvent {
   std::int32_t version = 0;
   UserId actor_id;
   TimePoint occurred_at{};
+  // The assignee of review.assigned, the voter of review.voted; nullopt for the other types.
+  std::optional<UserId> reviewer_id;
+  // The comment of review.commented; nullopt for the other types.
+  std::optional<std::int64_t> comment_id;
 
   bool operator==(const OutboxEvent&) const = default;
 };

@@ -229,7 +229,8 @@ constexpr std::array kVariables{
         .Rule("not empty with `DOCGATE_AMQP_URL`"),
     Text(
         "DOCGATE_AMQP_QUEUE", kAmqp, ConfigType::kString,
-        "the durable queue docgate declares, binds with `document.#` and consumes (with "
+        "the durable queue docgate declares, binds with `document.#` and `review.#` and consumes "
+        "(with "
         "`<queue>.retry` and `<queue>.parked`)",
         [](Config& c) -> auto& { return c.amqp.queue; })
         .Rule("not empty while `docgate serve` consumes from the broker"),

@@ -35,7 +35,7 @@ class ReviewQuorumContract : public ::testing::Test {
   Transition Submitted(std::optional<std::int32_t> required) {
     auto doc = service_.Create(Author(), "\u503c\u73ed\u624b\u518c", "\u4ea4\u63a5\u73ed\u3002");
     EXPECT_TRUE(doc.ok());
-    auto t = service_.Submit(Author(), doc->id, SubmitRequest{required});
+    auto t = service_.Submit(Author(), doc->id, SubmitRequest{required, {}});
     EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().detail);
     return *t;
   }
@@ -154,7 +154,7 @@ TYPED_TEST_P(ReviewQuorumContract, AWithdrawnReviewsApprovalsDoNotCarryOver) {
   const Transition again = this->Submitted(std::nullopt);  // another document: the quorum, 1
   EXPECT_EQ(again.review.required_approvals, 1);
   auto resubmitted =
-      this->service_.Submit(TestFixture::Author(), submitted.document.id, SubmitRequest{2});
+      this->service_.Submit(TestFixture::Author(), submitted.document.id, SubmitRequest{2, {}});
   ASSERT_TRUE(resubmitted.ok());
   EXPECT_TRUE(resubmitted->review.approvals.empty()) << "a new review starts with none";
   ASSERT_TRUE(this->Approve(resubmitted->review.id, "lisi").ok()) << "lisi may approve it again";
@@ -177,12 +177,13 @@ TYPED_TEST_P(ReviewQuorumContract, TheSubmissionMayAskForMoreApprovalsWithinBoun
   auto doc = this->service_.Create(TestFixture::Author(), "t", "c");
   ASSERT_TRUE(doc.ok());
   for (const std::int32_t bad : {0, -1, 11}) {
-    const auto refused = this->service_.Submit(TestFixture::Author(), doc->id, SubmitRequest{bad});
+    const auto refused =
+        this->service_.Submit(TestFixture::Author(), doc->id, SubmitRequest{bad, {}});
     ASSERT_FALSE(refused.ok()) << bad;
     EXPECT_EQ(refused.error().code, ErrorCode::kValidation) << bad;
   }
   EXPECT_EQ(this->service_.GetDocument(doc->id)->status, DocumentStatus::kDraft);
-  auto ten = this->service_.Submit(TestFixture::Author(), doc->id, SubmitRequest{10});
+  auto ten = this->service_.Submit(TestFixture::Author(), doc->id, SubmitRequest{10, {}});
   ASSERT_TRUE(ten.ok());
   EXPECT_EQ(this->service_.GetReview(ten->review.id)->required_approvals, 10);
 }

@@ -64,6 +64,18 @@ class FakeStoreTransaction final : public StoreTransaction {
   void AddApproval(ReviewId id, const Approval& approval) override {
     documents_.AddApproval(id, approval);
   }
+  void AddAssignee(ReviewId id, const UserId& reviewer, const UserId&, TimePoint at) override {
+    documents_.AddAssignee(id, reviewer, at);
+  }
+  bool RemoveAssignee(ReviewId id, const UserId& reviewer) override {
+    return documents_.RemoveAssignee(id, reviewer);
+  }
+  std::int64_t InsertComment(const ReviewComment& comment) override {
+    return documents_.InsertComment(comment);
+  }
+  std::optional<ReviewComment> ReadComment(std::int64_t id) override {
+    return documents_.ReadComment(id);
+  }
   void AppendEvent(const OutboxEvent& event) override { outbox_.Append(event); }
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
                                  const std::string& owner, const std::string& response,
@@ -187,6 +199,10 @@ std::vector<QueuedReview> FakeDocumentStore::ListReviews(const ReviewQuery& quer
       if (static_cast<int>(page.size()) >= query.limit) break;
       if (query.after && id <= *query.after) continue;
       if (query.status && review.status != *query.status) continue;
+      if (query.assignee && std::find(review.assignees.begin(), review.assignees.end(),
+                                      *query.assignee) == review.assignees.end()) {
+        continue;
+      }
       const auto doc = FakeLookup(tables.documents, review.document_id);
       if (!doc) continue;  // the join finds no document
       page.push_back(QueuedReview{review, doc->title});
@@ -205,6 +221,18 @@ std::vector<Review> FakeDocumentStore::ListDocumentReviews(const DocumentReviewQ
       reviews.push_back(it->second);
     }
     return reviews;
+  });
+}
+
+std::vector<ReviewComment> FakeDocumentStore::ListComments(const CommentQuery& query) {
+  return database_->Read([&](const FakeTables& tables) {
+    std::vector<ReviewComment> page;
+    for (const auto& [id, comment] : tables.comments) {
+      if (static_cast<int>(page.size()) >= query.limit) break;
+      if (comment.review_id != query.review_id || (query.after && id <= *query.after)) continue;
+      page.push_back(comment);
+    }
+    return page;
   });
 }
 
@@ -238,6 +266,7 @@ ReviewId FakeDocumentWriter::InsertReview(const Review& review) {
   Review row = review;
   row.id = tables.last_review_id + 1;
   row.approvals.clear();  // AddApproval records them
+  row.assignees.clear();  // and AddAssignee these
   CheckRequiredApprovals(row);
   CheckOnePending(tables, row);
   tables.last_review_id = row.id;
@@ -288,6 +317,51 @@ void FakeDocumentWriter::AddApproval(ReviewId id, const Approval& approval) {
   };
   approvals.insert(std::upper_bound(approvals.begin(), approvals.end(), approval, given_before),
                    approval);
+}
+
+// Kept in the order the stores read them: assigned_at, then reviewer id.
+void FakeDocumentWriter::AddAssignee(ReviewId id, const UserId& reviewer, TimePoint at) {
+  FakeTables& tables = tx_.Open();
+  Review& review = FakeExisting(tables.reviews, id, "review");
+  if (!tables.assigned_at.emplace(std::pair{id, reviewer}, at).second) {
+    FakeViolation("UNIQUE constraint failed: " + reviewer + " assigned twice to review " +
+                  std::to_string(id));
+  }
+  const auto key = [&](const UserId& assignee) {
+    return std::pair{tables.assigned_at.at({id, assignee}), assignee};
+  };
+  std::vector<UserId>& assignees = review.assignees;
+  assignees.insert(
+      std::upper_bound(assignees.begin(), assignees.end(), reviewer,
+                       [&](const UserId& a, const UserId& b) { return key(a) < key(b); }),
+      reviewer);
+}
+
+bool FakeDocumentWriter::RemoveAssignee(ReviewId id, const UserId& reviewer) {
+  FakeTables& tables = tx_.Open();
+  if (tables.assigned_at.erase({id, reviewer}) == 0) return false;
+  std::erase(FakeExisting(tables.reviews, id, "review").assignees, reviewer);
+  return true;
+}
+
+std::int64_t FakeDocumentWriter::InsertComment(const ReviewComment& comment) {
+  FakeTables& tables = tx_.Open();
+  if (!tables.reviews.contains(comment.review_id)) {
+    FakeViolation("FOREIGN KEY constraint failed: comment on missing review " +
+                  std::to_string(comment.review_id));
+  }
+  if (comment.parent_id && !tables.comments.contains(*comment.parent_id)) {
+    FakeViolation("FOREIGN KEY constraint failed: reply to missing comment " +
+                  std::to_string(*comment.parent_id));
+  }
+  ReviewComment row = comment;
+  row.id = ++tables.last_comment_id;
+  tables.comments.emplace(row.id, row);
+  return row.id;
+}
+
+std::optional<ReviewComment> FakeDocumentWriter::ReadComment(std::int64_t id) {
+  return FakeLookup(tx_.Open().comments, id);
 }
 
 void FakeDocumentWriter::PutVersion(const DocumentVersion& version) {

@@ -17,9 +17,10 @@ namespace docgate {
 // documents' (FakeDocumentWriter), the outbox's (FakeOutboxWriter) and the idempotency keys'
 // (FakeIdempotencyWriter). The rules the database enforces are enforced with StorageError: one
 // pending review per document, reviews and versions only for existing documents, 1..10 required
-// approvals, approvals only of existing reviews and one per reviewer, a version written once,
-// unique event ids, updates of existing rows only. Ping answers the database's Ping. Thread-safe;
-// it must outlive every transaction it hands out.
+// approvals, approvals only of existing reviews and one per reviewer (assignees likewise), comments
+// only of existing reviews with an existing parent, a version written once, unique event ids,
+// updates of existing rows only. Ping answers the database's Ping. Thread-safe; it must outlive
+// every transaction it hands out.
 class FakeDocumentStore final : public DocumentStore {
  public:
   explicit FakeDocumentStore(std::shared_ptr<FakeDatabase> database);
@@ -37,6 +38,7 @@ class FakeDocumentStore final : public DocumentStore {
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
   std::vector<QueuedReview> ListReviews(const ReviewQuery& query) override;
   std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) override;
+  std::vector<ReviewComment> ListComments(const CommentQuery& query) override;
   bool Ping() override;
 
  private:
@@ -58,6 +60,10 @@ class FakeDocumentWriter {
   void UpdateDocument(const Document& doc);
   void UpdateReview(const Review& review);
   void AddApproval(ReviewId id, const Approval& approval);
+  void AddAssignee(ReviewId id, const UserId& reviewer, TimePoint at);
+  bool RemoveAssignee(ReviewId id, const UserId& reviewer);
+  std::int64_t InsertComment(const ReviewComment& comment);
+  std::optional<ReviewComment> ReadComment(std::int64_t id);
   void PutVersion(const DocumentVersion& version);
   bool DropUnsubmittedVersion(DocumentId id, std::int32_t version);
   std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version);

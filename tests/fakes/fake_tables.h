@@ -71,6 +71,10 @@ struct FakeTables {
   std::map<std::int64_t, OutboxRow> outbox;
   std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency;  // (caller, key)
   std::map<std::pair<std::string, std::string>, InboxRow> inbox;  // (consumer, event_id)
+  // (review, reviewer) -> when they were assigned; the review row holds its assignees in the
+  // order the stores read them.
+  std::map<std::pair<ReviewId, UserId>, TimePoint> assigned_at;
+  std::map<std::int64_t, ReviewComment> comments;
   std::map<DocumentId, PreviewRecord> previews;
   std::map<DocumentId, Chunks> chunks;
   std::map<EmbeddingKey, EmbeddingRow> embeddings;
@@ -78,6 +82,7 @@ struct FakeTables {
   std::int64_t last_embedding_id = 0;
   DocumentId last_document_id = 0;
   ReviewId last_review_id = 0;
+  std::int64_t last_comment_id = 0;
   std::int64_t last_sequence = 0;
 };
 

@@ -24,6 +24,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/review_quorum_contract.h"
+#include "contract/review_team_contract.h"
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
@@ -67,6 +68,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, DocumentVersionsContract,
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, RevisionLifecycleContract,
                                ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ReviewQuorumContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ReviewTeamContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, OutboxStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, IdempotencyStoreContract,
                                ::testing::Types<PgStoreFactory>);
@@ -210,7 +212,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 15u);
+  ASSERT_EQ(rows.size(), 16u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -237,6 +239,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[13][1].as<std::string>(), "0014_sessions.sql");
   EXPECT_EQ(rows[14][0].as<int>(), 15);
   EXPECT_EQ(rows[14][1].as<std::string>(), "0015_review_approvals.sql");
+  EXPECT_EQ(rows[15][0].as<int>(), 16);
+  EXPECT_EQ(rows[15][1].as<std::string>(), "0016_review_teams.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"

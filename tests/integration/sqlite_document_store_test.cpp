@@ -27,6 +27,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/review_quorum_contract.h"
+#include "contract/review_team_contract.h"
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
@@ -110,6 +111,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, DocumentVersionsContract,
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, RevisionLifecycleContract,
                                ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ReviewQuorumContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, ReviewTeamContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, OutboxStoreContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, IdempotencyStoreContract,
                                ::testing::Types<SqliteStoreFactory>);
@@ -222,6 +224,70 @@ TEST_F(SqliteDocumentStoreTest, Migration0015GivesEachApprovedReviewItsDecisionA
             (std::vector<std::vector<std::string>>{{"2"}}));
 }
 
+// Migration 0016 builds the outbox and the inbox anew (SQLite cannot change their CHECKs): every
+// row keeps every column, the indexes are back, the outbox's sequence continues after the highest
+// id ever used (rows 4 and 5 were pruned), and the review events are accepted.
+TEST_F(SqliteDocumentStoreTest, Migration16KeepsTheOutboxAndInboxWhole) {
+  fs::create_directories(db_path_.parent_path());
+  const std::string outbox_rows =
+      "SELECT id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at,"
+      " delivered_at, claimed_by, claimed_until, attempts, next_attempt_at, last_error"
+      " FROM kh_outbox ORDER BY id";
+  const std::string inbox_rows =
+      "SELECT consumer, event_id, state, attempts, last_error, updated_at, event_type,"
+      " document_id, review_id, version, actor_id, occurred_at FROM kh_consumer_inbox"
+      " ORDER BY consumer, event_id";
+  const std::string indexes =
+      "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL"
+      " AND tbl_name IN ('kh_outbox', 'kh_consumer_inbox') ORDER BY name";
+  std::vector<std::vector<std::string>> outbox_before;
+  std::vector<std::vector<std::string>> inbox_before;
+  std::vector<std::vector<std::string>> indexes_before;
+  {
+    SqliteConnection connection(db_path_.string(), milliseconds(5000));
+    ApplySqliteMigrations(connection, std::vector<EmbeddedFile>(kSqliteMigrations.begin(),
+                                                                kSqliteMigrations.begin() + 15));
+    connection.Execute(
+        "INSERT INTO kh_outbox (id, event_id, event_type, document_id, review_id, version,"
+        " actor_id, occurred_at, delivered_at, claimed_by, claimed_until, attempts,"
+        " next_attempt_at, last_error)"
+        " VALUES (1, 'e-1', 'document.submitted', 1, 1, 1, '\u5f20\u4e09', 10, 20, NULL, NULL,"
+        "         0, 0, NULL),"
+        "        (2, 'e-2', 'document.approved', 1, 1, 1, 'bob', 30, NULL, 'instance-a', 99, 2,"
+        "         50, 'broker down'),"
+        "        (3, 'e-3', 'document.rejected', 2, 2, 1, 'bob', 40, NULL, NULL, NULL, 0, 0, NULL),"
+        "        (4, 'e-4', 'document.withdrawn', 3, 3, 1, 'alice', 41, 42, NULL, NULL, 0, 0, "
+        "NULL),"
+        "        (5, 'e-5', 'document.submitted', 3, 4, 1, 'alice', 43, 44, NULL, NULL, 0, 0, "
+        "NULL);"
+        "DELETE FROM kh_outbox WHERE id IN (4, 5);"
+        "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, last_error,"
+        " updated_at, event_type, document_id, review_id, version, actor_id, occurred_at)"
+        " VALUES ('ingest', 'e-2', 'parked', 5, '\u5206\u8bcd\u5931\u8d25', 60,"
+        "         'document.approved', 1, 1, 1, 'bob', 30),"
+        "        ('preview', 'e-1', 'done', 0, NULL, 70, NULL, NULL, NULL, NULL, NULL, NULL);");
+    RawDatabase raw(db_path_);
+    outbox_before = raw.Rows(outbox_rows);
+    inbox_before = raw.Rows(inbox_rows);
+    indexes_before = raw.Rows(indexes);
+  }
+  Open();  // applies 0016
+  RawDatabase raw(db_path_);
+  EXPECT_EQ(raw.Rows(outbox_rows), outbox_before);
+  EXPECT_EQ(raw.Rows(inbox_rows), inbox_before);
+  EXPECT_EQ(raw.Rows(indexes), indexes_before);
+  EXPECT_EQ(indexes_before.size(), 7u);
+  raw.Execute(
+      "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, version, actor_id,"
+      " occurred_at, reviewer_id) VALUES ('e-6', 'review.voted', 1, 1, 1, 'carol', 80, 'carol')");
+  EXPECT_EQ(raw.Rows("SELECT id FROM kh_outbox WHERE event_id = 'e-6'"),
+            (std::vector<std::vector<std::string>>{{"6"}}));
+  EXPECT_THROW(raw.Execute("INSERT INTO kh_outbox (event_id, event_type, document_id, review_id,"
+                           " version, actor_id, occurred_at)"
+                           " VALUES ('e-7', 'review.bogus', 1, 1, 1, 'carol', 90)"),
+               std::exception);
+}
+
 TEST_F(SqliteDocumentStoreTest, CreatesTheMissingDirectoryAndTheFile) {
   db_path_ = dir_.path() / "a" / "b" / "docgate.db";
   Open();
@@ -277,7 +343,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"12", "0012_every_editor_of_a_version.sql", "1"},
                           {"13", "0013_users.sql", "1"},
                           {"14", "0014_sessions.sql", "1"},
-                          {"15", "0015_review_approvals.sql", "1"}}));
+                          {"15", "0015_review_approvals.sql", "1"},
+                          {"16", "0016_review_teams.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

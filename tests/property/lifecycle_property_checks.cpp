@@ -164,8 +164,8 @@ std::vector<OutboxEvent> CheckOutbox(const LifecycleModel& m, LifecycleSut& sut)
 // unique; per document, events come in commit order and each review's submission precedes its one
 // decision.
 void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) {
-  const std::vector<Review> reviews = ReviewsOf(sut.store().ListReviews(
-      ReviewQuery{.status = std::nullopt, .after = std::nullopt, .limit = 100'000}));
+  const std::vector<Review> reviews = ReviewsOf(sut.store().ListReviews(ReviewQuery{
+      .status = std::nullopt, .assignee = std::nullopt, .after = std::nullopt, .limit = 100'000}));
   std::map<DocumentId, int> pending;
   for (const Review& review : reviews) {
     if (review.status == ReviewStatus::kPending && ++pending[review.document_id] > 1) {

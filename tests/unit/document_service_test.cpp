@@ -250,12 +250,14 @@ TEST_F(DocumentServiceTest, ReviewQueueIsOldestFirstAndForReviewersOnly) {
   auto a = MustSubmit(MustCreate("a").id);
   auto b = MustSubmit(MustCreate("b").id);
   EXPECT_EQ(service_.ReviewQueue(kAlice, {}).error().code, ErrorCode::kForbidden);
-  auto queue = service_.ReviewQueue(kBob, ListReviewsRequest{ReviewStatus::kPending, 1, {}});
+  auto queue = service_.ReviewQueue(
+      kBob, ListReviewsRequest{ReviewStatus::kPending, std::nullopt, 1, std::nullopt});
   ASSERT_TRUE(queue.ok());
   ASSERT_EQ(queue->items.size(), 1u);
   EXPECT_EQ(queue->items[0].review.id, a.review.id);
   EXPECT_EQ(queue->items[0].title, "a");
-  auto rest = service_.ReviewQueue(kBob, ListReviewsRequest{ReviewStatus::kPending, 1, queue->next});
+  auto rest = service_.ReviewQueue(
+      kBob, ListReviewsRequest{ReviewStatus::kPending, std::nullopt, 1, queue->next});
   ASSERT_EQ(rest->items.size(), 1u);
   EXPECT_EQ(rest->items[0].review.id, b.review.id);
 }

@@ -17,6 +17,7 @@
 #include "contract/outbox_store_contract.h"
 #include "contract/preview_store_contract.h"
 #include "contract/review_quorum_contract.h"
+#include "contract/review_team_contract.h"
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
@@ -47,6 +48,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentStoreContract, ::testing::Types<Fak
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, DocumentVersionsContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, RevisionLifecycleContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ReviewQuorumContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ReviewTeamContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, OutboxStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, IdempotencyStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, InboxStoreContract, ::testing::Types<FakeStoreFactory>);

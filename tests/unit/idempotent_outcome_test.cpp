@@ -91,12 +91,22 @@ TEST(IdempotentOutcome, ARefusalRoundTripsWithItsDetailCapped) {
   ExpectRoundTrip(refused);
 }
 
-TEST(IdempotentOutcome, CommittedIsCreatedWithoutAReviewAndTransitionedWithOne) {
-  const Transition t = Approved();
-  EXPECT_EQ(IdempotentOutcome::Committed(t.document, nullptr),
-            IdempotentOutcome::Created(t.document));
-  EXPECT_EQ(IdempotentOutcome::Committed(t.document, &t.review),
-            IdempotentOutcome::Transitioned(t.document, t.review));
+TEST(IdempotentOutcome, CommentsAndAssigneesRoundTrip) {
+  Transition t = Approved();
+  t.review.assignees = {"\u674e\u56db", "reviewer-2"};
+  ExpectRoundTrip(IdempotentOutcome::Transitioned(t.document, t.review));
+  ReviewComment comment{7,
+                        t.review.id,
+                        3,
+                        "\u738b\u4e94",
+                        "\u7b2c\u4e8c\u6b65\u5199\u9519\u4e86%\n\u6362\u884c",
+                        12,
+                        5,
+                        t.review.submitted_at};
+  ExpectRoundTrip(IdempotentOutcome::Commented(comment));
+  comment.line.reset();
+  comment.parent_id.reset();
+  ExpectRoundTrip(IdempotentOutcome::Commented(comment));
 }
 
 TEST(IdempotentOutcome, FieldsItDoesNotKnowAreIgnored) {

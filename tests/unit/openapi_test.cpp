@@ -48,6 +48,9 @@ const std::set<std::string> kApiMdRoutes = {
     "GET /api/v1/reviews/{id}",
     "POST /api/v1/reviews/{id}/approve",
     "POST /api/v1/reviews/{id}/reject",
+    "POST /api/v1/reviews/{id}/assignees",  // v1.2
+    "POST /api/v1/reviews/{id}/comments",   // v1.2
+    "GET /api/v1/reviews/{id}/comments",    // v1.2
     "GET /api/v1/search",
     "GET /api/v1/me",          // v1.2
     "GET /api/v1/users/{id}",  // v1.2
@@ -374,7 +377,7 @@ TEST_F(OpenApiTest, EveryPostTakesAnIdempotencyKeyAndMayReplay) {
               std::set<std::string>{"IDEMPOTENCY_KEY_REUSED"})
         << operation.key;
   }
-  EXPECT_EQ(posts, 5);
+  EXPECT_EQ(posts, 7);
 }
 
 TEST_F(OpenApiTest, EveryOperationTakesAndEveryResponseEchoesXRequestId) {
@@ -466,7 +469,9 @@ TEST_F(OpenApiTest, DocumentResponsesCarryETagAndCreationLocation) {
       const bool is_console = operation.op->at("tags") == json{"console"};  // cached files
       EXPECT_EQ(response.at("headers").contains("ETag"), is_document || is_console)
           << operation.key;
-      EXPECT_EQ(response.at("headers").contains("Location"), status == "201") << operation.key;
+      // A created document has its URL; a comment has none of its own (its review's list has it).
+      EXPECT_EQ(response.at("headers").contains("Location"), status == "201" && is_document)
+          << operation.key;
     }
     EXPECT_EQ(FindParameter(operation, "header", "If-Match") != nullptr,
               operation.key == "PUT /api/v1/documents/{id}")
@@ -529,15 +534,19 @@ TEST_F(OpenApiTest, TokensAreRequiredWhereDocumentedAndOnlyThere) {
 // The query parameters documented are the ones the handler accepts: each one's example is taken
 // (with the required ones beside it), an undocumented one is refused.
 TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
-  // The document a path's {id} names.
-  const auto doc = fakes_.service.Create(Actor{"alice", "", true, false, false}, "t", "c");
+  // The document a path's {id} names, and its review.
+  const Actor alice{"alice", "", true, false, false};
+  const auto doc = fakes_.service.Create(alice, "t", "c");
   ASSERT_TRUE(doc.ok());
+  const auto submitted = fakes_.service.Submit(alice, doc->id);
+  ASSERT_TRUE(submitted.ok());
   int checked = 0;
   for (auto operation : Operations()) {
     // The callback takes what the provider adds (`iss`, `session_state`): console_sign_in_test.cpp.
     if (!IsServed(operation) || operation.method != "get" || IsSignIn(operation.path)) continue;
     if (const auto at = operation.path.find("{id}"); at != std::string::npos) {
-      operation.path.replace(at, 4, std::to_string(doc->id));
+      const bool review = operation.path.starts_with("/api/v1/reviews/");
+      operation.path.replace(at, 4, std::to_string(review ? submitted->review.id : doc->id));
     }
     std::string all;
     std::string required;
@@ -568,9 +577,9 @@ TEST_F(OpenApiTest, DocumentedQueryParametersAreExactlyTheAcceptedOnes) {
               HttpStatus::bad_request)
         << operation.key;
   }
-  // documents: status, author_id, limit, after; reviews: status, limit, after; search: q, limit,
-  // mode, group; a document's reviews and versions: limit, after
-  EXPECT_EQ(checked, 15);
+  // documents: status, author_id, limit, after; reviews: status, assignee, limit, after; search:
+  // q, limit, mode, group; a document's reviews and versions, a review's comments: limit, after
+  EXPECT_EQ(checked, 18);
 }
 
 }  // namespace

@@ -207,9 +207,10 @@ TEST_F(RestApiIdempotencyTest, ADecisionOnTheStateIsStoredAndReplayed) {
 TEST_F(RestApiIdempotencyTest, ASecondApprovalByTheSameReviewerIsAlreadyVoted) {
   const std::string id = Create(alice_);
   const std::string submit = "/api/v1/documents/" + id + "/submit";
-  for (const char* bad : {R"({"required_approvals": 0})", R"({"required_approvals": 11})",
-                          R"({"required_approvals": "2"})", R"({"required_approvals": 1.5})",
-                          R"({"reviewers": ["bob"]})"}) {
+  for (const char* bad :
+       {R"({"required_approvals": 0})", R"({"required_approvals": 11})",
+        R"({"required_approvals": "2"})", R"({"required_approvals": 1.5})",
+        R"({"reviewers": "bob"})", R"({"reviewers": [7]})", R"({"reviewers": [""]})"}) {
     const auto refused = Post(submit, alice_, bad, std::nullopt);
     EXPECT_EQ(refused.result(), HttpStatus::bad_request) << bad;
     EXPECT_EQ(Code(refused), "VALIDATION") << bad;
@@ -261,8 +262,15 @@ TEST_F(RestApiIdempotencyTest, TheLongestAnswersAreStoredWithinTheBound) {
   const auto created = Post("/api/v1/documents", author, CreateBody(emoji_200), "create");
   ASSERT_EQ(created.result(), HttpStatus::created) << created.body();
   const std::string id = json::parse(created.body())["id"];
-  const auto submitted = Post("/api/v1/documents/" + id + "/submit", author,
-                              json{{"required_approvals", kMaxRequiredApprovals}}.dump(), "submit");
+  // As many assignees as a review may have, each id of the longest emoji (12 bytes escaped each).
+  json reviewers = json::array();
+  for (std::size_t i = 0; i < kMaxAssignees; ++i) {
+    reviewers.push_back(emoji_200.substr(0, 4 * 63) + std::to_string(i));
+  }
+  const auto submitted =
+      Post("/api/v1/documents/" + id + "/submit", author,
+           json{{"required_approvals", kMaxRequiredApprovals}, {"reviewers", reviewers}}.dump(),
+           "submit");
   ASSERT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
   const std::string review = json::parse(submitted.body())["review"]["id"];
   // Ten reviewers of the longest ids approve with the longest comments; the tenth approval, which
@@ -283,6 +291,78 @@ TEST_F(RestApiIdempotencyTest, TheLongestAnswersAreStoredWithinTheBound) {
   EXPECT_LE(longest, kMaxStoredOutcomeBytes);
   EXPECT_GT(longest, kMaxStoredOutcomeBytes * 3 / 4) << "not the worst case any more";
   ExpectReplayOf(Post(approve, fakes_.Bearer(subject, {"reviewer"}), comment, "approve"), approved);
+}
+
+// Assignees and comments over HTTP (API.md v1.2): reviewers named at submit fill their queue
+// (`assignee=me`), the author assigns more under a key and a retry replays it; an author as
+// assignee is 403 SELF_REVIEW, stored like any decision on the state; a comment on a line is 201
+// with its fields and replayed under its key; lines beyond the version's are 400.
+TEST_F(RestApiIdempotencyTest, AssigneesAndCommentsAreKeyedLikeEveryPost) {
+  const json draft{{"title", "\u503c\u73ed\u624b\u518c"},
+                   {"content", "\u7b2c\u4e00\u6b65\n\u7b2c\u4e8c\u6b65\n"}};
+  const auto created = Post("/api/v1/documents", alice_, draft.dump(), std::nullopt);
+  ASSERT_EQ(created.result(), HttpStatus::created) << created.body();
+  const std::string id = json::parse(created.body())["id"];
+  const auto submitted = Post("/api/v1/documents/" + id + "/submit", alice_,
+                              R"({"reviewers": ["bob"]})", std::nullopt);
+  ASSERT_EQ(submitted.result(), HttpStatus::ok) << submitted.body();
+  const json review = json::parse(submitted.body())["review"];
+  EXPECT_EQ(review["assignees"], json{"bob"});
+  const std::string base = "/api/v1/reviews/" + review["id"].get<std::string>();
+
+  const auto queue = [&](const std::string& who) {
+    HttpRequest request{HttpVerb::get, "/api/v1/reviews?assignee=me", 11};
+    request.set(http::field::authorization, who);
+    const HttpResponse response = fakes_.api.Handle(request);
+    EXPECT_EQ(response.result(), HttpStatus::ok) << response.body();
+    return json::parse(response.body())["items"];
+  };
+  ASSERT_EQ(queue(bob_).size(), 1u);
+  EXPECT_EQ(queue(bob_)[0]["title"], "\u503c\u73ed\u624b\u518c");
+  const std::string dave = fakes_.Bearer("dave", {"reviewer"});
+  EXPECT_TRUE(queue(dave).empty());
+
+  const std::string add_dave = R"({"add": ["dave"]})";
+  const auto assigned = Post(base + "/assignees", alice_, add_dave, "a1");
+  ASSERT_EQ(assigned.result(), HttpStatus::ok) << assigned.body();
+  EXPECT_EQ(json::parse(assigned.body())["assignees"], (json{"bob", "dave"}));
+  ExpectReplayOf(Post(base + "/assignees", alice_, add_dave, "a1"), assigned);
+  EXPECT_EQ(queue(dave).size(), 1u);
+  EXPECT_EQ(Post(base + "/assignees", bob_, add_dave, std::nullopt).result(), HttpStatus::forbidden)
+      << "a reviewer does not assign";
+  const auto self = Post(base + "/assignees", alice_, R"({"add": ["alice"]})", "a2");
+  EXPECT_EQ(self.result(), HttpStatus::forbidden);
+  EXPECT_EQ(Code(self), "SELF_REVIEW");
+  ExpectReplayOf(Post(base + "/assignees", alice_, R"({"add": ["alice"]})", "a2"), self);
+  EXPECT_EQ(Code(Post(base + "/assignees", alice_, R"({"add": "dave"})", std::nullopt)),
+            "VALIDATION");
+
+  const std::string on_line =
+      json{{"body", "\u7b2c\u4e8c\u6b65\u5199\u9519\u4e86"}, {"line", 2}}.dump();
+  const auto comment = Post(base + "/comments", bob_, on_line, "c1");
+  ASSERT_EQ(comment.result(), HttpStatus::created) << comment.body();
+  const json body = json::parse(comment.body());
+  EXPECT_EQ(body["review_id"], review["id"]);
+  EXPECT_EQ(body["author_id"], "bob");
+  EXPECT_EQ(body["line"], 2);
+  EXPECT_EQ(body["parent_id"], nullptr);
+  EXPECT_EQ(body["document_version"], 1);
+  ExpectReplayOf(Post(base + "/comments", bob_, on_line, "c1"), comment);
+  const auto reply = Post(base + "/comments", alice_,
+                          json{{"body", "\u5df2\u6539"}, {"parent_id", body["id"]}}.dump(), "c2");
+  ASSERT_EQ(reply.result(), HttpStatus::created) << reply.body();
+  EXPECT_EQ(json::parse(reply.body())["parent_id"], body["id"]);
+  for (const char* bad : {R"({"body": "x", "line": 3})", R"({"body": "x", "line": "2"})",
+                          R"({"body": "x", "parent_id": 1})", R"({"body": ""})", R"({})"}) {
+    const auto refused = Post(base + "/comments", bob_, bad, std::nullopt);
+    EXPECT_EQ(refused.result(), HttpStatus::bad_request) << bad << refused.body();
+  }
+  HttpRequest list{HttpVerb::get, base + "/comments?limit=1", 11};
+  list.set(http::field::authorization, dave);
+  const json page = json::parse(fakes_.api.Handle(list).body());
+  ASSERT_EQ(page["items"].size(), 1u);
+  EXPECT_EQ(page["items"][0], body);
+  EXPECT_EQ(page["next"], body["id"]);
 }
 
 TEST_F(RestApiIdempotencyTest, EveryReplayIsTheFirstAnswerByteForByte) {

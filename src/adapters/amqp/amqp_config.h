@@ -19,9 +19,10 @@ struct AmqpConfig {
   std::string ca_file;
   // DOCGATE_AMQP_EXCHANGE: the durable topic exchange events are published to.
   std::string exchange = "docgate.events";
-  // DOCGATE_AMQP_QUEUE: the durable queue docgate's own consumers read, bound to `document.#` on
-  // the exchange; empty: declare none (every binding is then someone else's business). The event
-  // source (`docgate worker`) needs it, and also uses `<queue>.retry` and `<queue>.parked`.
+  // DOCGATE_AMQP_QUEUE: the durable queue docgate's own consumers read, bound to `document.#` and
+  // `review.#` on the exchange; empty: declare none (every binding is then someone else's
+  // business). The event source (`docgate worker`) needs it, and also uses `<queue>.retry` and
+  // `<queue>.parked`.
   std::string queue = "docgate.consumers";
   // DOCGATE_AMQP_PREFETCH: the event source's basic.qos, the most messages it holds unsettled
   // (1..65535).

@@ -22,7 +22,7 @@ struct AmqpInbound;
 //
 // Connecting (TCP or TLS, login with the URL's heartbeat, channel 1, confirm.select, the durable
 // topic exchange config.exchange and, when config.queue is set, that durable queue bound with
-// `document.#`) is bounded by config.connect_timeout as a whole.
+// `document.#` and `review.#`) is bounded by config.connect_timeout as a whole.
 //
 // Deliver() publishes the whole batch, each event persistent and mandatory to config.exchange with
 // routing key = its type, content_type application/json, message_id = event_id, type = its type,

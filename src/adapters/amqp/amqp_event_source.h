@@ -21,10 +21,10 @@ namespace docgate {
 // The EventSource on RabbitMQ (shared/API.md "Events"), over one AMQP connection and one channel,
 // in publisher-confirm mode, that consumes config.queue with manual acknowledgements.
 //
-// Queues: config.queue (durable, bound to config.exchange with `document.#`, declared exactly as
-// the event sink declares it); `<queue>.retry` (durable, x-dead-letter-exchange "" and
-// x-dead-letter-routing-key <queue>: a message whose expiration runs out there goes back to the
-// queue); `<queue>.parked` (durable). Connecting (TCP or TLS, login with the URL's heartbeat,
+// Queues: config.queue (durable, bound to config.exchange with `document.#` and `review.#`,
+// declared exactly as the event sink declares it); `<queue>.retry` (durable, x-dead-letter-exchange
+// "" and x-dead-letter-routing-key <queue>: a message whose expiration runs out there goes back to
+// the queue); `<queue>.parked` (durable). Connecting (TCP or TLS, login with the URL's heartbeat,
 // channel 1, confirm.select, the exchange, the three queues and the binding) is bounded by
 // config.connect_timeout as a whole. Only the first Receive on a connection starts consuming
 // (basic.qos config.prefetch, basic.consume): a source that only replays or counts parked messages

@@ -11,7 +11,7 @@ namespace docgate {
 // declarations never conflict.
 
 // The durable topic exchange config.exchange and, when config.queue is set, that durable queue (no
-// arguments) bound to it with `document.#`. Throws AmqpError.
+// arguments) bound to it with `document.#` and `review.#`. Throws AmqpError.
 void DeclareEventTopology(AmqpConnection& connection, const AmqpConfig& config,
                           AmqpConnection::Clock::time_point deadline);
 

@@ -54,13 +54,16 @@ std::optional<std::int32_t> Int32(const Json& object, const char* name) {
 
 std::string EncodeEventBody(const OutboxEvent& event) {
   // ordered_json keeps API.md's field order, which makes the body easy to read in a broker UI.
-  const Json body{{"event_id", event.event_id},
-                  {"type", ToString(event.type)},
-                  {"document_id", std::to_string(event.document_id)},
-                  {"review_id", std::to_string(event.review_id)},
-                  {"version", event.version},
-                  {"actor_id", event.actor_id},
-                  {"occurred_at", FormatTime(event.occurred_at)}};
+  Json body{{"event_id", event.event_id},
+            {"type", ToString(event.type)},
+            {"document_id", std::to_string(event.document_id)},
+            {"review_id", std::to_string(event.review_id)},
+            {"version", event.version},
+            {"actor_id", event.actor_id},
+            {"occurred_at", FormatTime(event.occurred_at)}};
+  // The review events' own fields (API.md v1.2 "Events"), only where they apply.
+  if (event.reviewer_id) body["reviewer_id"] = *event.reviewer_id;
+  if (event.comment_id) body["comment_id"] = std::to_string(*event.comment_id);
   return body.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -84,6 +87,13 @@ std::optional<OutboxEvent> DecodeEventBody(std::string_view body) {
   const auto type = ParseEventType(*type_text);
   const auto occurred_at = ParseTime(*occurred_text);
   if (!type || !occurred_at) return std::nullopt;
+  const std::string* reviewer_id = Text(object, "reviewer_id");
+  const auto comment_id = DecimalId(object, "comment_id");
+  // Present, each must be well formed: a body that names a comment unreadably is not this event.
+  if ((reviewer_id == nullptr && Field(object, "reviewer_id") != nullptr) ||
+      (!comment_id && Field(object, "comment_id") != nullptr)) {
+    return std::nullopt;
+  }
   OutboxEvent event;
   event.event_id = *event_id;
   event.type = *type;
@@ -92,6 +102,8 @@ std::optional<OutboxEvent> DecodeEventBody(std::string_view body) {
   event.version = *version;
   event.actor_id = *actor_id;
   event.occurred_at = *occurred_at;
+  if (reviewer_id != nullptr) event.reviewer_id = *reviewer_id;
+  event.comment_id = comment_id;
   return event;
 }
 

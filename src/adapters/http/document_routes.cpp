@@ -135,9 +135,9 @@ Result<IdempotentOutcome> DocumentRoutes::Submit(const RouteContext& ctx, const 
     }
     request.required_approvals = it->get<std::int32_t>();
   }
-  if (const auto it = body->find("reviewers"); it != body->end() && !it->is_null()) {
-    return Invalid("`reviewers` (assigned reviewers) is not supported yet: leave it out");
-  }
+  auto reviewers = StringListField(*body, "reviewers");
+  if (!reviewers) return reviewers.error();
+  request.reviewers = std::move(*reviewers);
   return Transitioned(service_.Submit(actor, *id, request, effect.Hook()));
 }
 

@@ -117,6 +117,8 @@ std::vector<UserId> PeopleIn(const QueuedReview& item) { return PeopleIn(item.re
 std::vector<UserId> PeopleIn(const Page<Document>& page) { return PeopleInAll(page.items); }
 std::vector<UserId> PeopleIn(const Page<Review>& page) { return PeopleInAll(page.items); }
 std::vector<UserId> PeopleIn(const Page<QueuedReview>& page) { return PeopleInAll(page.items); }
+std::vector<UserId> PeopleIn(const ReviewComment& comment) { return {comment.author_id}; }
+std::vector<UserId> PeopleIn(const Page<ReviewComment>& page) { return PeopleInAll(page.items); }
 
 json ToJson(const Document& doc, const NameBook& names) {
   return json{{"id", std::to_string(doc.id)},
@@ -153,7 +155,7 @@ json ToJson(const Review& review, const NameBook& names) {
               {"decided_at", OptionalTime(review.decided_at)},
               {"comment", OptionalValue(review.comment)},
               {"required_approvals", review.required_approvals},
-              {"assignees", json::array()},
+              {"assignees", review.assignees},
               {"approvals", std::move(approvals)}};
 }
 
@@ -225,6 +227,22 @@ json ToJson(const QueuedReview& item, const NameBook& names) {
 }
 
 json ToJson(const Page<QueuedReview>& page, const NameBook& names) { return PageJson(page, names); }
+
+json ToJson(const ReviewComment& comment, const NameBook& names) {
+  return json{{"id", std::to_string(comment.id)},
+              {"review_id", std::to_string(comment.review_id)},
+              {"document_version", comment.document_version},
+              {"author_id", comment.author_id},
+              {"author_name", NameOf(names, comment.author_id)},
+              {"body", comment.body},
+              {"line", OptionalValue(comment.line)},
+              {"parent_id", OptionalId(comment.parent_id)},
+              {"created_at", FormatTime(comment.created_at)}};
+}
+
+json ToJson(const Page<ReviewComment>& page, const NameBook& names) {
+  return PageJson(page, names);
+}
 
 json ToJson(const Page<VersionSummary>& page) {
   json body = ToJson(page.items);

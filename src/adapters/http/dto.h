@@ -50,6 +50,8 @@ std::vector<UserId> PeopleIn(const QueuedReview& item);
 std::vector<UserId> PeopleIn(const Page<Document>& page);
 std::vector<UserId> PeopleIn(const Page<Review>& page);
 std::vector<UserId> PeopleIn(const Page<QueuedReview>& page);
+std::vector<UserId> PeopleIn(const ReviewComment& comment);
+std::vector<UserId> PeopleIn(const Page<ReviewComment>& page);
 
 // With `author_name`.
 nlohmann::json ToJson(const Document& doc, const NameBook& names);
@@ -69,6 +71,11 @@ nlohmann::json ToJson(const Page<Review>& page, const NameBook& names);
 nlohmann::json ToJson(const QueuedReview& item, const NameBook& names);
 // The review queue: {"items": [...], "next"}.
 nlohmann::json ToJson(const Page<QueuedReview>& page, const NameBook& names);
+// A comment on a review: {id, review_id, document_version, author_id, author_name, body, line,
+// parent_id, created_at}.
+nlohmann::json ToJson(const ReviewComment& comment, const NameBook& names);
+// A review's comments: {"items": [...], "next"}.
+nlohmann::json ToJson(const Page<ReviewComment>& page, const NameBook& names);
 // A document's version history: {"items": [{version, title, edited_by, created_at, review_id,
 // review_status}]}.
 nlohmann::json ToJson(const std::vector<VersionSummary>& versions);

@@ -20,8 +20,8 @@ class IdempotentEffect {
   CommitHook Hook() {
     if (idempotency_ == nullptr) return {};
     return [this, store = idempotency_->CompleteOnCommit(request_, owner_)](
-               StoreTransaction& tx, const Document& document, const Review* review) {
-      store(tx, document, review);
+               StoreTransaction& tx, const IdempotentOutcome& outcome) {
+      store(tx, outcome);
       committed_ = true;
     };
   }

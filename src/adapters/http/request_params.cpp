@@ -105,6 +105,26 @@ Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string
   return ParseQuery(TargetQuery(View(ctx.request.target())), allowed);
 }
 
+Result<IdempotentOutcome> Commented(Result<ReviewComment> result) {
+  if (!result) return result.error();
+  return IdempotentOutcome::Commented(std::move(*result));
+}
+
+Result<std::vector<std::string>> StringListField(const nlohmann::json& body, const char* name) {
+  const auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return std::vector<std::string>{};
+  const auto invalid = [&] {
+    return Invalid(std::string("`") + name + "` must be an array of strings");
+  };
+  if (!it->is_array()) return invalid();
+  std::vector<std::string> values;
+  for (const auto& value : *it) {
+    if (!value.is_string()) return invalid();
+    values.push_back(value.get<std::string>());
+  }
+  return values;
+}
+
 Result<IdempotentOutcome> Transitioned(Result<Transition> result) {
   if (!result) return result.error();
   return IdempotentOutcome::Transitioned(std::move(result->document), std::move(result->review));

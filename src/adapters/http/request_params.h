@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,9 @@ Result<HttpResponse> Ok200(const Result<T>& result, const UserNames& users) {
 // error.
 Result<IdempotentOutcome> Transitioned(Result<Transition> result);
 
+// The answer of a route whose use case wrote a comment: commented, or its error.
+Result<IdempotentOutcome> Commented(Result<ReviewComment> result);
+
 // The route's {id}, of a `what` ("document", "review"): a positive int64 without leading zeros.
 Result<std::int64_t> PathId(const RouteContext& ctx, std::string_view what);
 
@@ -57,6 +61,23 @@ Result<nlohmann::json> ObjectBody(const HttpRequest& request, bool optional);
 Result<std::optional<std::string>> StringField(const nlohmann::json& body, const char* name);
 // A string field that must be present.
 Result<std::string> RequiredString(const nlohmann::json& body, const char* name);
+// An array of strings: empty when absent or null; VALIDATION for anything else.
+Result<std::vector<std::string>> StringListField(const nlohmann::json& body, const char* name);
+// An integer field that fits `T`: nullopt when absent or null; VALIDATION for anything else
+// (3.0, "3", a value out of T's range).
+template <typename T>
+Result<std::optional<T>> IntegerField(const nlohmann::json& body, const char* name) {
+  const auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return std::optional<T>{};
+  const bool fits = it->is_number_unsigned()
+                        ? it->template get<std::uint64_t>() <=
+                              static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                        : it->is_number_integer() &&
+                              it->template get<std::int64_t>() >= std::numeric_limits<T>::min() &&
+                              it->template get<std::int64_t>() <= std::numeric_limits<T>::max();
+  if (!fits) return Invalid(std::string("`") + name + "` must be an integer");
+  return std::optional<T>(it->template get<T>());
+}
 
 // The query's parameters; VALIDATION for one not in `allowed`.
 Result<QueryParams> Query(const RouteContext& ctx, const std::vector<std::string_view>& allowed);

@@ -34,6 +34,14 @@ HttpResponse OutcomeResponse(const IdempotentOutcome& outcome, const UserNames& 
       const Transition transition{outcome.document, outcome.review.value()};
       return JsonResponse(HttpStatus::ok, ToJson(transition, users.NamesOf(PeopleIn(transition))));
     }
+    case IdempotentOutcome::Kind::kAssigned: {
+      const Review& review = outcome.review.value();
+      return JsonResponse(HttpStatus::ok, ToJson(review, users.NamesOf(PeopleIn(review))));
+    }
+    case IdempotentOutcome::Kind::kCommented: {
+      const ReviewComment& comment = outcome.comment.value();
+      return JsonResponse(HttpStatus::created, ToJson(comment, users.NamesOf(PeopleIn(comment))));
+    }
     case IdempotentOutcome::Kind::kRefused:
       break;
   }

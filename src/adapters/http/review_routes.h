@@ -1,6 +1,7 @@
 #pragma once
 
-// The routes of /api/v1/reviews: the review queue, a review, approve and reject (shared/API.md).
+// The routes of /api/v1/reviews: the review queue, a review, approve and reject, its assignees and
+// its comments (shared/API.md).
 
 #include "adapters/http/route_guard.h"
 #include "adapters/http/router.h"
@@ -24,6 +25,11 @@ class ReviewRoutes {
                                     IdempotentEffect& effect) const;
   Result<IdempotentOutcome> Reject(const RouteContext& ctx, const Actor& actor,
                                    IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Assign(const RouteContext& ctx, const Actor& actor,
+                                   IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Comment(const RouteContext& ctx, const Actor& actor,
+                                    IdempotentEffect& effect) const;
+  Result<HttpResponse> Comments(const RouteContext& ctx, const Actor& actor) const;
 
   DocumentService& service_;
   const UserNames& users_;

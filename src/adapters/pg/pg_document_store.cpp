@@ -61,7 +61,8 @@ constexpr Statement kUpdateDocument{"update_document",
                                     "ingest_status = $8, updated_at = $9"
                                     " WHERE id = $1"};
 
-// A review's approvals are read by a second statement (kSelectApprovals), for every review read.
+// A review's approvals and assignees are read by a second statement (kSelectReviewPeople), for
+// every review read.
 constexpr Statement kSelectReview{"select_review",
                                   "SELECT id, document_id, document_version, status, submitted_by, "
                                   "submitted_at, decided_by,"
@@ -74,14 +75,23 @@ constexpr Statement kLockReview{"lock_review",
                                 " FROM kh_document_review WHERE id = $1 FOR UPDATE"};
 constexpr Statement kInsertReview{"insert_review", sql::kInsertReview};
 constexpr Statement kInsertApproval{"insert_approval", sql::kInsertApproval};
-// The approvals of the reviews $1 (an array of ids): one statement for a page of reviews, each
-// review's in the order they were given. The tie goes to the reviewer id in byte order, whatever
-// the database's collation, as on SQLite (BINARY).
-constexpr Statement kSelectApprovals{
-    "select_approvals",
-    "SELECT review_id, reviewer_id, comment, decided_at FROM kh_review_approval"
+constexpr Statement kInsertAssignee{"insert_assignee", sql::kInsertAssignee};
+constexpr Statement kDeleteAssignee{"delete_assignee", sql::kDeleteAssignee};
+constexpr Statement kInsertComment{"insert_comment", sql::kInsertComment};
+constexpr Statement kSelectComment{"select_comment", sql::kSelectComment};
+constexpr Statement kListComments{"list_comments", sql::kListComments};
+// The approvals (kind 0) and assignees (kind 1) of the reviews $1 (an array of ids): one statement
+// for a page of reviews; each review's approvals in the order they were given, its assignees in
+// the order they were assigned. Ties go to the reviewer id in byte order, whatever the database's
+// collation, as on SQLite (BINARY).
+constexpr Statement kSelectReviewPeople{
+    "select_review_people",
+    "SELECT review_id, 0 AS kind, reviewer_id COLLATE \"C\" AS reviewer, comment,"
+    " decided_at AS at FROM kh_review_approval WHERE review_id = ANY($1::bigint[])"
+    " UNION ALL"
+    " SELECT review_id, 1, reviewer_id COLLATE \"C\", NULL, assigned_at FROM kh_review_assignee"
     " WHERE review_id = ANY($1::bigint[])"
-    " ORDER BY review_id, decided_at, reviewer_id COLLATE \"C\""};
+    " ORDER BY review_id, kind, at, reviewer"};
 // The decision only: what was submitted, by whom and when, never changes.
 constexpr Statement kUpdateReview{"update_review",
                                   "UPDATE kh_document_review SET status = $2, decided_by = "
@@ -133,7 +143,12 @@ constexpr std::array kDocumentStatements{
     kLockReview,
     kInsertReview,
     kInsertApproval,
-    kSelectApprovals,
+    kInsertAssignee,
+    kDeleteAssignee,
+    kInsertComment,
+    kSelectComment,
+    kListComments,
+    kSelectReviewPeople,
     kUpdateReview,
     kSelectDocumentReviews,
     kSelectContent,
@@ -186,6 +201,8 @@ constexpr const char* kListReviews =
     " r.decided_by, r.decided_at, r.comment, r.required_approvals, d.title"
     " FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
     " WHERE ($1::text IS NULL OR r.status = $1) AND ($2::bigint IS NULL OR r.id > $2)"
+    "   AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM kh_review_assignee a"
+    "                                    WHERE a.review_id = r.id AND a.reviewer_id = $4))"
     " ORDER BY r.id LIMIT $3";
 
 QueuedReview ToQueuedReview(const pqxx::row& row) {
@@ -195,9 +212,17 @@ QueuedReview ToQueuedReview(const pqxx::row& row) {
 Review& ReviewOf(Review& review) { return review; }
 Review& ReviewOf(QueuedReview& item) { return item.review; }
 
-// Reads the approvals of `items`' reviews into them, in the transaction that read the reviews.
+ReviewComment ToComment(const pqxx::row& row) {
+  return ReviewComment{row[0].as<std::int64_t>(),      row[1].as<ReviewId>(),
+                       row[2].as<std::int32_t>(),      row[3].as<std::string>(),
+                       row[4].as<std::string>(),       Nullable<std::int32_t>(row[5]),
+                       Nullable<std::int64_t>(row[6]), FromMillis(row[7].as<std::int64_t>())};
+}
+
+// Reads the approvals and assignees of `items`' reviews into them, in the transaction that read
+// the reviews.
 template <typename Item>
-void ReadApprovals(pqxx::transaction_base& tx, std::vector<Item>& items) {
+void ReadReviewPeople(pqxx::transaction_base& tx, std::vector<Item>& items) {
   if (items.empty()) return;
   std::vector<std::int64_t> ids;
   std::map<ReviewId, Review*> by_id;
@@ -206,17 +231,22 @@ void ReadApprovals(pqxx::transaction_base& tx, std::vector<Item>& items) {
     ids.push_back(review.id);
     by_id.emplace(review.id, &review);
   }
-  for (const pqxx::row& row : tx.exec_prepared(kSelectApprovals.name, IdArray(ids))) {
-    by_id.at(row[0].as<ReviewId>())->approvals.push_back(ToApproval(row));
+  for (const pqxx::row& row : tx.exec_prepared(kSelectReviewPeople.name, IdArray(ids))) {
+    Review& review = *by_id.at(row[0].as<ReviewId>());
+    if (row[1].as<int>() == 0) {
+      review.approvals.push_back(ToApproval(row));
+    } else {
+      review.assignees.push_back(row[2].as<std::string>());
+    }
   }
 }
 
-// The review `statement` reads (by its id, `id`), with its approvals.
-std::optional<Review> ReviewWithApprovals(pqxx::transaction_base& tx, const Statement& statement,
-                                          ReviewId id) {
+// The review `statement` reads (by its id, `id`), with its approvals and assignees.
+std::optional<Review> ReviewWithPeople(pqxx::transaction_base& tx, const Statement& statement,
+                                       ReviewId id) {
   std::vector<Review> found = All<Review>(tx.exec_prepared(statement.name, id), ToReview);
   if (found.empty()) return std::nullopt;
-  ReadApprovals(tx, found);
+  ReadReviewPeople(tx, found);
   return std::move(found.front());
 }
 
@@ -226,7 +256,7 @@ class PgTransaction final : public StoreTransaction {
 
   std::optional<Review> LockReview(ReviewId id) override {
     return work_.Run("lock review", id,
-                     [&](pqxx::work& w) { return ReviewWithApprovals(w, kLockReview, id); });
+                     [&](pqxx::work& w) { return ReviewWithPeople(w, kLockReview, id); });
   }
 
   std::optional<Document> LockDocument(DocumentId id) override {
@@ -315,6 +345,33 @@ class PgTransaction final : public StoreTransaction {
     });
   }
 
+  void AddAssignee(ReviewId id, const UserId& reviewer, const UserId& by, TimePoint at) override {
+    work_.Run("assign a reviewer to review", id, [&](pqxx::work& w) {
+      w.exec_prepared(kInsertAssignee.name, id, Checked(reviewer), Checked(by), Millis(at));
+    });
+  }
+
+  bool RemoveAssignee(ReviewId id, const UserId& reviewer) override {
+    return work_.Run("unassign a reviewer of review", id, [&](pqxx::work& w) {
+      return w.exec_prepared(kDeleteAssignee.name, id, Checked(reviewer)).affected_rows() == 1;
+    });
+  }
+
+  std::int64_t InsertComment(const ReviewComment& c) override {
+    return work_.Run("comment on review", c.review_id, [&](pqxx::work& w) {
+      return w
+          .exec_prepared(kInsertComment.name, c.review_id, c.document_version, Checked(c.author_id),
+                         Checked(c.body), c.line, c.parent_id, Millis(c.created_at))[0][0]
+          .as<std::int64_t>();
+    });
+  }
+
+  std::optional<ReviewComment> ReadComment(std::int64_t id) override {
+    return work_.Run("read comment", id, [&](pqxx::work& w) {
+      return First<ReviewComment>(w.exec_prepared(kSelectComment.name, id), ToComment);
+    });
+  }
+
   void AppendEvent(const OutboxEvent& event) override { PgOutboxStore::Append(work_, event); }
 
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
@@ -355,7 +412,7 @@ std::optional<Document> PgDocumentStore::FindDocument(DocumentId id) {
 
 std::optional<Review> PgDocumentStore::FindReview(ReviewId id) {
   return session_->Autocommit(Describe("find review", id), [&](pqxx::transaction_base& tx) {
-    return ReviewWithApprovals(tx, kSelectReview, id);
+    return ReviewWithPeople(tx, kSelectReview, id);
   });
 }
 
@@ -439,10 +496,11 @@ std::vector<QueuedReview> PgDocumentStore::ListReviews(const ReviewQuery& query)
   const std::optional<std::string> status =
       query.status ? Text(ToString(*query.status)) : std::nullopt;
   return session_->Autocommit("list reviews", [&](pqxx::transaction_base& tx) {
-    std::vector<QueuedReview> page = All<QueuedReview>(
-        tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)), query.limit),
-        ToQueuedReview);
-    ReadApprovals(tx, page);
+    std::vector<QueuedReview> page =
+        All<QueuedReview>(tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)),
+                                         query.limit, Checked(query.assignee)),
+                          ToQueuedReview);
+    ReadReviewPeople(tx, page);
     return page;
   });
 }
@@ -455,8 +513,18 @@ std::vector<Review> PgDocumentStore::ListDocumentReviews(const DocumentReviewQue
         std::vector<Review> page = All<Review>(
             tx.exec_prepared(kSelectDocumentReviews.name, query.document_id, before, query.limit),
             ToReview);
-        ReadApprovals(tx, page);
+        ReadReviewPeople(tx, page);
         return page;
+      });
+}
+
+std::vector<ReviewComment> PgDocumentStore::ListComments(const CommentQuery& query) {
+  if (query.limit <= 0) return {};
+  const std::int64_t after = query.after.value_or(std::numeric_limits<std::int64_t>::min());
+  return session_->Autocommit(
+      Describe("list comments of review", query.review_id), [&](pqxx::transaction_base& tx) {
+        return All<ReviewComment>(
+            tx.exec_prepared(kListComments.name, query.review_id, after, query.limit), ToComment);
       });
 }
 

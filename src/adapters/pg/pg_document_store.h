@@ -26,10 +26,10 @@ class PgWork;
 // transaction's destruction (which rolls back and never throws). LockReview/LockDocument are SELECT
 // ... FOR UPDATE, so a second transaction locking the same row waits for the first to end and then
 // sees its committed state; ReadDocument/ReadContent and every read outside a transaction take no
-// row locks. A review is read with a second statement for its approvals (one for a whole page):
-// under LockReview's row lock the two agree, as approvals are added under it; outside a transaction
-// an approval committed between them may show beside the review row read before it. Each
-// statement, row-lock waits included, is bounded by statement_timeout; the wait for a pooled
+// row locks. A review is read with a second statement for its approvals and assignees (one for a
+// whole page): under LockReview's row lock the two agree, as both are changed under it; outside a
+// transaction an approval committed between them may show beside the review row read before it.
+// Each statement, row-lock waits included, is bounded by statement_timeout; the wait for a pooled
 // connection by pool_wait_timeout; opening one by connect_timeout.
 //
 // Errors: StorageUnavailable when PostgreSQL cannot serve (unreachable within connect_timeout,
@@ -37,11 +37,11 @@ class PgWork;
 // deadlock, a commit whose outcome is unknown, no free connection in time); StorageError for
 // everything else (constraint violations: a second pending review for a document, a duplicate
 // event_id, content for a version that already has it, a review or content of a missing document,
-// required_approvals outside 1..10, a second approval of a review by one reviewer, an approval of a
-// missing review; a missing row to update; malformed rows; text containing NUL, which PostgreSQL
-// cannot store; use of a transaction after Commit). A connection that broke is closed, never handed
-// out again; the next call opens a fresh one, so the store recovers by itself when the server is
-// back.
+// required_approvals outside 1..10, a second approval or assignment of a review by one reviewer, an
+// approval, assignment or comment of a missing review, a reply to a missing comment; a missing row
+// to update; malformed rows; text containing NUL, which PostgreSQL cannot store; use of a
+// transaction after Commit). A connection that broke is closed, never handed out again; the next
+// call opens a fresh one, so the store recovers by itself when the server is back.
 //
 // Built by OpenPgStores (pg_stores.h). Thread-safe. The store must outlive every transaction it
 // hands out.
@@ -77,6 +77,7 @@ class PgDocumentStore final : public DocumentStore {
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
   std::vector<QueuedReview> ListReviews(const ReviewQuery& query) override;
   std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) override;
+  std::vector<ReviewComment> ListComments(const CommentQuery& query) override;
   // SELECT 1; false on any failure, never throws. Waits for a pooled connection at most the
   // shorter of pool_wait_timeout and connect_timeout.
   bool Ping() override;

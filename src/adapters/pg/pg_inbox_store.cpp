@@ -52,16 +52,17 @@ constexpr Statement kSelectInboxAll{"select_inbox_all",
                                     "consumer = $1 AND event_id = ANY($2::text[])"};
 constexpr Statement kSelectInbox{"select_inbox", sql::kSelectInbox};
 // A failed attempt of a new or failing pair, $3 the attempt limit; the event
-// ($6..$11) is kept whole. A pair done or parked is left alone and nothing is
+// ($6..$13) is kept whole. A pair done or parked is left alone and nothing is
 // returned.
 constexpr Statement kRecordFailure{
     "record_failure",
     "INSERT INTO kh_consumer_inbox (consumer, event_id, state, attempts, "
     "last_error, updated_at,"
-    " event_type, document_id, review_id, version, actor_id, occurred_at)"
+    " event_type, document_id, review_id, version, actor_id, occurred_at, reviewer_id,"
+    " comment_id)"
     " VALUES ($1, $2, CASE WHEN $3::integer <= 1 THEN 'parked' ELSE 'failing' "
     "END, 1, $4, $5,"
-    "         $6, $7, $8, $9, $10, $11)"
+    "         $6, $7, $8, $9, $10, $11, $12, $13)"
     " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = "
     "kh_consumer_inbox.attempts + 1,"
     "   state = CASE WHEN kh_consumer_inbox.attempts + 1 >= $3::integer THEN "
@@ -70,7 +71,8 @@ constexpr Statement kRecordFailure{
     "   last_error = EXCLUDED.last_error, updated_at = EXCLUDED.updated_at,"
     "   event_type = EXCLUDED.event_type, document_id = EXCLUDED.document_id,"
     "   review_id = EXCLUDED.review_id, version = EXCLUDED.version,"
-    "   actor_id = EXCLUDED.actor_id, occurred_at = EXCLUDED.occurred_at"
+    "   actor_id = EXCLUDED.actor_id, occurred_at = EXCLUDED.occurred_at,"
+    "   reviewer_id = EXCLUDED.reviewer_id, comment_id = EXCLUDED.comment_id"
     " WHERE kh_consumer_inbox.state = 'failing'"
     " RETURNING state, attempts"};
 // ToParked reads these columns by position.
@@ -81,7 +83,7 @@ constexpr Statement kUnpark{"unpark",
                             "'parked' AND ($1::text IS NULL OR event_id = $1)"
                             " RETURNING updated_at, event_id, event_type, "
                             "document_id, review_id, version, actor_id,"
-                            " occurred_at"};
+                            " occurred_at, reviewer_id, comment_id"};
 // Done rows written before $1 whose event the outbox no longer holds, at most
 // $2, oldest first; rows another instance is pruning right now are skipped, not
 // waited for.
@@ -211,7 +213,8 @@ ConsumerFailure PgInboxStore::RecordFailure(std::string_view consumer, const Out
         pqxx::result row = tx.exec_prepared(
             kRecordFailure.name, Checked(name), Checked(event.event_id), max_attempts,
             Checked(message), Millis(at), Name(ToString(event.type)), event.document_id,
-            event.review_id, event.version, Checked(event.actor_id), Millis(event.occurred_at));
+            event.review_id, event.version, Checked(event.actor_id), Millis(event.occurred_at),
+            Checked(event.reviewer_id), event.comment_id);
         // Done or parked: left alone, reported as it is.
         if (row.empty()) row = tx.exec_prepared(kSelectInbox.name, name, event.event_id);
         if (row.empty()) {

@@ -16,15 +16,16 @@ using pg_sql::Statement;
 
 constexpr Statement kInsertEvent{"insert_event",
                                  "INSERT INTO kh_outbox (event_id, event_type, document_id, "
-                                 "review_id, version, actor_id,"
-                                 " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"};
+                                 "review_id, version, actor_id, occurred_at, reviewer_id,"
+                                 " comment_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"};
 // The event again as new: undelivered, unclaimed, no attempts, due now. The
 // statement-level AFTER INSERT trigger fires for an INSERT ... ON CONFLICT DO
 // UPDATE too, so the relays are woken whichever way it went.
 constexpr Statement kRequeueEvent{"requeue_event",
                                   "INSERT INTO kh_outbox (event_id, event_type, "
-                                  "document_id, review_id, version, actor_id,"
-                                  " occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                                  "document_id, review_id, version, actor_id, occurred_at,"
+                                  " reviewer_id, comment_id)"
+                                  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
                                   " ON CONFLICT (event_id) DO UPDATE SET delivered_at = "
                                   "NULL, claimed_by = NULL,"
                                   "   claimed_until = NULL, attempts = 0, next_attempt_at = "
@@ -53,7 +54,7 @@ constexpr Statement kClaimEvents{
     "                   AND p.delivered_at IS NULL AND p.id < o.id)"
     "   ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED)"
     " RETURNING id, event_id, event_type, document_id, review_id, version, "
-    "actor_id, occurred_at"};
+    "actor_id, occurred_at, reviewer_id, comment_id"};
 constexpr Statement kMarkDelivered{
     "mark_delivered",
     "UPDATE kh_outbox SET delivered_at = $2, claimed_by = NULL, claimed_until "
@@ -100,7 +101,7 @@ void PgOutboxStore::Append(PgWork& work, const OutboxEvent& event) {
   work.Run("append event of document", event.document_id, [&](pqxx::work& w) {
     w.exec_prepared(kInsertEvent.name, Checked(event.event_id), Name(ToString(event.type)),
                     event.document_id, event.review_id, event.version, Checked(event.actor_id),
-                    Millis(event.occurred_at));
+                    Millis(event.occurred_at), Checked(event.reviewer_id), event.comment_id);
   });
 }
 
@@ -175,7 +176,7 @@ void PgOutboxStore::Requeue(const OutboxEvent& event) {
   session_->Autocommit("requeue event " + event.event_id, [&](pqxx::transaction_base& tx) {
     tx.exec_prepared(kRequeueEvent.name, Checked(event.event_id), Name(ToString(event.type)),
                      event.document_id, event.review_id, event.version, Checked(event.actor_id),
-                     Millis(event.occurred_at));
+                     Millis(event.occurred_at), Checked(event.reviewer_id), event.comment_id);
   });
 }
 

@@ -69,8 +69,8 @@ Review ToReview(const pqxx::row& row) {
 }
 
 Approval ToApproval(const pqxx::row& row) {
-  return Approval{row[1].as<std::string>(), Nullable<std::string>(row[2]),
-                  FromMillis(row[3].as<std::int64_t>())};
+  return Approval{row[2].as<std::string>(), Nullable<std::string>(row[3]),
+                  FromMillis(row[4].as<std::int64_t>())};
 }
 
 OutboxEvent EventAt(const pqxx::row& row, int first) {
@@ -82,6 +82,8 @@ OutboxEvent EventAt(const pqxx::row& row, int first) {
   event.version = row[first + 4].as<std::int32_t>();
   event.actor_id = row[first + 5].as<std::string>();
   event.occurred_at = FromMillis(row[first + 6].as<std::int64_t>());
+  event.reviewer_id = Nullable<std::string>(row[first + 7]);
+  event.comment_id = Nullable<std::int64_t>(row[first + 8]);
   return event;
 }
 
@@ -95,9 +97,9 @@ ParkedEvent ToParked(const pqxx::row& row) {
   ParkedEvent parked;
   parked.consumer = row[0].as<std::string>();
   parked.event = EventAt(row, 1);
-  parked.attempts = row[8].as<int>();
-  parked.last_error = Nullable<std::string>(row[9]).value_or("");
-  parked.parked_at = FromMillis(row[10].as<std::int64_t>());
+  parked.attempts = row[10].as<int>();
+  parked.last_error = Nullable<std::string>(row[11]).value_or("");
+  parked.parked_at = FromMillis(row[12].as<std::int64_t>());
   return parked;
 }
 

@@ -62,10 +62,10 @@ Document ToDocument(const pqxx::row& row);
 // ToDocument's columns, then the content (NULL: none).
 DocumentWithContent ToDocumentWithContent(const pqxx::row& row);
 Review ToReview(const pqxx::row& row);
-// review_id (not read), reviewer_id, comment, decided_at.
+// review_id and kind (not read), reviewer_id, comment, decided_at.
 Approval ToApproval(const pqxx::row& row);
 // The event's columns from `first` on: event_id, event_type, document_id, review_id, version,
-// actor_id, occurred_at. The sequence is left 0.
+// actor_id, occurred_at, reviewer_id, comment_id. The sequence is left 0.
 OutboxEvent EventAt(const pqxx::row& row, int first);
 // sequence, then the event's columns.
 OutboxEvent ToEvent(const pqxx::row& row);

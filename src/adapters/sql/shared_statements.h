@@ -79,6 +79,23 @@ inline constexpr char kInsertReview[] =
 inline constexpr char kInsertApproval[] =
     "INSERT INTO kh_review_approval (review_id, reviewer_id, comment, decided_at)"
     " VALUES ($1, $2, $3, $4)";
+// Reviewer $2 assigned to review $1 by $3 at $4; a second time violates the key.
+inline constexpr char kInsertAssignee[] =
+    "INSERT INTO kh_review_assignee (review_id, reviewer_id, assigned_by, assigned_at)"
+    " VALUES ($1, $2, $3, $4)";
+inline constexpr char kDeleteAssignee[] =
+    "DELETE FROM kh_review_assignee WHERE review_id = $1 AND reviewer_id = $2";
+// Comments: CommentFromRow / ToComment read the selected columns by position.
+inline constexpr char kInsertComment[] =
+    "INSERT INTO kh_review_comment (review_id, document_version, author_id, body, line,"
+    " parent_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+inline constexpr char kSelectComment[] =
+    "SELECT id, review_id, document_version, author_id, body, line, parent_id, created_at"
+    " FROM kh_review_comment WHERE id = $1";
+// The comments of review $1 after id $2 (the exclusive cursor), oldest first, at most $3.
+inline constexpr char kListComments[] =
+    "SELECT id, review_id, document_version, author_id, body, line, parent_id, created_at"
+    " FROM kh_review_comment WHERE review_id = $1 AND id > $2 ORDER BY id LIMIT $3";
 inline constexpr char kInsertVersion[] =
     "INSERT INTO kh_document_content (document_id, version, title, "
     "content, edited_by, created_at)"
@@ -129,7 +146,7 @@ inline constexpr char kSetIngestStatus[] =
 inline constexpr char kListParked[] =
     "SELECT consumer, event_id, event_type, document_id, review_id, version, "
     "actor_id,"
-    " occurred_at, attempts, last_error, updated_at FROM kh_consumer_inbox"
+    " occurred_at, reviewer_id, comment_id, attempts, last_error, updated_at FROM kh_consumer_inbox"
     " WHERE state = 'parked' ORDER BY updated_at, consumer, event_id LIMIT $1";
 inline constexpr char kSelectInbox[] =
     "SELECT state, attempts FROM kh_consumer_inbox WHERE "
@@ -142,7 +159,7 @@ inline constexpr char kBacklog[] =
 inline constexpr char kFindStuckIngestions[] =
     "SELECT o.id, o.event_id, o.event_type, o.document_id, o.review_id, "
     "o.version, o.actor_id,"
-    " o.occurred_at FROM kh_document d"
+    " o.occurred_at, o.reviewer_id, o.comment_id FROM kh_document d"
     " JOIN kh_outbox o ON o.id = (SELECT max(n.id) FROM kh_outbox n"
     "   WHERE n.event_type = 'document.approved' AND n.document_id = d.id"
     "     AND n.version = d.approved_version)"

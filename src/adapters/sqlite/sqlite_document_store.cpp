@@ -25,7 +25,8 @@ constexpr char kSelectDocuments[] =
     "approved_version,"
     " approved_at, ingest_status, created_at, updated_at FROM kh_document "
     "WHERE ";
-// A review's approvals are read by a second statement (kSelectApprovals), for every review read.
+// A review's approvals and assignees are read by a second statement (kSelectReviewPeople), for
+// every review read.
 constexpr char kSelectReviews[] =
     "SELECT id, document_id, document_version, status, submitted_by, "
     "submitted_at, decided_by,"
@@ -80,11 +81,19 @@ constexpr std::string_view kListVersionEditors = sql::kSqlite<sql::kListVersionE
 constexpr std::string_view kInsertVersionEditor = sql::kSqlite<sql::kInsertVersionEditor>;
 
 constexpr auto kSelectReview = Sql(kSelectReviews, "id = ?1");
-// Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit.
+// Review lists bind ?1 status, ?2 the exclusive cursor, ?3 the limit, ?4 the assignee; one text
+// per filter combination.
 constexpr char kOldestFirst[] = " ORDER BY r.id LIMIT ?3";
+constexpr char kAssignedTo[] =
+    " AND EXISTS (SELECT 1 FROM kh_review_assignee a"
+    "             WHERE a.review_id = r.id AND a.reviewer_id = ?4)";
 constexpr auto kListReviews = Sql(kSelectQueuedReviews, "r.id > ?2", kOldestFirst);
 constexpr auto kListReviewsByStatus =
     Sql(kSelectQueuedReviews, "r.status = ?1 AND r.id > ?2", kOldestFirst);
+constexpr auto kListReviewsByAssignee =
+    Sql(kSelectQueuedReviews, "r.id > ?2", kAssignedTo, kOldestFirst);
+constexpr auto kListReviewsByStatusAndAssignee =
+    Sql(kSelectQueuedReviews, "r.status = ?1 AND r.id > ?2", kAssignedTo, kOldestFirst);
 // A document's reviews bind ?1 the document, ?2 the exclusive cursor, ?3 the limit.
 constexpr auto kListDocumentReviews =
     Sql(kSelectReviews, "document_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3");
@@ -96,13 +105,22 @@ constexpr std::string_view kUpdateReview =
     "?7, comment = ?8"
     " WHERE id = ?10";
 constexpr std::string_view kInsertApproval = sql::kSqlite<sql::kInsertApproval>;
-// The approvals of the reviews whose ids ?1 holds as a JSON array: one statement for a page of
-// reviews, whatever their number, each review's in the order they were given. The tie goes to the
-// reviewer id in byte order (BINARY), as on PostgreSQL (COLLATE "C").
-constexpr std::string_view kSelectApprovals =
-    "SELECT review_id, reviewer_id, comment, decided_at FROM kh_review_approval"
+constexpr std::string_view kInsertAssignee = sql::kSqlite<sql::kInsertAssignee>;
+constexpr std::string_view kDeleteAssignee = sql::kSqlite<sql::kDeleteAssignee>;
+constexpr std::string_view kInsertComment = sql::kSqlite<sql::kInsertComment>;
+constexpr std::string_view kSelectComment = sql::kSqlite<sql::kSelectComment>;
+constexpr std::string_view kListComments = sql::kSqlite<sql::kListComments>;
+// The approvals (kind 0) and assignees (kind 1) of the reviews whose ids ?1 holds as a JSON array:
+// one statement for a page of reviews, whatever their number; each review's approvals in the order
+// they were given, its assignees in the order they were assigned. Ties go to the reviewer id in
+// byte order (BINARY), as on PostgreSQL (COLLATE "C").
+constexpr std::string_view kSelectReviewPeople =
+    "SELECT review_id, 0, reviewer_id, comment, decided_at FROM kh_review_approval"
     " WHERE review_id IN (SELECT value FROM json_each(?1))"
-    " ORDER BY review_id, decided_at, reviewer_id";
+    " UNION ALL"
+    " SELECT review_id, 1, reviewer_id, NULL, assigned_at FROM kh_review_assignee"
+    " WHERE review_id IN (SELECT value FROM json_each(?1))"
+    " ORDER BY 1, 2, 5, 3";
 
 Document DocumentFromRow(const SqliteStatement& row) {
   Document doc;
@@ -139,8 +157,20 @@ Review ReviewFromRow(const SqliteStatement& row) {
   return review;
 }
 
+// A row of kSelectReviewPeople of kind 0.
 Approval ApprovalFromRow(const SqliteStatement& row) {
-  return Approval{row.Text(1), Nullable(row, 2, &SqliteStatement::Text), row.Time(3)};
+  return Approval{row.Text(2), Nullable(row, 3, &SqliteStatement::Text), row.Time(4)};
+}
+
+ReviewComment CommentFromRow(const SqliteStatement& row) {
+  return ReviewComment{row.Int64(0),
+                       row.Int64(1),
+                       row.Int32(2),
+                       row.Text(3),
+                       row.Text(4),
+                       Nullable(row, 5, &SqliteStatement::Int32),
+                       Nullable(row, 6, &SqliteStatement::Int64),
+                       row.Time(7)};
 }
 
 DocumentVersion VersionFromRow(const SqliteStatement& row) {
@@ -208,12 +238,20 @@ std::optional<Document> SelectDocument(SqliteConnection& connection, DocumentId 
   return FirstRow(stmt, &DocumentFromRow);
 }
 
+std::string_view ReviewListSql(const ReviewQuery& query) {
+  if (query.status && query.assignee) return kListReviewsByStatusAndAssignee;
+  if (query.status) return kListReviewsByStatus;
+  if (query.assignee) return kListReviewsByAssignee;
+  return kListReviews;
+}
+
 Review& ReviewOf(Review& review) { return review; }
 Review& ReviewOf(QueuedReview& item) { return item.review; }
 
-// Reads the approvals of `items`' reviews into them, on the connection that read the reviews.
+// Reads the approvals and assignees of `items`' reviews into them, on the connection that read the
+// reviews.
 template <typename Item>
-void ReadApprovals(SqliteConnection& connection, std::vector<Item>& items) {
+void ReadReviewPeople(SqliteConnection& connection, std::vector<Item>& items) {
   if (items.empty()) return;
   std::string ids = "[";
   std::map<ReviewId, Review*> by_id;
@@ -224,9 +262,16 @@ void ReadApprovals(SqliteConnection& connection, std::vector<Item>& items) {
     by_id.emplace(review.id, &review);
   }
   ids += ']';
-  auto stmt = connection.Prepare(kSelectApprovals);
+  auto stmt = connection.Prepare(kSelectReviewPeople);
   stmt.Bind(1, ids);
-  while (stmt.Step()) by_id.at(stmt.Int64(0))->approvals.push_back(ApprovalFromRow(stmt));
+  while (stmt.Step()) {
+    Review& review = *by_id.at(stmt.Int64(0));
+    if (stmt.Int32(1) == 0) {
+      review.approvals.push_back(ApprovalFromRow(stmt));
+    } else {
+      review.assignees.push_back(stmt.Text(2));
+    }
+  }
 }
 
 std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
@@ -234,7 +279,7 @@ std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
   stmt.Bind(1, id);
   std::vector<Review> found = AllRows(stmt, &ReviewFromRow);
   if (found.empty()) return std::nullopt;
-  ReadApprovals(connection, found);
+  ReadReviewPeople(connection, found);
   return std::move(found.front());
 }
 
@@ -334,6 +379,33 @@ class SqliteStoreTransaction final : public StoreTransaction {
         .Run();
   }
 
+  void AddAssignee(ReviewId id, const UserId& reviewer, const UserId& by, TimePoint at) override {
+    Open().Prepare(kInsertAssignee).Bind(1, id).Bind(2, reviewer).Bind(3, by).Bind(4, at).Run();
+  }
+
+  bool RemoveAssignee(ReviewId id, const UserId& reviewer) override {
+    Open().Prepare(kDeleteAssignee).Bind(1, id).Bind(2, reviewer).Run();
+    return Open().Changes() == 1;
+  }
+
+  std::int64_t InsertComment(const ReviewComment& comment) override {
+    auto stmt = Open().Prepare(kInsertComment);
+    stmt.Bind(1, comment.review_id)
+        .Bind(2, comment.document_version)
+        .Bind(3, comment.author_id)
+        .Bind(4, comment.body)
+        .Bind(5, comment.line)
+        .Bind(6, comment.parent_id)
+        .Bind(7, comment.created_at);
+    return ReturnedId(stmt);
+  }
+
+  std::optional<ReviewComment> ReadComment(std::int64_t id) override {
+    auto stmt = Open().Prepare(kSelectComment);
+    stmt.Bind(1, id);
+    return FirstRow(stmt, &CommentFromRow);
+  }
+
   void AppendEvent(const OutboxEvent& event) override { SqliteOutboxStore::Append(work_, event); }
 
   void CompleteIdempotentRequest(const std::string& caller, const std::string& key,
@@ -425,13 +497,13 @@ std::vector<Document> SqliteDocumentStore::ListDocuments(const DocumentQuery& qu
 
 std::vector<QueuedReview> SqliteDocumentStore::ListReviews(const ReviewQuery& query) {
   auto lease = session_->Read();
-  auto stmt = lease->Prepare(query.status ? std::string_view(kListReviewsByStatus)
-                                          : std::string_view(kListReviews));
+  auto stmt = lease->Prepare(ReviewListSql(query));
   if (query.status) stmt.Bind(1, ToString(*query.status));
+  if (query.assignee) stmt.Bind(4, *query.assignee);
   stmt.Bind(2, query.after.value_or(std::numeric_limits<ReviewId>::min()))
       .Bind(3, NonNegative(query.limit));
   std::vector<QueuedReview> page = AllRows(stmt, &QueuedReviewFromRow);
-  ReadApprovals(*lease, page);
+  ReadReviewPeople(*lease, page);
   return page;
 }
 
@@ -442,8 +514,14 @@ std::vector<Review> SqliteDocumentStore::ListDocumentReviews(const DocumentRevie
       .Bind(2, query.before.value_or(std::numeric_limits<ReviewId>::max()))
       .Bind(3, NonNegative(query.limit));
   std::vector<Review> page = AllRows(stmt, &ReviewFromRow);
-  ReadApprovals(*lease, page);
+  ReadReviewPeople(*lease, page);
   return page;
+}
+
+std::vector<ReviewComment> SqliteDocumentStore::ListComments(const CommentQuery& query) {
+  return session_->ReadAll(kListComments, &CommentFromRow, query.review_id,
+                           query.after.value_or(std::numeric_limits<std::int64_t>::min()),
+                           NonNegative(query.limit));
 }
 
 bool SqliteDocumentStore::Ping() { return session_->Ping(); }

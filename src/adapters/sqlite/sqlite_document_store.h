@@ -24,13 +24,13 @@ class SqliteWork;
 // The transaction is composed of the ports' writers on that one SqliteWork: the documents' (here),
 // SqliteOutboxStore::Append and SqliteIdempotencyStore::Complete. Reads outside a transaction run
 // in autocommit on any pooled connection and see committed data; a review is read with a second
-// statement for its approvals (one for a whole page), so an approval committed between the two may
-// show beside the review row read before it. Each wait is bounded by busy_timeout; running out
-// throws StorageUnavailable, as do I/O errors, a full disk and a file that cannot be opened.
-// Constraint violations (a second pending review for a document, a duplicate event_id, content for
-// a version that already has it, a row for a missing document or review, required_approvals
-// outside 1..10, a second approval of a review by one reviewer) and unreadable rows throw
-// StorageError.
+// statement for its approvals and assignees (one for a whole page), so an approval committed
+// between the two may show beside the review row read before it. Each wait is bounded by
+// busy_timeout; running out throws StorageUnavailable, as do I/O errors, a full disk and a file
+// that cannot be opened. Constraint violations (a second pending review for a document, a duplicate
+// event_id, content for a version that already has it, a row for a missing document or review,
+// required_approvals outside 1..10, a second approval or assignment of a review by one reviewer, a
+// reply to a missing comment) and unreadable rows throw StorageError.
 //
 // Thread-safe. The store must outlive every transaction it hands out.
 class SqliteDocumentStore final : public DocumentStore {
@@ -58,6 +58,7 @@ class SqliteDocumentStore final : public DocumentStore {
   std::vector<Document> ListDocuments(const DocumentQuery& query) override;
   std::vector<QueuedReview> ListReviews(const ReviewQuery& query) override;
   std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) override;
+  std::vector<ReviewComment> ListComments(const CommentQuery& query) override;
   bool Ping() override;  // the session's
 
  private:

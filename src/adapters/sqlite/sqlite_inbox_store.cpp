@@ -27,24 +27,25 @@ constexpr std::string_view kClaimInbox =
     "   updated_at = excluded.updated_at"
     " WHERE kh_consumer_inbox.state = 'failing'";
 constexpr std::string_view kSelectInbox = sql::kSqlite<sql::kSelectInbox>;
-// A failed attempt of consumer ?1 on the event ?5..?11 (BindEvent), ?2 the
+// A failed attempt of consumer ?1 on the event ?5..?13 (BindEvent), ?2 the
 // attempt limit, ?3 the error, ?4 the time; the event is kept whole. A pair
 // done or parked is left alone.
 constexpr std::string_view kRecordFailure =
     "INSERT INTO kh_consumer_inbox (consumer, state, attempts, last_error, "
     "updated_at,"
     " event_id, event_type, document_id, review_id, version, actor_id, "
-    "occurred_at)"
+    "occurred_at, reviewer_id, comment_id)"
     " VALUES (?1, CASE WHEN ?2 <= 1 THEN 'parked' ELSE 'failing' END, 1, ?3, "
     "?4,"
-    "         ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+    "         ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
     " ON CONFLICT (consumer, event_id) DO UPDATE SET attempts = attempts + 1,"
     "   state = CASE WHEN attempts + 1 >= ?2 THEN 'parked' ELSE 'failing' END,"
     "   last_error = excluded.last_error, updated_at = excluded.updated_at,"
     "   event_type = excluded.event_type, document_id = excluded.document_id,"
     "   review_id = excluded.review_id, version = excluded.version, actor_id = "
     "excluded.actor_id,"
-    "   occurred_at = excluded.occurred_at"
+    "   occurred_at = excluded.occurred_at, reviewer_id = excluded.reviewer_id,"
+    "   comment_id = excluded.comment_id"
     " WHERE kh_consumer_inbox.state = 'failing'";
 // ParkedFromRow reads these columns by position.
 constexpr std::string_view kListParked = sql::kSqlite<sql::kListParked>;
@@ -54,7 +55,7 @@ constexpr std::string_view kUnpark =
     "event_id = ?1)"
     " RETURNING updated_at, event_id, event_type, document_id, review_id, "
     "version, actor_id,"
-    " occurred_at";
+    " occurred_at, reviewer_id, comment_id";
 // Done rows written before ?1 whose event the outbox no longer holds, at most
 // ?2, oldest first.
 constexpr std::string_view kPruneInbox =
@@ -69,9 +70,9 @@ ParkedEvent ParkedFromRow(const SqliteStatement& row) {
   ParkedEvent parked;
   parked.consumer = row.Text(0);
   parked.event = EventAt(row, 1);
-  parked.attempts = row.Int32(8);
-  parked.last_error = Nullable(row, 9, &SqliteStatement::Text).value_or("");
-  parked.parked_at = row.Time(10);
+  parked.attempts = row.Int32(10);
+  parked.last_error = Nullable(row, 11, &SqliteStatement::Text).value_or("");
+  parked.parked_at = row.Time(12);
   return parked;
 }
 

@@ -17,7 +17,7 @@ using sqlite_sql::Sql;
 constexpr char kInsertEventText[] =
     "INSERT INTO kh_outbox (event_id, event_type, document_id, review_id, "
     "version, actor_id,"
-    " occurred_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    " occurred_at, reviewer_id, comment_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 constexpr std::string_view kInsertEvent = kInsertEventText;
 // The event again as new: undelivered, unclaimed, no attempts, due now.
 constexpr auto kRequeueEvent = Sql(kInsertEventText,
@@ -48,7 +48,7 @@ constexpr std::string_view kClaimEvents =
     "                   AND p.delivered_at IS NULL AND p.id < o.id)"
     "   ORDER BY o.id LIMIT ?1)"
     " RETURNING id, event_id, event_type, document_id, review_id, version, "
-    "actor_id, occurred_at";
+    "actor_id, occurred_at, reviewer_id, comment_id";
 // Lets an idle relay poll without taking the write lock.
 constexpr std::string_view kAnyPending =
     "SELECT 1 FROM kh_outbox WHERE delivered_at IS NULL LIMIT 1";

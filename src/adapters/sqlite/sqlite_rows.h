@@ -34,7 +34,7 @@ E EnumColumn(const SqliteStatement& row, int column, std::optional<E> (*parse)(s
 }
 
 // The event's columns from `first` on: event_id, event_type, document_id,
-// review_id, version, actor_id, occurred_at. The sequence is left 0.
+// review_id, version, actor_id, occurred_at, reviewer_id, comment_id. The sequence is left 0.
 inline OutboxEvent EventAt(const SqliteStatement& row, int first) {
   OutboxEvent event;
   event.event_id = row.Text(first);
@@ -44,6 +44,8 @@ inline OutboxEvent EventAt(const SqliteStatement& row, int first) {
   event.version = row.Int32(first + 4);
   event.actor_id = row.Text(first + 5);
   event.occurred_at = row.Time(first + 6);
+  event.reviewer_id = Nullable(row, first + 7, &SqliteStatement::Text);
+  event.comment_id = Nullable(row, first + 8, &SqliteStatement::Int64);
   return event;
 }
 
@@ -63,7 +65,9 @@ inline SqliteStatement& BindEvent(SqliteStatement& stmt, const OutboxEvent& even
       .Bind(first + 3, event.review_id)
       .Bind(first + 4, event.version)
       .Bind(first + 5, event.actor_id)
-      .Bind(first + 6, event.occurred_at);
+      .Bind(first + 6, event.occurred_at)
+      .Bind(first + 7, event.reviewer_id)
+      .Bind(first + 8, event.comment_id);
 }
 
 inline std::string TextFromRow(const SqliteStatement& row) { return row.Text(0); }

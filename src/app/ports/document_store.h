@@ -23,6 +23,7 @@ struct DocumentQuery {
 // Oldest first (ascending id); `after` is the exclusive cursor.
 struct ReviewQuery {
   std::optional<ReviewStatus> status;
+  std::optional<UserId> assignee;  // only the reviews assigned to this reviewer
   std::optional<ReviewId> after;
   int limit = 20;
 };
@@ -39,6 +40,13 @@ struct VersionQuery {
 struct DocumentReviewQuery {
   DocumentId document_id = 0;
   std::optional<ReviewId> before;
+  int limit = 20;
+};
+
+// One review's comments, oldest first (ascending id); `after` is the exclusive cursor.
+struct CommentQuery {
+  ReviewId review_id = 0;
+  std::optional<std::int64_t> after;
   int limit = 20;
 };
 
@@ -86,6 +94,8 @@ class DocumentStore {
   virtual std::vector<QueuedReview> ListReviews(const ReviewQuery& query) = 0;
   // At most query.limit reviews of one document.
   virtual std::vector<Review> ListDocumentReviews(const DocumentReviewQuery& query) = 0;
+  // At most query.limit comments of one review.
+  virtual std::vector<ReviewComment> ListComments(const CommentQuery& query) = 0;
 
   // True when the database answers a trivial query (readiness).
   virtual bool Ping() = 0;

@@ -21,13 +21,13 @@ struct ReceivedEvent {
 };
 
 // Where `docgate worker` takes events from: a durable queue with manual acknowledgement (RabbitMQ:
-// `docgate.consumers`, bound to docgate.events with `document.#`), a retry queue that hands a
-// message back after a delay, and a parking queue for messages given up on. Every message taken
-// is settled exactly once by Ack, Retry or Park; one taken but never settled (the process died) is
-// delivered again by the broker. At most `prefetch` messages are unsettled at a time.
-// Not thread-safe: one worker thread uses it. Throws EventSinkUnavailable when the broker cannot
-// be reached or the connection broke (unsettled messages then come back by themselves); the next
-// call reconnects.
+// `docgate.consumers`, bound to docgate.events with `document.#` and `review.#`), a retry queue
+// that hands a message back after a delay, and a parking queue for messages given up on. Every
+// message taken is settled exactly once by Ack, Retry or Park; one taken but never settled (the
+// process died) is delivered again by the broker. At most `prefetch` messages are unsettled at a
+// time. Not thread-safe: one worker thread uses it. Throws EventSinkUnavailable when the broker
+// cannot be reached or the connection broke (unsettled messages then come back by themselves); the
+// next call reconnects.
 class EventSource {
  public:
   virtual ~EventSource() = default;

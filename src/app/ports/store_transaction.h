@@ -58,6 +58,17 @@ class StoreTransaction {
   // reviewer of one review is a StorageError: the use case checks first, under the lock. Every read
   // of a review (Lock, Find, the lists) carries its approvals, oldest first.
   virtual void AddApproval(ReviewId id, const Approval& approval) = 0;
+  // Assigns `reviewer` to review `id` (locked by this transaction), by `by` at `at`; a review's
+  // assignees are read in the order (assigned_at, reviewer id). Assigning one twice is a
+  // StorageError: the use case checks first, under the lock. Every read of a review carries them.
+  virtual void AddAssignee(ReviewId id, const UserId& reviewer, const UserId& by, TimePoint at) = 0;
+  // Unassigns `reviewer` from review `id`; returns whether they were assigned.
+  virtual bool RemoveAssignee(ReviewId id, const UserId& reviewer) = 0;
+  // Inserts a comment and returns its id, greater than every comment id committed before
+  // (`comment.id` is ignored). A parent_id that names no comment is a StorageError; that it is a
+  // comment of the same review is the use case's check (ReadComment).
+  virtual std::int64_t InsertComment(const ReviewComment& comment) = 0;
+  virtual std::optional<ReviewComment> ReadComment(std::int64_t id) = 0;
   // Appends to the outbox; the event becomes visible to the relay at commit.
   virtual void AppendEvent(const OutboxEvent& event) = 0;
   // Completes the in-flight idempotency record of (caller, key) that reservation `owner` holds
