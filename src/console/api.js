@@ -22,6 +22,13 @@
  * One reviewer's approval of a review (API.md v1.2 "Review policy").
  * @typedef {{reviewer_id: string, reviewer_name: string | null, comment: string | null,
  *   decided_at: string}} ApiApproval
+ * A comment on a review (API.md v1.2 "Comments"): `line` a 1-based line of the reviewed version
+ * (its text split on "\n"), null for one on the whole document; `parent_id` the comment it answers.
+ * @typedef {{id: string, review_id: string, document_version: number, author_id: string,
+ *   author_name: string | null, body: string, line: number | null, parent_id: string | null,
+ *   created_at: string}} ApiComment
+ * Someone docgate has seen (GET /api/v1/users/{id}).
+ * @typedef {{id: string, name: string | null}} ApiUser
  * A review of the queue, with its document's current title.
  * @typedef {ApiReview & {title: string}} ApiQueueItem
  * @typedef {{document_id: string, version: number, content: string}} ApiContent

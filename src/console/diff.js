@@ -266,3 +266,109 @@ export function diff(before, after) {
   flush();
   return {complete: true, parts: parts.list};
 }
+
+/**
+ * One line of a diff as the review page shows it: a line of the submitted text (`line`, 1-based:
+ * the line of the text split on "\n" that comments refer to) with the parts that make it, removed
+ * text inside it included; or a line that only the approved text had (`line` null). `changed`:
+ * it holds a removal or an addition. The parts' texts hold no line break of the row's own.
+ * @typedef {{line: number | null, parts: Part[], changed: boolean}} Row
+ */
+
+// The rows of a diff's parts: every "\n" of an '=' or '+' part ends a line of the submitted text;
+// a removed stretch that is whole lines of the approved text (at the start of a row, up to a "\n")
+// is a row of its own; removed text inside a line stays in it, a removed line break shown as "↵".
+/**
+ * @param {readonly Part[]} parts
+ * @returns {Row[]}
+ */
+export function diffRows(parts) {
+  parts = alignedToLines(parts);
+  /** @type {Row[]} */
+  const rows = [];
+  /** @type {Part[]} */
+  let current = [];
+  let hasNew = false;
+  let line = 1;
+  /** @param {Op} op @param {string} text */
+  const add = (op, text) => {
+    if (text !== '') current.push({op, text});
+  };
+  /** @param {boolean} submitted */
+  const close = (submitted) => {
+    rows.push({
+      line: submitted ? line++ : null,
+      parts: current,
+      changed: current.some((part) => part.op !== '='),
+    });
+    current = [];
+    hasNew = false;
+  };
+  for (const {op, text} of parts) {
+    for (const piece of text.split(/(?<=\n)/)) {
+      if (piece === '') continue;
+      const ends = piece.endsWith('\n');
+      const body = ends ? piece.slice(0, -1) : piece;
+      if (op === '-') {
+        if (ends && !hasNew) {
+          add('-', body);
+          close(false);
+        } else {
+          add('-', ends ? body + '↵' : body);
+        }
+        continue;
+      }
+      add(op, body);
+      hasNew = true;
+      if (ends) {
+        // A line added or removed whole shows even when it is empty.
+        if (current.length === 0) current.push({op, text: ''});
+        close(true);
+      }
+    }
+  }
+  if (current.length > 0) close(hasNew);
+  return rows;
+}
+
+// The same edits with every run of changes that starts with a line break, right before unchanged
+// text that starts with one too, moved past it ("…flow" "-\nline" "=\nnext" becomes
+// "…flow\n" "-line\n" "=next"): a line removed or added whole then reads as a row of its own,
+// not as the end of the line before it. Both texts stay the same (an unchanged part may be left
+// empty).
+/**
+ * @param {readonly Part[]} parts
+ * @returns {Part[]}
+ */
+function alignedToLines(parts) {
+  /** @type {Part[]} */
+  const out = parts.map((part) => ({...part}));
+  for (let i = 0; i < out.length; i++) {
+    if (out[i].op === '=') continue;
+    let end = i;
+    while (end < out.length && out[end].op !== '=') end++;
+    const next = out[end];
+    const run = out.slice(i, end);
+    if (next && next.text.startsWith('\n') && run.every((part) => part.text.startsWith('\n'))) {
+      for (const part of run) part.text = part.text.slice(1) + '\n';
+      next.text = next.text.slice(1);
+      if (i > 0) {
+        out[i - 1].text += '\n';
+      } else {
+        out.unshift({op: '=', text: '\n'});
+        end++;
+      }
+    }
+    i = end;
+  }
+  return out;
+}
+
+// The rows of a text shown whole (a first review, or a diff past its budget): its lines.
+/**
+ * @param {string} text
+ * @returns {Row[]}
+ */
+export function textRows(text) {
+  return diffRows([{op: '=', text}]);
+}

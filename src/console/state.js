@@ -66,3 +66,26 @@ export function formatTime(iso) {
   if (!iso) return '';
   return new Date(iso).toLocaleString(state.language);
 }
+
+// Display names by user id (GET /api/v1/users/{id}), asked once per id while the page lives: a
+// person the API names by id alone (an assignee) is shown by name. null when docgate has never seen
+// them (404) or cannot say now; a failed answer is forgotten, so that the next page asks again.
+/** @type {Map<string, Promise<string | null>>} */
+const names = new Map();
+
+/**
+ * @param {string} id
+ * @returns {Promise<string | null>}
+ */
+export function userName(id) {
+  const known = names.get(id);
+  if (known) return known;
+  const asked = api.get('api/v1/users/' + encodeURIComponent(id))
+                    .then((body) => /** @type {import('./api.js').ApiUser} */ (body).name ?? null)
+                    .catch((error) => {
+                      if (/** @type {{status?: number}} */ (error).status !== 404) names.delete(id);
+                      return null;
+                    });
+  names.set(id, asked);
+  return asked;
+}

@@ -195,7 +195,8 @@ export async function renderDocument(id) {
           transitionButton('action.withdraw', 'withdraw', `api/v1/documents/${doc.id}/withdraw`)));
     }
   }
-  if (doc.status === 'pending_review' && doc.current_review_id && isReviewer() && !mine) {
+  // The review page: reviewers decide there, and the author assigns reviewers and reads comments.
+  if (doc.status === 'pending_review' && doc.current_review_id && (isReviewer() || mine)) {
     sections.push(
         h('p', {}, h('a', {href: '#/reviews/' + doc.current_review_id}, t('document.openReview'))));
   }

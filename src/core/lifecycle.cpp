@@ -106,7 +106,11 @@ Status ValidateComment(const std::string& comment) {
 }
 
 Status ValidateCommentBody(const std::string& body) {
-  return Bounded(body, "body", 1, kMaxCommentBody);
+  if (auto bounded = Bounded(body, "body", 1, kMaxCommentBody); !bounded) return bounded;
+  if (body.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+    return MakeError(ErrorCode::kValidation, "body must contain a character that is not whitespace");
+  }
+  return Ok{};
 }
 
 Status RequireAuthorRole(const Actor& actor) {
@@ -237,10 +241,12 @@ Result<AssigneeChange> Assign(const Document& doc, Review& review, const Assigne
                                                    " of document " + std::to_string(doc.id) +
                                                    " and cannot review it");
     }
-    if (assigned(after, id)) continue;
-    after.push_back(id);
+    if (assigned(after, id) || assigned(done.add, id)) continue;
     done.add.push_back(id);
   }
+  // Assigned at one time, they are read back by id (the stores' order: assigned_at, reviewer id).
+  std::sort(done.add.begin(), done.add.end());
+  after.insert(after.end(), done.add.begin(), done.add.end());
   for (const UserId& id : change.remove) {
     if (!assigned(after, id)) continue;
     std::erase(after, id);

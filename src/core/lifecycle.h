@@ -32,7 +32,7 @@ Status ValidateContent(const std::string& content);
 Status ValidateReason(const std::string& reason);
 // Approval comment 0..2000 characters.
 Status ValidateComment(const std::string& comment);
-// The body of a comment on a review, 1..4000 characters.
+// The body of a comment on a review, 1..4000 characters, not all of them whitespace.
 Status ValidateCommentBody(const std::string& body);
 // Search query (`q`): 1..256 characters with at least one that is not whitespace.
 Status ValidateSearchQuery(const std::string& query);
@@ -93,9 +93,10 @@ Status ValidateAssigneeChange(const AssigneeChange& change);
 // Changes the assignees of a pending review (API.md v1.2 "Review policy"): the pending pair as for
 // a decision; an added assignee who wrote the version under review (the document's author or one of
 // `editors`) is SELF_REVIEW, as they could not vote; more than kMaxAssignees afterwards is
-// VALIDATION. review.assignees gets the added ones (those not assigned already, in the order asked)
-// appended and the removed ones taken out; the result is what changed: the ids added and the ids
-// removed that were assigned. Refused: the review is untouched.
+// VALIDATION. review.assignees gets the added ones (those not assigned already, in id order, the
+// order the stores read one assignment's reviewers back) appended and the removed ones taken out;
+// the result is what changed: the ids added and the ids removed that were assigned. Refused: the
+// review is untouched.
 Result<AssigneeChange> Assign(const Document& doc, Review& review, const AssigneeChange& change,
                               const std::vector<UserId>& editors);
 

@@ -84,7 +84,7 @@ TYPED_TEST_P(ReviewTeamContract, AVoteBelowTheQuorumIsToldAsReviewVoted) {
 }
 
 TYPED_TEST_P(ReviewTeamContract, ReviewersAssignedAtSubmitAndLaterFillTheirQueues) {
-  auto submitted = this->SubmitAssigning({"lisi", "wangwu", "lisi"});
+  auto submitted = this->SubmitAssigning({"wangwu", "lisi", "wangwu"});  // read back by id
   ASSERT_TRUE(submitted.ok()) << submitted.error().detail;
   const ReviewId id = submitted->review.id;
   EXPECT_EQ(submitted->review.assignees, (std::vector<UserId>{"lisi", "wangwu"}));
@@ -172,6 +172,7 @@ TYPED_TEST_P(ReviewTeamContract, CommentsOnLinesRepliesAndPages) {
   EXPECT_EQ(this->Comment(id, "x", 4).error().code, ErrorCode::kValidation) << "3 lines only";
   EXPECT_EQ(this->Comment(id, "x", 0).error().code, ErrorCode::kValidation);
   EXPECT_EQ(this->Comment(id, "").error().code, ErrorCode::kValidation);
+  EXPECT_EQ(this->Comment(id, " \n\t").error().code, ErrorCode::kValidation);
   EXPECT_EQ(this->Comment(id, std::string(4001, 'x')).error().code, ErrorCode::kValidation);
   EXPECT_EQ(this->Comment(999, "x").error().code, ErrorCode::kNotFound);
   auto other = this->SubmitAssigning({});

@@ -88,6 +88,21 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
       Record(http::verb::post, "/api/v1/documents/" + id + "/submit", Alice());
   ASSERT_EQ(submitted.status(), 200u) << submitted.body();
   const std::string review = submitted.json()["review"]["id"];
+  // Reviews as teams run them: an assignee, the assigned queue, a comment on a line, the list.
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/reviews/" + review + "/assignees", Alice(),
+                   R"({"add": ["bob"]})")
+                .status(),
+            200u);
+  Record(http::verb::get, "/api/v1/reviews?assignee=me", Bob());
+  const HttpReply comment =
+      Record(http::verb::post, "/api/v1/reviews/" + review + "/comments", Bob(),
+             R"({"body": "\u7b2c\u4e00\u884c\u8981\u6539", "line": 1})");
+  ASSERT_EQ(comment.status(), 201u) << comment.body();
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/reviews/" + review + "/comments", Bob(),
+                   R"({"body": "x", "line": 99})")
+                .status(),
+            400u);
+  Record(http::verb::get, "/api/v1/reviews/" + review + "/comments?limit=5", Alice());
   Record(http::verb::get, "/api/v1/reviews", Bob());
   Record(http::verb::get, "/api/v1/reviews?status=pending&limit=5", Bob());
   Record(http::verb::get, "/api/v1/reviews/" + review, Alice());

@@ -133,6 +133,20 @@ void CheckQueue(const LifecycleModel& m, LifecycleSut& sut) {
     const auto doc = sut.service.GetDocument(item.review.document_id);
     ExpectSame(item.title, doc ? doc->title : std::string("<none>"), "title of a queue item");
   }
+  // Each reviewer's own queue: the pending reviews assigned to them.
+  for (const int reviewer : {kBob, kDave, kFrank}) {
+    std::vector<Review> assigned;
+    for (const int r : m.Pending()) {
+      const auto& assignees = m.reviews[r].assignees;
+      if (std::find(assignees.begin(), assignees.end(), reviewer) != assignees.end()) {
+        assigned.push_back(ExpectedReview(m, sut, r));
+      }
+    }
+    request.assignee = IdOf(reviewer);
+    const auto mine = sut.service.ReviewQueue(ActorOf(kBob), request);
+    if (!mine) RC_FAIL("ReviewQueue(assignee): " + mine.error().detail);
+    ExpectSame(ReviewsOf(mine->items), assigned, "the queue of " + IdOf(reviewer));
+  }
 }
 
 // The outbox holds exactly the model's events, in order.
@@ -148,6 +162,7 @@ std::vector<OutboxEvent> CheckOutbox(const LifecycleModel& m, LifecycleSut& sut)
     event.version = e.version;
     event.actor_id = IdOf(e.actor);
     event.occurred_at = At(e.at);
+    if (e.reviewer) event.reviewer_id = IdOf(*e.reviewer);
     if (i < rows.size()) {  // identity and order are checked below, by invariant
       event.sequence = rows[i].sequence;
       event.event_id = rows[i].event_id;
@@ -159,10 +174,10 @@ std::vector<OutboxEvent> CheckOutbox(const LifecycleModel& m, LifecycleSut& sut)
 }
 
 // What holds of any history, checked on what the system returns rather than on the model:
-// one pending review per document at most; every approved review has exactly one
-// document.approved event, of the approved version, and no other review has one; event ids are
-// unique; per document, events come in commit order and each review's submission precedes its one
-// decision.
+// one pending review per document at most; no review holds more approvals than it requires, and an
+// approved one exactly as many; every approved review has exactly one document.approved event, of
+// the approved version, and no other review has one; event ids are unique; per document, events
+// come in commit order, each review's events between its submission and its one decision.
 void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) {
   const std::vector<Review> reviews = ReviewsOf(sut.store().ListReviews(ReviewQuery{
       .status = std::nullopt, .assignee = std::nullopt, .after = std::nullopt, .limit = 100'000}));
@@ -170,6 +185,13 @@ void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) 
   for (const Review& review : reviews) {
     if (review.status == ReviewStatus::kPending && ++pending[review.document_id] > 1) {
       RC_FAIL("document " + std::to_string(review.document_id) + " has two pending reviews");
+    }
+    const auto held = static_cast<std::int32_t>(review.approvals.size());
+    if (held > review.required_approvals ||
+        (review.status == ReviewStatus::kApproved && held != review.required_approvals)) {
+      RC_FAIL("review " + std::to_string(review.id) + " (" + std::string(ToString(review.status)) +
+              ") holds " + std::to_string(held) + " approvals of " +
+              std::to_string(review.required_approvals));
     }
     const auto approvals = std::count_if(events.begin(), events.end(), [&](const OutboxEvent& e) {
       return e.type == EventType::kApproved && e.review_id == review.id &&
@@ -191,17 +213,30 @@ void CheckInvariants(LifecycleSut& sut, const std::vector<OutboxEvent>& events) 
 
   std::set<std::string> ids;
   std::map<DocumentId, const OutboxEvent*> last;  // per document, its latest event so far
+  std::map<DocumentId, ReviewId> open;            // per document, its review between its events
   std::int64_t previous_sequence = 0;
   for (const OutboxEvent& e : events) {
     if (!ids.insert(e.event_id).second) RC_FAIL("event id " + e.event_id + " used twice");
     if (e.sequence <= previous_sequence) RC_FAIL("outbox sequence not increasing at " + Show(e));
     previous_sequence = e.sequence;
     const OutboxEvent* before = last[e.document_id];
-    const bool opens = e.type == EventType::kSubmitted;
-    const bool follows = before == nullptr ? opens
-                                           : (opens ? before->type != EventType::kSubmitted
-                                                    : before->type == EventType::kSubmitted &&
-                                                          before->review_id == e.review_id);
+    const auto current = open.find(e.document_id);
+    const bool is_open = current != open.end();
+    bool follows = false;
+    switch (e.type) {
+      case EventType::kSubmitted:  // opens a review when none is open
+        follows = !is_open;
+        open[e.document_id] = e.review_id;
+        break;
+      case EventType::kAssigned:  // told of the open review
+      case EventType::kVoted:
+      case EventType::kCommented:
+        follows = is_open && current->second == e.review_id;
+        break;
+      default:  // decides the open review
+        follows = is_open && current->second == e.review_id;
+        open.erase(e.document_id);
+    }
     if (!follows || (before != nullptr && before->occurred_at > e.occurred_at)) {
       RC_FAIL("events of document " + std::to_string(e.document_id) +
               " out of order: " + (before ? Show(*before) : "none") + " then " + Show(e));

@@ -79,6 +79,14 @@ struct ModelReview {
   std::optional<int> decided_by;
   std::optional<std::int64_t> decided_at;
   std::optional<std::string> comment;
+  std::int32_t required = 1;  // approvals that approve it
+  struct Vote {
+    int reviewer = kBob;
+    std::optional<std::string> comment;
+    std::int64_t at = 0;
+  };
+  std::vector<Vote> votes;     // its approvals, in the order given (one command a millisecond)
+  std::vector<int> assignees;  // in the order assigned; one assignment's by id
 };
 
 struct ModelEvent {
@@ -88,6 +96,7 @@ struct ModelEvent {
   std::int32_t version = 0;
   int actor = kAlice;
   std::int64_t at = 0;
+  std::optional<int> reviewer;  // review.assigned, review.voted
 };
 
 // Documents and reviews are numbered in creation order; the system's ids for them are learned
@@ -143,9 +152,20 @@ inline bool Submittable(DocumentStatus status) {
   return status == DocumentStatus::kDraft || status == DocumentStatus::kRejected;
 }
 
-inline void AddEvent(LifecycleModel& m, EventType type, int review, int actor) {
+inline void AddEvent(LifecycleModel& m, EventType type, int review, int actor,
+                     std::optional<int> reviewer = std::nullopt) {
   const ModelReview& r = m.reviews[review];
-  m.events.push_back(ModelEvent{type, r.document, review, r.version, actor, m.now});
+  m.events.push_back(ModelEvent{type, r.document, review, r.version, actor, m.now, reviewer});
+}
+
+// Whoever wrote a version of `doc` after its approved one: four eyes keeps them from voting on,
+// and from being assigned to, its review.
+inline bool WroteUnapproved(const ModelDocument& doc, int actor) {
+  if (actor == doc.author) return true;
+  for (std::int32_t v = doc.approved_version.value_or(0) + 1; v <= doc.version(); ++v) {
+    if (doc.versions[v - 1].edited_by == actor) return true;
+  }
+  return false;
 }
 
 struct LifecycleSut {
@@ -205,10 +225,11 @@ inline Review ExpectedReview(const LifecycleModel& m, const LifecycleSut& sut, i
   if (mr.decided_by) review.decided_by = IdOf(*mr.decided_by);
   review.decided_at = At(mr.decided_at);
   review.comment = mr.comment;
-  // At the default quorum (1), which the model keeps, an approved review holds its one approval.
-  if (mr.status == ReviewStatus::kApproved && review.decided_by && review.decided_at) {
-    review.approvals.push_back(Approval{*review.decided_by, review.comment, *review.decided_at});
+  review.required_approvals = mr.required;
+  for (const ModelReview::Vote& vote : mr.votes) {
+    review.approvals.push_back(Approval{IdOf(vote.reviewer), vote.comment, At(vote.at)});
   }
+  for (const int assignee : mr.assignees) review.assignees.push_back(IdOf(assignee));
   return review;
 }
 
@@ -223,6 +244,11 @@ struct Outcome {
 inline Outcome From(const Result<Document>& result) {
   if (!result) return Outcome{result.error().code, result.error().detail, {}, {}};
   return Outcome{{}, {}, *result, {}};
+}
+
+inline Outcome From(const Result<Review>& result) {
+  if (!result) return Outcome{result.error().code, result.error().detail, {}, {}};
+  return Outcome{{}, {}, {}, *result};
 }
 
 inline Outcome From(const Result<Transition>& result) {

@@ -1,5 +1,6 @@
 // The review lifecycle against a reference model: random sequences of create, edit (with and
-// without If-Match), submit, withdraw, approve and reject from several actors (authors, reviewers,
+// without If-Match), submit (at quorum 1, 2 or 3, naming reviewers), withdraw, approve (a vote),
+// reject and assign from several actors (authors, reviewers,
 // an author who also reviews, an admin who edits other people's documents, a caller with no
 // role), duplicate clicks, decisions on stale reviews and ids nobody was given, through the real
 // DocumentService over the fake store and over SQLite. The model predicts every answer (success
@@ -311,28 +312,100 @@ class Edit final : public OnDocument {
   IfMatch if_match_;
 };
 
+// Reviewers to assign: mostly none, else one or two of anyone (the author or an editor included:
+// SELF_REVIEW), sometimes the same one twice.
+std::vector<int> GenAssignees() {
+  return *rc::gen::weightedOneOf<std::vector<int>>(
+      {{3, rc::gen::just(std::vector<int>{})},
+       {2, rc::gen::container<std::vector<int>>(
+               *rc::gen::inRange<std::size_t>(1, 3),
+               rc::gen::element<int>(kBob, kDave, kFrank, kBob, kDave, kFrank, kAlice, kErin))}});
+}
+
+// The ids of `actors`, in their order.
+std::vector<UserId> IdsOf(const std::vector<int>& actors) {
+  std::vector<UserId> ids;
+  for (const int actor : actors) ids.push_back(IdOf(actor));
+  return ids;
+}
+
+void ShowActors(std::ostream& os, const char* name, const std::vector<int>& actors) {
+  os << ", " << name << "=[";
+  for (std::size_t i = 0; i < actors.size(); ++i) os << (i ? " " : "") << IdOf(actors[i]);
+  os << "]";
+}
+
+// Assigns to pending review `review` the ones of `add` not assigned yet (by id, as one assignment
+// is read back) with their review.assigned events, and unassigns `remove`; SELF_REVIEW, with the
+// model untouched, when one of `add` wrote the version under review.
+std::optional<ErrorCode> AssignInModel(LifecycleModel& m, int review, int actor,
+                                       const std::vector<int>& add, const std::vector<int>& remove) {
+  ModelReview& r = m.reviews[review];
+  const ModelDocument& doc = m.documents[r.document];
+  std::vector<int> added;
+  for (const int reviewer : add) {
+    if (WroteUnapproved(doc, reviewer)) return ErrorCode::kSelfReview;
+    if (std::find(r.assignees.begin(), r.assignees.end(), reviewer) == r.assignees.end() &&
+        std::find(added.begin(), added.end(), reviewer) == added.end()) {
+      added.push_back(reviewer);
+    }
+  }
+  std::sort(added.begin(), added.end(), [](int a, int b) { return IdOf(a) < IdOf(b); });
+  for (const int reviewer : remove) std::erase(r.assignees, reviewer);
+  for (const int reviewer : added) {
+    r.assignees.push_back(reviewer);
+    AddEvent(m, EventType::kAssigned, review, actor, reviewer);
+  }
+  return std::nullopt;
+}
+
 class Submit final : public OnDocument {
  public:
-  explicit Submit(const LifecycleModel& m) : OnDocument(m) {}
+  explicit Submit(const LifecycleModel& m)
+      : OnDocument(m),
+        required_(*rc::gen::weightedElement<std::optional<std::int32_t>>(
+            {{6, std::nullopt}, {2, 2}, {1, 3}, {1, 0}})),
+        reviewers_(GenAssignees()) {}
 
  private:
   Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
-    if (auto code = Refusal(m)) return Refused(*code);
+    const bool valid = !required_ || (*required_ >= 1 && *required_ <= kMaxRequiredApprovals);
+    if (auto code = Refusal(m, valid ? std::nullopt : std::optional(ErrorCode::kValidation))) {
+      return Refused(*code);
+    }
     ModelDocument& doc = m.documents[document_];
     if (!Submittable(doc.status)) return Refused(ErrorCode::kInvalidState);
-    m.reviews.push_back(ModelReview{document_, doc.version(), ReviewStatus::kPending, actor_, m.now,
-                                    std::nullopt, std::nullopt, std::nullopt});
-    const int review = static_cast<int>(m.reviews.size()) - 1;
-    doc.status = DocumentStatus::kPendingReview;
-    doc.current_review = review;
-    doc.updated_at = m.now;
-    AddEvent(m, EventType::kSubmitted, review, actor_);
-    return Prediction{{}, document_, review};
+    LifecycleModel next = m;  // the submission and its assignments commit together or not at all
+    ModelDocument& submitted = next.documents[document_];
+    ModelReview review;
+    review.document = document_;
+    review.version = doc.version();
+    review.submitted_by = actor_;
+    review.submitted_at = m.now;
+    review.required = required_.value_or(1);
+    next.reviews.push_back(std::move(review));
+    const int id = static_cast<int>(next.reviews.size()) - 1;
+    submitted.status = DocumentStatus::kPendingReview;
+    submitted.current_review = id;
+    submitted.updated_at = m.now;
+    AddEvent(next, EventType::kSubmitted, id, actor_);
+    if (auto code = AssignInModel(next, id, actor_, reviewers_, {})) return Refused(*code);
+    m = std::move(next);
+    return Prediction{{}, document_, id};
   }
   Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
-    return From(sut.service.Submit(ActorOf(actor_), sut.DocumentIdOf(document_)));
+    return From(sut.service.Submit(ActorOf(actor_), sut.DocumentIdOf(document_),
+                                   SubmitRequest{required_, IdsOf(reviewers_)}));
   }
-  void Show(std::ostream& os) const override { ShowCall(os, "Submit"); }
+  void Show(std::ostream& os) const override {
+    os << "Submit(" << IdOf(actor_) << ", doc " << document_
+       << ", required=" << (required_ ? std::to_string(*required_) : "quorum");
+    ShowActors(os, "reviewers", reviewers_);
+    os << ")";
+  }
+
+  std::optional<std::int32_t> required_;
+  std::vector<int> reviewers_;
 };
 
 class Withdraw final : public OnDocument {
@@ -386,12 +459,16 @@ class Decide : public Operation {
     // Four eyes: the author, and whoever wrote a version after the last approved one (an admin
     // who edited it included). At a decision that can succeed the version under review is the
     // newest; of a stale review, an editor of a later version is refused as one too (ADR 0008).
-    if (actor_ == doc.author) return ErrorCode::kSelfReview;
-    for (std::int32_t v = doc.approved_version.value_or(0) + 1; v <= doc.version(); ++v) {
-      if (doc.versions[v - 1].edited_by == actor_) return ErrorCode::kSelfReview;
-    }
+    if (WroteUnapproved(doc, actor_)) return ErrorCode::kSelfReview;
+    return StateRefusal(m, review_);
+  }
+
+  // Whether `review` is pending and its document's current one, at the version under review.
+  static std::optional<ErrorCode> StateRefusal(const LifecycleModel& m, int review) {
+    const ModelReview& r = m.reviews[review];
+    const ModelDocument& doc = m.documents[r.document];
     if (r.status != ReviewStatus::kPending || doc.status != DocumentStatus::kPendingReview ||
-        doc.current_review != review_ || doc.version() != r.version) {
+        doc.current_review != review || doc.version() != r.version) {
       return ErrorCode::kInvalidState;
     }
     return std::nullopt;
@@ -446,7 +523,15 @@ class Approve final : public Decide {
  private:
   Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
     if (auto code = Refusal(m, !comment_ || ValidComment(*comment_))) return Refused(*code);
-    const ModelReview& r = m.reviews[review_];
+    ModelReview& r = m.reviews[review_];
+    for (const ModelReview::Vote& vote : r.votes) {
+      if (vote.reviewer == actor_) return Refused(ErrorCode::kAlreadyVoted);
+    }
+    r.votes.push_back(ModelReview::Vote{actor_, comment_, m.now});
+    if (static_cast<std::int32_t>(r.votes.size()) < r.required) {  // a vote below the quorum
+      AddEvent(m, EventType::kVoted, review_, actor_, actor_);
+      return Prediction{{}, r.document, review_};
+    }
     ModelDocument& doc = m.documents[r.document];
     doc.status = DocumentStatus::kApproved;
     doc.approved_version = r.version;
@@ -490,13 +575,55 @@ class Reject final : public Decide {
   std::string reason_;
 };
 
+// Assignment of reviewers to a review, by its document's author or an admin (often), or anyone.
+class Assign final : public Decide {
+ public:
+  explicit Assign(const LifecycleModel& m)
+      : Decide(m), add_(GenAssignees()), remove_(GenAssignees()) {
+    const int document = review_ == kUnknown ? kUnknown : m.reviews[review_].document;
+    owner_ = GenOwnerish(m, document);
+  }
+
+ private:
+  Prediction Predict(LifecycleModel& m, const LifecycleModel&) const override {
+    const Actor actor = ActorOf(owner_);
+    if (!actor.CanAuthor()) return Refused(ErrorCode::kForbidden);
+    const bool overlap = std::any_of(add_.begin(), add_.end(), [&](int a) {
+      return std::find(remove_.begin(), remove_.end(), a) != remove_.end();
+    });
+    if ((add_.empty() && remove_.empty()) || overlap) return Refused(ErrorCode::kValidation);
+    if (review_ == kUnknown) return Refused(ErrorCode::kNotFound);
+    if (!MayActOn(actor, owner_, m.documents[m.reviews[review_].document])) {
+      return Refused(ErrorCode::kForbidden);
+    }
+    if (auto code = StateRefusal(m, review_)) return Refused(*code);
+    if (auto code = AssignInModel(m, review_, owner_, add_, remove_)) return Refused(*code);
+    return Prediction{{}, kUnknown, review_};
+  }
+  Outcome Call(const LifecycleModel&, LifecycleSut& sut) const override {
+    return From(sut.service.Assign(ActorOf(owner_), sut.ReviewIdOf(review_),
+                                   AssigneeChange{IdsOf(add_), IdsOf(remove_)}));
+  }
+  void Show(std::ostream& os) const override {
+    os << "Assign(" << IdOf(owner_) << ", review " << review_;
+    ShowActors(os, "add", add_);
+    ShowActors(os, "remove", remove_);
+    os << ")";
+  }
+
+  int owner_ = kAlice;
+  std::vector<int> add_;
+  std::vector<int> remove_;
+};
+
 // A whole history on one backend, then every row read back once more.
 void RunLifecycle(std::unique_ptr<PropertyBackend> (*make_backend)(milliseconds)) {
   const LifecycleModel initial;
   LifecycleSut sut(make_backend(milliseconds{60'000}));
   const auto commands = *rc::state::gen::commands(
       initial, rc::state::gen::execOneOfWithArgs<Create, Edit, Edit, Submit, Submit, Submit,
-                                                 Withdraw, Approve, Approve, Approve, Reject>());
+                                                 Withdraw, Approve, Approve, Approve, Reject,
+                                                 Assign>());
   rc::state::runAll(commands, initial, sut);
 
   LifecycleModel final_state = initial;
@@ -516,6 +643,12 @@ void RunLifecycle(std::unique_ptr<PropertyBackend> (*make_backend)(milliseconds)
   RC_CLASSIFY(std::any_of(final_state.reviews.begin(), final_state.reviews.end(),
                           [](const ModelReview& r) { return r.status == ReviewStatus::kApproved; }),
               "some approval");
+  RC_CLASSIFY(std::any_of(final_state.reviews.begin(), final_state.reviews.end(),
+                          [](const ModelReview& r) { return r.required > 1 && !r.votes.empty(); }),
+              "a vote at a quorum above 1");
+  RC_CLASSIFY(std::any_of(final_state.reviews.begin(), final_state.reviews.end(),
+                          [](const ModelReview& r) { return !r.assignees.empty(); }),
+              "some assignee");
 }
 
 TEST(LifecyclePropertyTest, MatchesTheModelOnTheFakeStore) {

@@ -48,8 +48,8 @@ fs::path TempRoot() {
 }
 
 constexpr std::string_view kListOutbox =
-    "SELECT id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at"
-    " FROM kh_outbox ORDER BY id";
+    "SELECT id, event_id, event_type, document_id, review_id, version, actor_id, occurred_at,"
+    " reviewer_id, comment_id FROM kh_outbox ORDER BY id";
 constexpr std::string_view kAgeClaims =
     "UPDATE kh_outbox SET claimed_until = claimed_until - ?1 WHERE claimed_until IS NOT NULL";
 
@@ -82,6 +82,8 @@ class SqliteBackend final : public PropertyBackend {
       event.version = stmt.Int32(5);
       event.actor_id = stmt.Text(6);
       event.occurred_at = stmt.Time(7);
+      if (!stmt.IsNull(8)) event.reviewer_id = stmt.Text(8);
+      if (!stmt.IsNull(9)) event.comment_id = stmt.Int64(9);
       rows.push_back(std::move(event));
     }
     return rows;

@@ -72,7 +72,10 @@ inline std::string Show(const OutboxEvent& e) {
   std::ostringstream out;
   out << "Event{seq=" << e.sequence << " " << e.event_id << " " << ToString(e.type)
       << " doc=" << e.document_id << " review=" << e.review_id << " v" << e.version
-      << " actor=" << e.actor_id << " at=" << ShowTime(e.occurred_at) << "}";
+      << " actor=" << e.actor_id << " at=" << ShowTime(e.occurred_at);
+  if (e.reviewer_id) out << " reviewer=" << *e.reviewer_id;
+  if (e.comment_id) out << " comment=" << *e.comment_id;
+  out << "}";
   return out.str();
 }
 

@@ -155,7 +155,7 @@ TEST(DetailCatalogTest, NamesFieldsAndStatusesInChinese) {
                           "submitted"),
             "文档 7 的状态是“待审核”；只有草稿或已驳回的文档可以提交审核");
   EXPECT_EQ(ChineseDetail("review 3 is already withdrawn"),
-            "审核 3 已经结束（已撤回），不能再做决定");
+            "审核 3 已经结束（已撤回），不能再更改");
   EXPECT_EQ(ChineseDetail("review id must be a positive 64-bit decimal integer without leading "
                           "zeros, got 'x'"),
             "审核 ID 必须是不带前导零的 64 位正十进制整数，收到的是“x”");

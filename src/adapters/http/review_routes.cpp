@@ -29,6 +29,7 @@ Result<HttpResponse> ReviewRoutes::Queue(const RouteContext& ctx, const Actor& a
   ListReviewsRequest request;
   // `assignee=me` is the caller's queue; another value names a reviewer's.
   if (const auto it = query->find("assignee"); it != query->end()) {
+    if (it->second.empty()) return Invalid("assignee must be `me` or a user id, got ''");
     request.assignee = it->second == "me" ? actor.id : it->second;
     if (auto problem = SubjectProblem(*request.assignee)) return Invalid("assignee: " + *problem);
   }
