@@ -49,3 +49,29 @@ ALTER TABLE kh_consumer_inbox
                           'review.commented')),
   ADD COLUMN reviewer_id TEXT,
   ADD COLUMN comment_id BIGINT;
+
+-- The review `wanted` locked (FOR UPDATE) and then read with its approvals and assignees, in one
+-- round trip (PgDocumentStore's LockReview; docgate's approval path reads its review here). Two
+-- statements on purpose: under READ COMMITTED each statement of a function takes a new snapshot,
+-- so the read after the lock sees every approval committed by the transaction the lock waited
+-- for; one statement would read them from the snapshot taken before it waited. The approvals and
+-- assignees are JSON arrays (NULL: none), in the order the stores read them.
+CREATE FUNCTION kh_lock_review(wanted BIGINT)
+RETURNS TABLE (id BIGINT, document_id BIGINT, document_version INTEGER, status TEXT,
+               submitted_by TEXT, submitted_at BIGINT, decided_by TEXT, decided_at BIGINT,
+               comment TEXT, required_approvals INTEGER, approvals JSON, assignees JSON)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+BEGIN
+  PERFORM 1 FROM kh_document_review r WHERE r.id = wanted FOR UPDATE;
+  RETURN QUERY
+  SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,
+         r.decided_by, r.decided_at, r.comment, r.required_approvals,
+         (SELECT json_agg(json_build_array(a.reviewer_id, a.comment, a.decided_at)
+                          ORDER BY a.decided_at, a.reviewer_id COLLATE "C")
+            FROM kh_review_approval a WHERE a.review_id = r.id),
+         (SELECT json_agg(s.reviewer_id ORDER BY s.assigned_at, s.reviewer_id COLLATE "C")
+            FROM kh_review_assignee s WHERE s.review_id = r.id)
+    FROM kh_document_review r WHERE r.id = wanted;
+END
+$$;

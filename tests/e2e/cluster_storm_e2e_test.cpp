@@ -116,13 +116,7 @@ TEST_F(ClusterStormTest, AStormThroughHaproxyWithASigkilledInstanceKeepsEveryInv
   Receive(500ms);  // anything still on its way
   const e2e::StormReport report = e2e::CheckStormInvariants(db_.url(), prefix_, tally, received_);
 
-  std::cout << "[ storm    ] " << tally.requests << " requests:";
-  for (const auto& [status, count] : tally.by_status) std::cout << " " << status << "x" << count;
-  std::cout << "; " << tally.retries << " retries, " << tally.double_clicks << " double clicks; "
-            << tally.created.size() << " created, " << report.approvals << " approved, "
-            << report.events << " events (" << report.events_lost << " lost, "
-            << report.duplicate_copies << " duplicate copies); " << report.violations.size()
-            << " violations\n";
+  std::cout << "[ storm    ] " << e2e::StormSummary(tally, report) << "\n";
   EXPECT_TRUE(drained);
   EXPECT_TRUE(report.violations.empty());
   for (std::size_t i = 0; i < std::min<std::size_t>(report.violations.size(), 20); ++i) {

@@ -3,11 +3,15 @@
 // A storm of clients against one docgate address (an instance, or a load balancer in front of
 // several), for the tests and benchmarks that break things underneath it (issue 19). Each client
 // thread is one author and one reviewer and, until the storm's end, runs a random mix of create,
-// edit, submit, withdraw, approve and reject on its own and everyone's documents, with what real
-// users do: a retry of the same intent under the same Idempotency-Key (after a lost answer, a 503,
-// or just a second click), a double-click with two keys at once, and reviewers racing one
-// another on the same review. The tally says what the clients saw; CheckStormInvariants (in
-// storm_invariants.h) then reads the database and the broker.
+// edit, submit, withdraw, approve, reject and comment on its own and everyone's documents, with
+// what real users do: a retry of the same intent under the same Idempotency-Key (after a lost
+// answer, a 503, or just a second click), a double-click with two keys at once, and reviewers
+// racing one another on the same review. Some submissions ask for two or three approvals
+// (`required_approvals`, issue 38): an approval of such a review is a vote until the last one
+// approves it, and a reviewer approving a review twice is told 409 ALREADY_VOTED. Comments (in
+// Chinese, some on line 1) go to the pending reviews, under an Idempotency-Key like every POST.
+// The tally says what the clients saw; CheckStormInvariants (in storm_invariants.h) then reads the
+// database and the broker.
 
 #include <atomic>
 #include <chrono>
@@ -44,6 +48,21 @@ struct StormTally {
   std::int64_t retries = 0;        // requests sent again under the same key
   std::int64_t decided_twice = 0;  // reviews acknowledged with two outcomes (also a violation)
   std::int64_t double_clicks = 0;  // two requests for one intent at once, under two keys
+  // Quorums (issue 38): the required_approvals of each acknowledged submission (review id -> n),
+  // the approvals acknowledged (a 200 to approve, whether it voted or approved: (review id,
+  // reviewer)), and the 409 ALREADY_VOTED answers ((review id, reviewer): an allowed answer, to a
+  // reviewer whose approval the review holds).
+  std::map<std::int64_t, int> required;
+  std::set<std::pair<std::int64_t, std::string>> votes;
+  std::set<std::pair<std::int64_t, std::string>> already_voted;
+  // Comments acknowledged (201): comment id -> what was written.
+  struct Comment {
+    std::int64_t review = 0;
+    std::string author;
+    std::string body;
+    std::optional<int> line;
+  };
+  std::map<std::int64_t, Comment> comments;
 };
 
 class Storm {
@@ -74,6 +93,7 @@ class Storm {
 
  private:
   using json = nlohmann::json;
+  using TallyComment = StormTally::Comment;
 
   struct Intent {
     boost::beast::http::verb verb;
@@ -138,27 +158,51 @@ class Storm {
         continue;
       }
       const std::string document = std::to_string(mine[random() % mine.size()]);
-      if (roll < 35) {
+      if (roll < 33) {
         Keyed(main, random, key,
               {http::verb::put, "/api/v1/documents/" + document,
                json{{"content", "修订 " + key + " revised"}}.dump(), author});
-      } else if (roll < 55) {
-        const Intent submit{http::verb::post, "/api/v1/documents/" + document + "/submit", "",
+      } else if (roll < 52) {
+        // One submission in five asks for two approvals, one in ten for three.
+        const unsigned quorum = random() % 10;
+        const int required = quorum < 2 ? 2 : quorum < 3 ? 3 : 1;
+        const Intent submit{http::verb::post, "/api/v1/documents/" + document + "/submit",
+                            required > 1 ? json{{"required_approvals", required}}.dump() : "",
                             author};
         if (random() % 4 == 0) {
           DoubleClick(main, twin, random, key, submit);
         } else {
           RecordSubmission(Keyed(main, random, key, submit));
         }
-      } else if (roll < 62) {
+      } else if (roll < 58) {
         const auto reply =
             Keyed(main, random, key,
                   {http::verb::post, "/api/v1/documents/" + document + "/withdraw", "", author});
         RecordDecision(reply, "withdrawn");
+      } else if (roll < 66) {
+        // A comment on a pending review, by its reviewer or (one in four) by an author: any role
+        // may comment. The body names its intent, so that a second effect of one is seen.
+        const auto review = PendingReview(random);
+        if (!review) continue;
+        const bool as_author = random() % 4 == 0;
+        TallyComment comment{*review,
+                             options_.prefix + (as_author ? "author" : "reviewer") + me,
+                             "第" + std::to_string(n) + "条意见：请补充回滚步骤。" + key,
+                             {}};
+        if (random() % 3 == 0) comment.line = 1;
+        json body{{"body", comment.body}};
+        if (comment.line) body["line"] = *comment.line;
+        RecordComment(
+            Keyed(main, random, key,
+                  {http::verb::post, "/api/v1/reviews/" + std::to_string(*review) + "/comments",
+                   body.dump(), as_author ? author : reviewer}),
+            comment);
       } else {
         const auto review = PendingReview(random);
         if (!review) continue;
         const bool approve = random() % 3 != 0;
+        const std::string me_reviewer = options_.prefix + "reviewer" + me;
+        const std::string rival_reviewer = me_reviewer + "b";
         const Intent decide{
             http::verb::post,
             "/api/v1/reviews/" + std::to_string(*review) + (approve ? "/approve" : "/reject"),
@@ -175,10 +219,17 @@ class Storm {
           std::thread racer([&] { theirs = Keyed(twin, random_for_racer_, key + "b", other); });
           const auto ours = Keyed(main, random, key, decide);
           racer.join();
-          RecordDecision(ours, approve ? "approved" : "rejected");
-          RecordDecision(theirs, approve ? "rejected" : "approved");
+          if (approve) {
+            RecordApproval(ours, *review, me_reviewer);
+            RecordDecision(theirs, "rejected");
+          } else {
+            RecordDecision(ours, "rejected");
+            RecordApproval(theirs, *review, rival_reviewer);
+          }
+        } else if (approve) {
+          RecordApproval(Keyed(main, random, key, decide), *review, me_reviewer);
         } else {
-          RecordDecision(Keyed(main, random, key, decide), approve ? "approved" : "rejected");
+          RecordDecision(Keyed(main, random, key, decide), "rejected");
         }
       }
     }
@@ -223,9 +274,13 @@ class Storm {
   // An answer the idempotency store keeps and replays: a success or a decision on the state.
   static bool Stored(const HttpReply& reply) {
     if (reply.status() < 400) return true;
+    const std::string code = ProblemCode(reply);
+    return code == "INVALID_STATE" || code == "SELF_REVIEW" || code == "ALREADY_VOTED";
+  }
+
+  static std::string ProblemCode(const HttpReply& reply) {
     const auto problem = json::parse(reply.body(), nullptr, false);
-    const std::string code = problem.is_object() ? problem.value("code", "") : "";
-    return code == "INVALID_STATE" || code == "SELF_REVIEW";
+    return problem.is_object() ? problem.value("code", "") : "";
   }
 
   // Two submissions of one document at once under two keys (a double-click the client did not
@@ -246,9 +301,53 @@ class Storm {
     const auto body = reply->json();
     const std::int64_t review = std::stoll(body["review"]["id"].get<std::string>());
     const std::int64_t document = std::stoll(body["document"]["id"].get<std::string>());
-    Record([&](StormTally& t) { t.submitted[review] = document; });
+    const int required = body["review"].value("required_approvals", 1);
+    Record([&](StormTally& t) {
+      t.submitted[review] = document;
+      t.required[review] = required;
+    });
     std::lock_guard lock(pending_mutex_);
     pending_.push_back(review);
+  }
+
+  // The answer to `reviewer`'s approval of `review`: a 200 is an approval the review holds, which
+  // either counted (the review still pending, below its quorum) or approved it; a 409
+  // ALREADY_VOTED says that the review holds one already.
+  void RecordApproval(const std::optional<HttpReply>& reply, std::int64_t review,
+                      const std::string& reviewer) {
+    if (!reply) return;
+    if (reply->status() == 409 && ProblemCode(*reply) == "ALREADY_VOTED") {
+      Record([&](StormTally& t) { t.already_voted.emplace(review, reviewer); });
+      return;
+    }
+    if (reply->status() != 200) return;
+    Record([&](StormTally& t) { t.votes.emplace(review, reviewer); });
+    const std::string status = reply->json()["review"].value("status", "");
+    if (status == "pending") return;  // a vote below the quorum
+    if (status != "approved") {
+      Record([&](StormTally& t) {
+        t.violations.push_back("approval of review " + std::to_string(review) + " by " + reviewer +
+                               " answered 200 with the review " + status);
+      });
+      return;
+    }
+    RecordDecision(reply, "approved");
+  }
+
+  void RecordComment(const std::optional<HttpReply>& reply, const TallyComment& comment) {
+    if (!reply || reply->status() != 201) return;
+    const auto body = reply->json();
+    const std::int64_t id = std::stoll(body["id"].get<std::string>());
+    const bool same = body["review_id"] == std::to_string(comment.review) &&
+                      body["body"] == comment.body && body["author_id"] == comment.author &&
+                      (comment.line ? body["line"] == *comment.line : body["line"].is_null());
+    Record([&](StormTally& t) {
+      t.comments[id] = comment;
+      if (!same) {
+        t.violations.push_back("comment " + std::to_string(id) + " on review " +
+                               std::to_string(comment.review) + " answered " + reply->body());
+      }
+    });
   }
 
   void RecordDecision(const std::optional<HttpReply>& reply, const std::string& outcome) {

@@ -12,12 +12,25 @@
 //   - an idempotent retry with a second effect (two documents of one create intent's title);
 //   - events lost (in the outbox, never delivered by the broker) or out of order (a document's
 //     events first arriving in another order than the outbox's);
-//   - an approved version not ingested (StormDrained waits for this and the outbox first).
+//   - an approved version not ingested (StormDrained waits for this and the outbox first);
+//   - quorums (issue 38): a review with more approvals than its required_approvals, an approved
+//     review without exactly required_approvals of them, a review not approved that holds its
+//     quorum, a review whose review.voted events are not exactly one per approval that did not
+//     complete the quorum (by the voter: every approval but the approver's, decided_by, of an
+//     approved review) or whose document.approved is not by its decided_by, a review whose
+//     required_approvals is not the one its submission was answered with, an acknowledged
+//     approval (200) or 409 ALREADY_VOTED whose approval the review does not hold;
+//   - comments: an acknowledged comment (201) missing or not as written, one comment intent that
+//     made two comments, a comment without exactly one review.commented event (or such an event
+//     without its comment).
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <pqxx/pqxx>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,8 +46,11 @@ struct StormReport {
   std::int64_t duplicate_copies = 0;  // deliveries of an event already received (allowed)
   std::int64_t approvals = 0;         // reviews approved
   // Second effects: a review decided twice (in the database, or acknowledged twice), a document
-  // with two pending reviews, two documents of one create intent.
+  // with two pending reviews, two documents of one create intent, two comments of one intent.
   std::int64_t duplicate_effects = 0;
+  std::int64_t quorum_reviews = 0;  // reviews that asked for more than one approval
+  std::int64_t votes = 0;           // approvals that did not complete a quorum (review.voted)
+  std::int64_t comments = 0;        // comments on the storm's reviews
 };
 
 namespace storm_detail {
@@ -169,6 +185,169 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
     }
   }
 
+  // Quorums: each review's approvals against its required_approvals, its status, its events and
+  // what the reviewers were told.
+  std::map<std::int64_t, std::vector<std::string>> approvals_of;  // review -> reviewers
+  for (const auto& row : rows.Query("SELECT a.review_id, a.reviewer_id FROM kh_review_approval a "
+                                    "JOIN kh_document_review r ON r.id = a.review_id JOIN "
+                                    "kh_document d ON d.id = r.document_id WHERE " +
+                                    mine)) {
+    approvals_of[row[0].as<std::int64_t>()].push_back(row[1].as<std::string>());
+  }
+  std::map<std::int64_t, std::vector<std::string>> voted_of;     // review -> review.voted's voters
+  std::map<std::int64_t, std::vector<std::string>> approved_by;  // review -> document.approved's
+  for (const auto& row :
+       rows.Query("SELECT o.review_id, o.event_type, coalesce(o.reviewer_id, ''), o.actor_id "
+                  "FROM kh_outbox o JOIN kh_document d ON d.id = o.document_id WHERE "
+                  "o.event_type IN ('review.voted', 'document.approved') AND " +
+                  mine)) {
+    const auto review = row[0].as<std::int64_t>();
+    const auto voter = row[2].as<std::string>();
+    const auto actor = row[3].as<std::string>();
+    if (row[1].as<std::string>() == "document.approved") {
+      approved_by[review].push_back(actor);
+      continue;
+    }
+    voted_of[review].push_back(voter);
+    if (voter != actor) {
+      violations.push_back("review " + std::to_string(review) + ": a review.voted event by " +
+                           actor + " names the voter " + voter);
+    }
+  }
+  const auto list = [](std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    std::string text = "[";
+    for (const auto& name : names) text += (text.size() > 1 ? ", " : "") + name;
+    return text + "]";
+  };
+  for (const auto& row :
+       rows.Query("SELECT r.id, r.status, r.required_approvals, coalesce(r.decided_by, '') FROM "
+                  "kh_document_review r JOIN kh_document d ON d.id = r.document_id WHERE " +
+                  mine)) {
+    const auto review = row[0].as<std::int64_t>();
+    const auto status = row[1].as<std::string>();
+    const auto required = row[2].as<std::int64_t>();
+    const auto decided_by = row[3].as<std::string>();
+    const auto& approvals = approvals_of[review];
+    const auto count = static_cast<std::int64_t>(approvals.size());
+    const std::string where = "review " + std::to_string(review) + " (" + status + ", " +
+                              std::to_string(count) + " of " + std::to_string(required) +
+                              " approvals)";
+    if (required > 1) ++report.quorum_reviews;
+    if (count > required) {
+      violations.push_back(where + " has more approvals than its required_approvals");
+      ++report.duplicate_effects;
+    } else if (status == "approved" && count != required) {
+      violations.push_back(where + " is approved without exactly its required_approvals");
+    } else if (status != "approved" && count == required) {
+      violations.push_back(where + " holds its quorum but is not approved");
+    }
+    // Every approval wrote review.voted but the one that approved the review (its decided_by).
+    std::vector<std::string> expected_voters = approvals;
+    if (status == "approved") {
+      const auto approver = std::find(expected_voters.begin(), expected_voters.end(), decided_by);
+      if (approver == expected_voters.end()) {
+        violations.push_back(where + ": its decided_by " + decided_by + " has no approval");
+      } else {
+        expected_voters.erase(approver);
+      }
+      const auto& approvers = approved_by[review];
+      if (approvers.size() == 1 && approvers.front() != decided_by) {
+        violations.push_back(where + ": document.approved by " + approvers.front() +
+                             ", decided by " + decided_by);
+      }
+    }
+    const auto& voters = voted_of[review];
+    report.votes += static_cast<std::int64_t>(voters.size());
+    if (list(voters) != list(expected_voters)) {
+      violations.push_back(where + ": review.voted by " + list(voters) + ", approvals below " +
+                           "the quorum by " + list(expected_voters));
+    }
+    if (const auto it = tally.required.find(review);
+        it != tally.required.end() && it->second != required) {
+      violations.push_back(where + ": submitted (200) with required_approvals " +
+                           std::to_string(it->second));
+    }
+  }
+  const auto holds = [&](std::int64_t review, const std::string& reviewer) {
+    const auto it = approvals_of.find(review);
+    return it != approvals_of.end() &&
+           std::find(it->second.begin(), it->second.end(), reviewer) != it->second.end();
+  };
+  for (const auto& [review, reviewer] : tally.votes) {
+    if (!holds(review, reviewer)) {
+      violations.push_back("approval of review " + std::to_string(review) + " by " + reviewer +
+                           " (200) is missing");
+    }
+  }
+  for (const auto& [review, reviewer] : tally.already_voted) {
+    if (!holds(review, reviewer)) {
+      violations.push_back(reviewer + " was told ALREADY_VOTED on review " +
+                           std::to_string(review) + ", which holds no approval of theirs");
+    }
+  }
+
+  // Comments: each acknowledged one there as written, one comment per intent (each body names
+  // its intent), one review.commented event per comment.
+  struct StoredComment {
+    std::int64_t review;
+    std::string author;
+    std::string body;
+    std::optional<int> line;
+  };
+  std::map<std::int64_t, StoredComment> comments;
+  std::map<std::string, int> comments_of_body;
+  for (const auto& row : rows.Query("SELECT c.id, c.review_id, c.author_id, c.body, c.line FROM "
+                                    "kh_review_comment c JOIN kh_document_review r ON r.id = "
+                                    "c.review_id JOIN kh_document d ON d.id = r.document_id "
+                                    "WHERE " +
+                                    mine)) {
+    StoredComment comment{row[1].as<std::int64_t>(), row[2].as<std::string>(),
+                          row[3].as<std::string>(), std::nullopt};
+    if (!row[4].is_null()) comment.line = row[4].as<int>();
+    ++comments_of_body[comment.body];
+    comments.emplace(row[0].as<std::int64_t>(), std::move(comment));
+  }
+  report.comments = static_cast<std::int64_t>(comments.size());
+  for (const auto& [body, count] : comments_of_body) {
+    if (count > 1) {
+      violations.push_back("one comment intent made " + std::to_string(count) +
+                           " comments: " + body);
+      ++report.duplicate_effects;
+    }
+  }
+  for (const auto& [id, written] : tally.comments) {
+    const auto it = comments.find(id);
+    if (it == comments.end()) {
+      violations.push_back("comment " + std::to_string(id) + " (201) is missing");
+    } else if (it->second.review != written.review || it->second.author != written.author ||
+               it->second.body != written.body || it->second.line != written.line) {
+      violations.push_back("comment " + std::to_string(id) +
+                           " (201) is not as written: " + it->second.body);
+    }
+  }
+  std::map<std::int64_t, std::int64_t> commented;  // comment -> review.commented events
+  for (const auto& row :
+       rows.Query("SELECT coalesce(o.comment_id, 0), o.review_id FROM kh_outbox o "
+                  "JOIN kh_document d ON d.id = o.document_id WHERE "
+                  "o.event_type = 'review.commented' AND " +
+                  mine)) {
+    const auto id = row[0].as<std::int64_t>();
+    ++commented[id];
+    const auto it = comments.find(id);
+    if (it == comments.end() || it->second.review != row[1].as<std::int64_t>()) {
+      violations.push_back("a review.commented event of review " + row[1].as<std::string>() +
+                           " names comment " + std::to_string(id) + ", not one of its comments");
+    }
+  }
+  for (const auto& [id, comment] : comments) {
+    if (commented[id] != 1) {
+      violations.push_back("comment " + std::to_string(id) + " of review " +
+                           std::to_string(comment.review) + " has " +
+                           std::to_string(commented[id]) + " review.commented events");
+    }
+  }
+
   // Events: each received at least once, each document's first in the outbox's order.
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> outbox;  // event -> (id, document)
   for (const auto& row : rows.Query("SELECT o.event_id, o.id, o.document_id FROM kh_outbox o "
@@ -207,6 +386,21 @@ inline StormReport CheckStormInvariants(const std::string& url, const std::strin
   for (const auto& line : tally.violations) violations.push_back("client: " + line);
   report.duplicate_effects += tally.decided_twice;
   return report;
+}
+
+// One line for a log: what the clients saw and what the checks found.
+inline std::string StormSummary(const StormTally& tally, const StormReport& report) {
+  std::ostringstream line;
+  line << tally.requests << " requests:";
+  for (const auto& [status, count] : tally.by_status) line << " " << status << "x" << count;
+  line << "; " << tally.retries << " retries, " << tally.double_clicks << " double clicks; "
+       << tally.created.size() << " created, " << report.approvals << " approved, "
+       << report.quorum_reviews << " with a quorum above 1, " << report.votes << " votes, "
+       << tally.already_voted.size() << " told ALREADY_VOTED, " << report.comments << " comments ("
+       << tally.comments.size() << " acknowledged), " << report.events << " events ("
+       << report.events_lost << " lost, " << report.duplicate_copies << " duplicate copies); "
+       << report.violations.size() << " violations";
+  return line.str();
 }
 
 }  // namespace docgate::e2e

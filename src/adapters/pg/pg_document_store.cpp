@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <pqxx/pqxx>
 #include <span>
 #include <string_view>
@@ -14,6 +13,7 @@
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
 #include "adapters/sql/shared_statements.h"
+#include "adapters/sql/sql_join.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -61,18 +61,26 @@ constexpr Statement kUpdateDocument{"update_document",
                                     "ingest_status = $8, updated_at = $9"
                                     " WHERE id = $1"};
 
-// A review's approvals and assignees are read by a second statement (kSelectReviewPeople), for
-// every review read.
-constexpr Statement kSelectReview{"select_review",
-                                  "SELECT id, document_id, document_version, status, submitted_by, "
-                                  "submitted_at, decided_by,"
-                                  " decided_at, comment, required_approvals"
-                                  " FROM kh_document_review WHERE id = $1"};
-constexpr Statement kLockReview{"lock_review",
-                                "SELECT id, document_id, document_version, status, submitted_by, "
-                                "submitted_at, decided_by,"
-                                " decided_at, comment, required_approvals"
-                                " FROM kh_document_review WHERE id = $1 FOR UPDATE"};
+// A review's columns as ToReview reads them, its approvals and assignees included, each as one
+// JSON array (NULL: none) read in the same statement as the review: a review costs one round trip
+// whatever it holds, and is read as one snapshot. Order: approvals as they were given, assignees as
+// they were assigned; ties by reviewer id in byte order, whatever the database's collation, as on
+// SQLite (BINARY). kh_lock_review (migration 0016) selects the same.
+constexpr char kReviewColumns[] =
+    "SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,"
+    " r.decided_by, r.decided_at, r.comment, r.required_approvals,"
+    " (SELECT json_agg(json_build_array(a.reviewer_id, a.comment, a.decided_at)"
+    "                  ORDER BY a.decided_at, a.reviewer_id COLLATE \"C\")"
+    "    FROM kh_review_approval a WHERE a.review_id = r.id),"
+    " (SELECT json_agg(s.reviewer_id ORDER BY s.assigned_at, s.reviewer_id COLLATE \"C\")"
+    "    FROM kh_review_assignee s WHERE s.review_id = r.id)";
+constexpr auto kSelectReviewText =
+    sql::Join(kReviewColumns, " FROM kh_document_review r WHERE r.id = $1");
+constexpr Statement kSelectReview{"select_review", kSelectReviewText.c_str()};
+// Locks the review, then reads it as kReviewColumns do, in one round trip: a function of migration
+// 0016, whose read after the lock has a snapshot of its own (one statement locking and reading
+// would read the approvals of the snapshot taken before its wait, missing the vote it waited for).
+constexpr Statement kLockReview{"lock_review", "SELECT * FROM kh_lock_review($1)"};
 constexpr Statement kInsertReview{"insert_review", sql::kInsertReview};
 constexpr Statement kInsertApproval{"insert_approval", sql::kInsertApproval};
 constexpr Statement kInsertAssignee{"insert_assignee", sql::kInsertAssignee};
@@ -80,31 +88,18 @@ constexpr Statement kDeleteAssignee{"delete_assignee", sql::kDeleteAssignee};
 constexpr Statement kInsertComment{"insert_comment", sql::kInsertComment};
 constexpr Statement kSelectComment{"select_comment", sql::kSelectComment};
 constexpr Statement kListComments{"list_comments", sql::kListComments};
-// The approvals (kind 0) and assignees (kind 1) of the reviews $1 (an array of ids): one statement
-// for a page of reviews; each review's approvals in the order they were given, its assignees in
-// the order they were assigned. Ties go to the reviewer id in byte order, whatever the database's
-// collation, as on SQLite (BINARY).
-constexpr Statement kSelectReviewPeople{
-    "select_review_people",
-    "SELECT review_id, 0 AS kind, reviewer_id COLLATE \"C\" AS reviewer, comment,"
-    " decided_at AS at FROM kh_review_approval WHERE review_id = ANY($1::bigint[])"
-    " UNION ALL"
-    " SELECT review_id, 1, reviewer_id COLLATE \"C\", NULL, assigned_at FROM kh_review_assignee"
-    " WHERE review_id = ANY($1::bigint[])"
-    " ORDER BY review_id, kind, at, reviewer"};
 // The decision only: what was submitted, by whom and when, never changes.
 constexpr Statement kUpdateReview{"update_review",
                                   "UPDATE kh_document_review SET status = $2, decided_by = "
                                   "$3, decided_at = $4, comment = $5"
                                   " WHERE id = $1"};
 // The reviews of document $1 below id $2 (the exclusive cursor), newest first, at most $3.
+constexpr auto kSelectDocumentReviewsText =
+    sql::Join(kReviewColumns,
+              " FROM kh_document_review r WHERE r.document_id = $1 AND r.id < $2"
+              " ORDER BY r.id DESC LIMIT $3");
 constexpr Statement kSelectDocumentReviews{"select_document_reviews",
-                                           "SELECT id, document_id, document_version, "
-                                           "status, submitted_by, submitted_at, decided_by,"
-                                           " decided_at, comment, required_approvals"
-                                           " FROM kh_document_review"
-                                           " WHERE document_id = $1 AND id < $2"
-                                           " ORDER BY id DESC LIMIT $3"};
+                                           kSelectDocumentReviewsText.c_str()};
 
 constexpr Statement kSelectContent{"select_content", sql::kSelectContent};
 constexpr Statement kSelectDocumentWithContent{"select_document_with_content",
@@ -148,7 +143,6 @@ constexpr std::array kDocumentStatements{
     kInsertComment,
     kSelectComment,
     kListComments,
-    kSelectReviewPeople,
     kUpdateReview,
     kSelectDocumentReviews,
     kSelectContent,
@@ -196,21 +190,18 @@ constexpr const char* kListDocuments =
     "   AND ($3::bigint IS NULL OR id < $3)"
     " ORDER BY id DESC LIMIT $4";
 // Each review with its document's title last (ToQueuedReview).
-constexpr const char* kListReviews =
-    "SELECT r.id, r.document_id, r.document_version, r.status, r.submitted_by, r.submitted_at,"
-    " r.decided_by, r.decided_at, r.comment, r.required_approvals, d.title"
-    " FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
+constexpr auto kListReviewsText = sql::Join(
+    kReviewColumns,
+    ", d.title FROM kh_document_review r JOIN kh_document d ON d.id = r.document_id"
     " WHERE ($1::text IS NULL OR r.status = $1) AND ($2::bigint IS NULL OR r.id > $2)"
-    "   AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM kh_review_assignee a"
-    "                                    WHERE a.review_id = r.id AND a.reviewer_id = $4))"
-    " ORDER BY r.id LIMIT $3";
+    "   AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM kh_review_assignee x"
+    "                                    WHERE x.review_id = r.id AND x.reviewer_id = $4))"
+    " ORDER BY r.id LIMIT $3");
+constexpr const char* kListReviews = kListReviewsText.c_str();
 
 QueuedReview ToQueuedReview(const pqxx::row& row) {
-  return QueuedReview{ToReview(row), row[10].as<std::string>()};
+  return QueuedReview{ToReview(row), row[kReviewColumnCount].as<std::string>()};
 }
-
-Review& ReviewOf(Review& review) { return review; }
-Review& ReviewOf(QueuedReview& item) { return item.review; }
 
 ReviewComment ToComment(const pqxx::row& row) {
   return ReviewComment{row[0].as<std::int64_t>(),      row[1].as<ReviewId>(),
@@ -219,35 +210,10 @@ ReviewComment ToComment(const pqxx::row& row) {
                        Nullable<std::int64_t>(row[6]), FromMillis(row[7].as<std::int64_t>())};
 }
 
-// Reads the approvals and assignees of `items`' reviews into them, in the transaction that read
-// the reviews.
-template <typename Item>
-void ReadReviewPeople(pqxx::transaction_base& tx, std::vector<Item>& items) {
-  if (items.empty()) return;
-  std::vector<std::int64_t> ids;
-  std::map<ReviewId, Review*> by_id;
-  for (Item& item : items) {
-    Review& review = ReviewOf(item);
-    ids.push_back(review.id);
-    by_id.emplace(review.id, &review);
-  }
-  for (const pqxx::row& row : tx.exec_prepared(kSelectReviewPeople.name, IdArray(ids))) {
-    Review& review = *by_id.at(row[0].as<ReviewId>());
-    if (row[1].as<int>() == 0) {
-      review.approvals.push_back(ToApproval(row));
-    } else {
-      review.assignees.push_back(row[2].as<std::string>());
-    }
-  }
-}
-
 // The review `statement` reads (by its id, `id`), with its approvals and assignees.
 std::optional<Review> ReviewWithPeople(pqxx::transaction_base& tx, const Statement& statement,
                                        ReviewId id) {
-  std::vector<Review> found = All<Review>(tx.exec_prepared(statement.name, id), ToReview);
-  if (found.empty()) return std::nullopt;
-  ReadReviewPeople(tx, found);
-  return std::move(found.front());
+  return First<Review>(tx.exec_prepared(statement.name, id), ToReview);
 }
 
 class PgTransaction final : public StoreTransaction {
@@ -500,7 +466,6 @@ std::vector<QueuedReview> PgDocumentStore::ListReviews(const ReviewQuery& query)
         All<QueuedReview>(tx.exec_params(kListReviews, Checked(status), Checked(Text(query.after)),
                                          query.limit, Checked(query.assignee)),
                           ToQueuedReview);
-    ReadReviewPeople(tx, page);
     return page;
   });
 }
@@ -513,7 +478,6 @@ std::vector<Review> PgDocumentStore::ListDocumentReviews(const DocumentReviewQue
         std::vector<Review> page = All<Review>(
             tx.exec_prepared(kSelectDocumentReviews.name, query.document_id, before, query.limit),
             ToReview);
-        ReadReviewPeople(tx, page);
         return page;
       });
 }

@@ -26,9 +26,8 @@ class PgWork;
 // transaction's destruction (which rolls back and never throws). LockReview/LockDocument are SELECT
 // ... FOR UPDATE, so a second transaction locking the same row waits for the first to end and then
 // sees its committed state; ReadDocument/ReadContent and every read outside a transaction take no
-// row locks. A review is read with a second statement for its approvals and assignees (one for a
-// whole page): under LockReview's row lock the two agree, as both are changed under it; outside a
-// transaction an approval committed between them may show beside the review row read before it.
+// row locks. A review is read with its approvals and assignees in one statement (one snapshot),
+// for a page of reviews as for one.
 // Each statement, row-lock waits included, is bounded by statement_timeout; the wait for a pooled
 // connection by pool_wait_timeout; opening one by connect_timeout.
 //

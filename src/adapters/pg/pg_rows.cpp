@@ -1,6 +1,7 @@
 #include "adapters/pg/pg_rows.h"
 
 #include <charconv>
+#include <nlohmann/json.hpp>
 
 namespace docgate::pg {
 
@@ -65,12 +66,27 @@ Review ToReview(const pqxx::row& row) {
   if (const auto at = Nullable<std::int64_t>(row[7])) review.decided_at = FromMillis(*at);
   review.comment = Nullable<std::string>(row[8]);
   review.required_approvals = row[9].as<std::int32_t>();
+  // [[reviewer_id, comment or null, decided_at], ...] and [reviewer_id, ...], or NULL for none.
+  const auto people = [&](int column) {
+    const auto text = Nullable<std::string>(row[column]);
+    if (!text) return nlohmann::json::array();
+    auto parsed = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_array()) throw StorageError("postgres: a review's people are not a JSON array");
+    return parsed;
+  };
+  try {
+    for (const auto& approval : people(10)) {
+      const auto& comment = approval.at(1);
+      review.approvals.push_back(
+          Approval{approval.at(0).get<std::string>(),
+                   comment.is_null() ? std::nullopt : std::optional(comment.get<std::string>()),
+                   FromMillis(approval.at(2).get<std::int64_t>())});
+    }
+    for (const auto& assignee : people(11)) review.assignees.push_back(assignee.get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    throw StorageError(std::string("postgres: a review's people are malformed: ") + e.what());
+  }
   return review;
-}
-
-Approval ToApproval(const pqxx::row& row) {
-  return Approval{row[2].as<std::string>(), Nullable<std::string>(row[3]),
-                  FromMillis(row[4].as<std::int64_t>())};
 }
 
 OutboxEvent EventAt(const pqxx::row& row, int first) {

@@ -61,9 +61,9 @@ E Enum(const pqxx::field& field, Parse parse, const char* column) {
 Document ToDocument(const pqxx::row& row);
 // ToDocument's columns, then the content (NULL: none).
 DocumentWithContent ToDocumentWithContent(const pqxx::row& row);
+// The review's columns, then its approvals and its assignees as JSON arrays (NULL: none).
+inline constexpr int kReviewColumnCount = 12;
 Review ToReview(const pqxx::row& row);
-// review_id and kind (not read), reviewer_id, comment, decided_at.
-Approval ToApproval(const pqxx::row& row);
 // The event's columns from `first` on: event_id, event_type, document_id, review_id, version,
 // actor_id, occurred_at, reviewer_id, comment_id. The sequence is left 0.
 OutboxEvent EventAt(const pqxx::row& row, int first);
