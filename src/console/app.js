@@ -8,7 +8,8 @@ import {route, setViews} from './router.js';
 import {loadProviderSession, restoreSession, signOut, takeTokenFromLink, whenSessionChanges} from './session.js';
 import {LANGUAGE_KEY, state, whenUnauthenticated} from './state.js';
 import {renderDocument, renderDocuments, renderEditorNew} from './view_documents.js';
-import {renderQueue, renderReview} from './view_review.js';
+import {renderQueue} from './view_queue.js';
+import {renderReview} from './view_review.js';
 import {renderSearch} from './view_search.js';
 
 setViews({

@@ -57,6 +57,8 @@ export const hasRole = (...roles) =>
     roles.some((role) => (state.me?.roles ?? state.claims?.roles)?.includes(role) === true);
 export const isAuthor = () => hasRole('author', 'admin');
 export const isReviewer = () => hasRole('reviewer', 'admin');
+/** @returns {string} the signed-in user's id */
+export const myId = () => /** @type {import('./state.js').Claims} */ (state.claims).sub;
 
 /** @param {Claims} claims */
 export function expired(claims) {

@@ -114,7 +114,8 @@ TEST_F(ConsoleTest, TheContractsTestIdsAreInTheConsole) {
   std::string source = Get("/").body();
   for (const std::string name :
        {"app.js", "api.js", "diff.js", "i18n.js", "state.js", "dom.js", "session.js", "router.js",
-        "diff_view.js", "view_documents.js", "view_review.js", "view_search.js"}) {
+        "diff_view.js", "view_documents.js", "view_queue.js", "view_review.js",
+        "review_assignees.js", "review_comments.js", "view_search.js"}) {
     source += Get("/console/" + name).body();
   }
   for (const std::string& id : kContractTestIds) {

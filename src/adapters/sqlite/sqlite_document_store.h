@@ -16,7 +16,8 @@ class SqliteSession;
 class SqliteWork;
 
 // DocumentStore on one SQLite file in WAL mode (readers never wait for the writer), over a
-// SqliteSession shared with the file's other stores; its SQL is in sqlite_document_store.cpp.
+// SqliteSession shared with the file's other stores; its SQL is in sqlite_document_sql.h, its
+// transaction in sqlite_store_transaction.cpp.
 //
 // Writes: one at a time, as SQLite allows. Begin() waits, in arrival order, for the process's
 // writer slot and a pooled connection, then runs BEGIN IMMEDIATE, which holds the database's write
