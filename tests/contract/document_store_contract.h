@@ -649,24 +649,37 @@ TYPED_TEST_P(DocumentStoreContract, SecondApprovalBySameReviewerThrowsStorageErr
   review = this->Add(review);
   const Approval first{"\u5f20\u4e09", "\u540c\u610f", ContractTime(50)};  // 张三: 同意
   this->Committed([&](StoreTransaction& tx) { tx.AddApproval(review.id, first); });
-  {
+  {  // the error may come with the next statement, by Commit at the latest (AddApproval's comment)
     auto tx = this->store().Begin();
-    EXPECT_THROW(tx->AddApproval(review.id, Approval{"\u5f20\u4e09", "again", ContractTime(60)}),
-                 StorageError);
+    EXPECT_THROW(
+        {
+          tx->AddApproval(review.id, Approval{"\u5f20\u4e09", "again", ContractTime(60)});
+          tx->Commit();
+        },
+        StorageError);
   }
   {
     auto tx = this->store().Begin();
     tx->AddApproval(review.id, Approval{"bob", std::nullopt, ContractTime(55)});
-    EXPECT_THROW(tx->AddApproval(review.id, Approval{"bob", std::nullopt, ContractTime(56)}),
-                 StorageError)
+    EXPECT_THROW(
+        {
+          tx->AddApproval(review.id, Approval{"bob", std::nullopt, ContractTime(56)});
+          tx->Commit();
+        },
+        StorageError)
         << "a second approval within one transaction";
   }
   EXPECT_EQ(this->store().FindReview(review.id)->approvals, std::vector<Approval>{first});
 }
 
 TYPED_TEST_P(DocumentStoreContract, ApprovalOfAMissingReviewThrowsStorageError) {
-  EXPECT_THROW(this->store().Begin()->AddApproval(12345, Approval{"bob", "ok", ContractTime(1)}),
-               StorageError);
+  auto tx = this->store().Begin();
+  EXPECT_THROW(
+      {
+        tx->AddApproval(12345, Approval{"bob", "ok", ContractTime(1)});
+        tx->Commit();
+      },
+      StorageError);
 }
 
 TYPED_TEST_P(DocumentStoreContract, ApprovalsOfATransactionRolledBackAreDiscarded) {

@@ -88,10 +88,20 @@ inline constexpr Statement kInsertComment{"insert_comment", sql::kInsertComment}
 inline constexpr Statement kSelectComment{"select_comment", sql::kSelectComment};
 inline constexpr Statement kListComments{"list_comments", sql::kListComments};
 // The decision only: what was submitted, by whom and when, never changes.
-inline constexpr Statement kUpdateReview{"update_review",
-                                         "UPDATE kh_document_review SET status = $2, decided_by = "
-                                         "$3, decided_at = $4, comment = $5"
-                                         " WHERE id = $1"};
+inline constexpr char kUpdateReviewText[] =
+    "UPDATE kh_document_review SET status = $2, decided_by = $3, decided_at = $4, comment = $5"
+    " WHERE id = $1";
+inline constexpr Statement kUpdateReview{"update_review", kUpdateReviewText};
+// The approval that decides review $1 ($6 reviewer, $7 comment, $8 when), inserted by the
+// statement that writes the decision: one round trip for both (PgTransaction sends an approval
+// with the statement after it). PostgreSQL runs a data-modifying WITH once, to completion, whether
+// or not the UPDATE reads it.
+inline constexpr auto kUpdateReviewWithApprovalText = sql::Join(
+    "WITH vote AS (INSERT INTO kh_review_approval (review_id, reviewer_id, comment, decided_at)"
+    " VALUES ($1, $6, $7, $8)) ",
+    kUpdateReviewText);
+inline constexpr Statement kUpdateReviewWithApproval{"update_review_with_approval",
+                                                     kUpdateReviewWithApprovalText.c_str()};
 // The reviews of document $1 below id $2 (the exclusive cursor), newest first, at most $3.
 inline constexpr auto kSelectDocumentReviewsText =
     sql::Join(kReviewColumns,
@@ -144,6 +154,7 @@ inline constexpr std::array kDocumentStatements{
     kSelectComment,
     kListComments,
     kUpdateReview,
+    kUpdateReviewWithApproval,
     kSelectDocumentReviews,
     kSelectContent,
     kSelectDocumentWithContent,

@@ -119,13 +119,20 @@ inline constexpr std::string_view kListComments = sql::kSqlite<sql::kListComment
 // one statement for a page of reviews, whatever their number; each review's approvals in the order
 // they were given, its assignees in the order they were assigned. Ties go to the reviewer id in
 // byte order (BINARY), as on PostgreSQL (COLLATE "C").
-inline constexpr std::string_view kSelectReviewPeople =
-    "SELECT review_id, 0, reviewer_id, comment, decided_at FROM kh_review_approval"
-    " WHERE review_id IN (SELECT value FROM json_each(?1))"
-    " UNION ALL"
-    " SELECT review_id, 1, reviewer_id, NULL, assigned_at FROM kh_review_assignee"
-    " WHERE review_id IN (SELECT value FROM json_each(?1))"
-    " ORDER BY 1, 2, 5, 3";
+inline constexpr char kApprovalsOfReviews[] =
+    "SELECT review_id, 0, reviewer_id, comment, decided_at FROM kh_review_approval WHERE "
+    "review_id ";
+inline constexpr char kAssigneesOfReviews[] =
+    " UNION ALL SELECT review_id, 1, reviewer_id, NULL, assigned_at FROM kh_review_assignee"
+    " WHERE review_id ";
+inline constexpr char kPeopleOrder[] = " ORDER BY 1, 2, 5, 3";
+inline constexpr char kInReviews[] = "IN (SELECT value FROM json_each(?1))";
+inline constexpr auto kSelectReviewPeople =
+    Sql(kApprovalsOfReviews, kInReviews, kAssigneesOfReviews, kInReviews, kPeopleOrder);
+// The same for the one review ?1 (a review's read, and the approval path's lock): two lookups in
+// the primary keys, no JSON to parse.
+inline constexpr auto kSelectOneReviewPeople =
+    Sql(kApprovalsOfReviews, "= ?1", kAssigneesOfReviews, "= ?1", kPeopleOrder);
 
 inline Document DocumentFromRow(const SqliteStatement& row) {
   Document doc;
@@ -253,6 +260,20 @@ inline std::string_view ReviewListSql(const ReviewQuery& query) {
 inline Review& ReviewOf(Review& review) { return review; }
 inline Review& ReviewOf(QueuedReview& item) { return item.review; }
 
+// Reads the rows of kSelectReviewPeople or kSelectOneReviewPeople into the reviews `review_of`
+// finds by id.
+template <typename Find>
+inline void StepReviewPeople(SqliteStatement& stmt, Find&& review_of) {
+  while (stmt.Step()) {
+    Review& review = review_of(stmt.Int64(0));
+    if (stmt.Int32(1) == 0) {
+      review.approvals.push_back(ApprovalFromRow(stmt));
+    } else {
+      review.assignees.push_back(stmt.Text(2));
+    }
+  }
+}
+
 // Reads the approvals and assignees of `items`' reviews into them, on the connection that read the
 // reviews.
 template <typename Item>
@@ -269,23 +290,18 @@ inline void ReadReviewPeople(SqliteConnection& connection, std::vector<Item>& it
   ids += ']';
   auto stmt = connection.Prepare(kSelectReviewPeople);
   stmt.Bind(1, ids);
-  while (stmt.Step()) {
-    Review& review = *by_id.at(stmt.Int64(0));
-    if (stmt.Int32(1) == 0) {
-      review.approvals.push_back(ApprovalFromRow(stmt));
-    } else {
-      review.assignees.push_back(stmt.Text(2));
-    }
-  }
+  StepReviewPeople(stmt, [&](ReviewId id) -> Review& { return *by_id.at(id); });
 }
 
 inline std::optional<Review> SelectReview(SqliteConnection& connection, ReviewId id) {
   auto stmt = connection.Prepare(kSelectReview);
   stmt.Bind(1, id);
-  std::vector<Review> found = AllRows(stmt, &ReviewFromRow);
-  if (found.empty()) return std::nullopt;
-  ReadReviewPeople(connection, found);
-  return std::move(found.front());
+  std::optional<Review> found = FirstRow(stmt, &ReviewFromRow);
+  if (!found) return std::nullopt;
+  auto people = connection.Prepare(kSelectOneReviewPeople);
+  people.Bind(1, id);
+  StepReviewPeople(people, [&](ReviewId) -> Review& { return *found; });
+  return found;
 }
 
 inline std::optional<std::string> SelectContent(SqliteConnection& connection, DocumentId id,

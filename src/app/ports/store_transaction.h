@@ -55,8 +55,11 @@ class StoreTransaction {
   // approved one.
   virtual std::vector<UserId> ListEditors(DocumentId id, std::int32_t after_version) = 0;
   // Records `approval` of review `id` (locked by this transaction). A second approval by the same
-  // reviewer of one review is a StorageError: the use case checks first, under the lock. Every read
-  // of a review (Lock, Find, the lists) carries its approvals, oldest first.
+  // reviewer of one review, or one of a missing review, is a StorageError: the use case checks
+  // first, under the lock. A store may send the approval with the transaction's next statement (the
+  // PostgreSQL one folds it into UpdateReview's), so the error may come from that call, by Commit
+  // at the latest. Every read of a review (Lock, Find, the lists) carries its approvals, oldest
+  // first.
   virtual void AddApproval(ReviewId id, const Approval& approval) = 0;
   // Assigns `reviewer` to review `id` (locked by this transaction), by `by` at `at`; a review's
   // assignees are read in the order (assigned_at, reviewer id). Assigning one twice is a
