@@ -8,8 +8,8 @@
 # The rules:
 #  1. src/core/ includes only the C++ standard library (an <name> without '.' or '/') and core/.
 #  2. src/app/ includes only the C++ standard library, core/ and app/ (and the libraries of
-#     app_libraries below: ICU and Snowball, for the text analyzer; a library without I/O may
-#     join it, by review).
+#     app_libraries below: ICU and Snowball, for the text analyzer; cmark-gfm, for the Markdown
+#     chunker; a library without I/O may join it, by review).
 #  3. In both, none of these (named in the message, so that the reason is plain even where rule 1
 #     or 2 also refuses the header):
 #       boost/ (Asio, Beast, ...)          pqxx/, libpq-fe.h, postgresql/ (PostgreSQL)
@@ -57,8 +57,9 @@ io_headers=(
 
 # Rule 2's exceptions: extended regexes on header names app/ may include besides the standard
 # library (e.g. '^tl/expected\.hpp$'). Never an I/O library: rule 3 is checked first.
-# ICU (unicode/: segmentation, normalisation) and Snowball (libstemmer.h) for the text analyzer.
-app_libraries=('^unicode/' '^libstemmer\.h$')
+# ICU (unicode/: segmentation, normalisation) and Snowball (libstemmer.h) for the text analyzer;
+# cmark-gfm (cmark-gfm*.h: CommonMark and its GFM extensions) for the Markdown chunker.
+app_libraries=('^unicode/' '^libstemmer\.h$' '^cmark-gfm(-core-extensions)?\.h$')
 
 violations=()
 report() {  # file line text reason

@@ -13,7 +13,7 @@ packages=(
   rabbitmq-server librabbitmq-dev
   libmongoc-dev libbson-dev
   python3-jsonschema
-  libicu-dev libstemmer-dev
+  libicu-dev libstemmer-dev libcmark-gfm-dev libcmark-gfm-extensions-dev
   libfaiss-dev libomp-14-dev
   clang-14 libclang-rt-14-dev clang-format-14
   chromium fonts-noto-cjk

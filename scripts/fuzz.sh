@@ -16,7 +16,7 @@ work=$build_dir/fuzz-work
 # The longest input each target is given: enough for its grammar, short enough to stay fast.
 max_len() {
   case $1 in
-    chunker) echo 8192 ;;
+    chunker | markdown_chunker) echo 8192 ;;
     http_api | json_body | idempotency_codec | idempotent_outcome) echo 4096 ;;
     jwt) echo 2048 ;;
     redact | search | event_message) echo 1024 ;;

@@ -113,13 +113,15 @@ void DocumentService::WriteAssignees(StoreTransaction& tx, const Review& review,
 }
 
 Result<Document> DocumentService::Create(const Actor& actor, const std::string& title,
-                                         const std::string& content, const CommitHook& on_commit) {
+                                         const std::string& content, DocumentFormat format,
+                                         const CommitHook& on_commit) {
   if (auto s = RequireAuthorRole(actor); !s) return s.error();
   if (auto s = ValidateTitle(title); !s) return s.error();
   if (auto s = ValidateContent(content); !s) return s.error();
   const TimePoint now = clock_.Now();
   Document doc;
   doc.title = title;
+  doc.format = format;
   doc.author_id = actor.id;
   doc.created_at = now;
   doc.updated_at = now;
@@ -134,8 +136,8 @@ Result<Document> DocumentService::Create(const Actor& actor, const std::string& 
 Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
                                        const EditRequest& request) {
   if (auto s = RequireAuthorRole(actor); !s) return s.error();
-  if (!request.title && !request.content) {
-    return MakeError(ErrorCode::kValidation, "nothing to change: give title and/or content");
+  if (!request.title && !request.content && !request.format) {
+    return MakeError(ErrorCode::kValidation, "nothing to change: give title, content or format");
   }
   if (request.title) {
     if (auto s = ValidateTitle(*request.title); !s) return s.error();
@@ -156,12 +158,14 @@ Result<Document> DocumentService::Edit(const Actor& actor, DocumentId id,
   if (!current_content) throw StorageError("document " + std::to_string(id) + " has no content");
   const bool title_changed = request.title && *request.title != doc->title;
   const bool content_changed = request.content && *request.content != *current_content;
-  const bool changed = title_changed || content_changed;
+  const bool format_changed = request.format && *request.format != doc->format;
+  const bool changed = title_changed || content_changed || format_changed;
   const Document before = *doc;
   const TimePoint now = clock_.Now();
   if (auto s = docgate::Edit(*doc, changed, now); !s) return s.error();
   if (*doc == before) return *doc;  // an approved document given nothing new: nothing to write
   if (title_changed) doc->title = *request.title;
+  if (format_changed) doc->format = *request.format;
   if (changed) {
     tx->PutVersion(DocumentVersion{id, doc->version, doc->title,
                                    content_changed ? *request.content : *current_content, actor.id,

@@ -54,6 +54,7 @@ struct EditRequest {
   std::optional<std::string> title;
   std::optional<std::string> content;
   std::optional<std::int32_t> if_match;  // the version the client last saw
+  std::optional<DocumentFormat> format;  // a change of format alone is an edit, like a title's
 };
 
 struct ContentView {
@@ -117,6 +118,7 @@ class DocumentService {
 
   // The write use cases take an optional CommitHook, called only when the effect commits.
   Result<Document> Create(const Actor& actor, const std::string& title, const std::string& content,
+                          DocumentFormat format = DocumentFormat::kMarkdown,
                           const CommitHook& on_commit = {});
   Result<Document> Edit(const Actor& actor, DocumentId id, const EditRequest& request);
   Result<Transition> Submit(const Actor& actor, DocumentId id, const SubmitRequest& request = {},

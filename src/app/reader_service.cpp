@@ -44,18 +44,15 @@ Result<Preview> ReaderService::GetPreview(DocumentId id) {
 namespace {
 
 SearchHit HitOf(ChunkHit chunk, const SearchQuery& query) {
-  return SearchHit{chunk.document_id,
-                   chunk.version,
-                   std::move(chunk.title),
-                   MakeSnippet(chunk.content, query),
-                   chunk.score,
-                   chunk.ordinal,
-                   ""};
+  return SearchHit{
+      chunk.document_id, chunk.version, std::move(chunk.title),  MakeSnippet(chunk.content, query),
+      chunk.score,       chunk.ordinal, std::move(chunk.section)};
 }
 
 ChunkHit ChunkOf(SemanticHit hit) {
   return ChunkHit{hit.chunk.document_id,        hit.chunk.version, std::move(hit.chunk.title),
-                  std::move(hit.chunk.content), hit.similarity,    hit.chunk.ordinal};
+                  std::move(hit.chunk.content), hit.similarity,    hit.chunk.ordinal,
+                  std::move(hit.chunk.section)};
 }
 
 // The first (best) chunk of each document, in order.

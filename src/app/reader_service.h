@@ -30,7 +30,7 @@ struct SearchHit {
   Snippet snippet;   // an excerpt of the chunk around its matches, and where they are in it
   double score = 0;  // higher is better; comparable within one result only
   std::int32_t chunk_index = 0;  // the chunk's place in its version, from 0
-  std::string section;           // the chunk's heading path ("" until chunks know headings)
+  std::string section;           // the chunk's heading path ("" in text, before a first heading)
 };
 
 struct SearchResults {

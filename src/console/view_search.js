@@ -61,12 +61,15 @@ export async function renderSearch(query) {
         t('search.count', {count: answer.items.length, mode: t('mode.' + answer.mode)})),
       h('ol', {class: 'results'},
         answer.items.map(
-            (item) => h(
-                'li', {testid: 'search-result'},
-                h('a', {href: '#/documents/' + item.document_id}, item.title),
-                h('span', {class: 'meta', title: String(item.score)}, ' ',
-                  t('search.meta', {version: item.version, score: formatScore(Number(item.score))})),
-                h('div', {}, highlighted(item.snippet, item.highlights ?? []))))));
+            (item) =>
+                h('li', {testid: 'search-result'},
+                  h('a', {href: '#/documents/' + item.document_id}, item.title),
+                  h('span', {class: 'meta', title: String(item.score)}, ' ',
+                    t('search.meta',
+                      {version: item.version, score: formatScore(Number(item.score))})),
+                  item.section ? h('div', {class: 'meta', testid: 'search-section'}, item.section) :
+                                 null,
+                  h('div', {}, highlighted(item.snippet, item.highlights ?? []))))));
 }
 
 // The snippet with its [start, end) ranges, in code points, wrapped in <mark>.

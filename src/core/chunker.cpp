@@ -19,12 +19,6 @@ constexpr bool IsSpace(char c) {
 
 constexpr bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-std::string_view Trimmed(std::string_view text) {
-  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
-  while (!text.empty() && IsSpace(text.back())) text.remove_suffix(1);
-  return text;
-}
-
 std::string WithLfLineEndings(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -47,18 +41,18 @@ std::vector<std::string_view> Paragraphs(std::string_view text) {
   while (line_start <= text.size()) {
     std::size_t line_end = text.find('\n', line_start);
     if (line_end == std::string_view::npos) line_end = text.size();
-    const bool blank = Trimmed(text.substr(line_start, line_end - line_start)).empty();
+    const bool blank = TrimmedOfAsciiSpace(text.substr(line_start, line_end - line_start)).empty();
     if (!blank) {
       if (begin == std::string_view::npos) begin = line_start;
       end = line_end;
     } else if (begin != std::string_view::npos) {
-      paragraphs.push_back(Trimmed(text.substr(begin, end - begin)));
+      paragraphs.push_back(TrimmedOfAsciiSpace(text.substr(begin, end - begin)));
       begin = std::string_view::npos;
     }
     line_start = line_end + 1;
   }
   if (begin != std::string_view::npos)
-    paragraphs.push_back(Trimmed(text.substr(begin, end - begin)));
+    paragraphs.push_back(TrimmedOfAsciiSpace(text.substr(begin, end - begin)));
   return paragraphs;
 }
 
@@ -302,7 +296,7 @@ bool AppendPieces(std::string_view paragraph, const ChunkerConfig& config, std::
   PieceFinder finder(paragraph, config);
   std::size_t start = 0;
   std::size_t end = finder.End(start, start).value_or(config.max_bytes);
-  chunks.emplace_back(Trimmed(paragraph.substr(start, end - start)));
+  chunks.emplace_back(TrimmedOfAsciiSpace(paragraph.substr(start, end - start)));
   while (end < paragraph.size() && chunks.size() <= max_chunks) {
     const std::size_t previous_end = end;
     const std::size_t no_overlap_start = finder.NextNonSpace(previous_end);
@@ -316,13 +310,19 @@ bool AppendPieces(std::string_view paragraph, const ChunkerConfig& config, std::
     // Only text that is not UTF-8 can leave no code point boundary in reach: cut at the byte.
     end = next.value_or(std::min(start + config.max_bytes, paragraph.size()));
     // A piece inside a run of whitespace longer than max_bytes - overlap_bytes has no text.
-    const std::string_view piece = Trimmed(paragraph.substr(start, end - start));
+    const std::string_view piece = TrimmedOfAsciiSpace(paragraph.substr(start, end - start));
     if (!piece.empty()) chunks.emplace_back(piece);
   }
   return chunks.size() <= max_chunks;
 }
 
 }  // namespace
+
+std::string_view TrimmedOfAsciiSpace(std::string_view text) {
+  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsSpace(text.back())) text.remove_suffix(1);
+  return text;
+}
 
 std::optional<std::string> ValidateChunkerConfig(const ChunkerConfig& config) {
   if (config.max_bytes < kMinChunkBytes) {

@@ -16,6 +16,10 @@ struct ChunkerConfig {
   std::size_t overlap_bytes = 150;  // how much of a chunk's end the next chunk repeats; < max_bytes
 };
 
+// `text` without its leading and trailing ASCII whitespace (space, \t, \n, \r, \f, \v), the
+// whitespace every chunker of docgate trims its chunks of.
+std::string_view TrimmedOfAsciiSpace(std::string_view text);
+
 // Why `config` cannot be used (a one-line message naming the field), or nullopt when it can:
 // max_bytes must be at least kMinChunkBytes and overlap_bytes less than max_bytes.
 std::optional<std::string> ValidateChunkerConfig(const ChunkerConfig& config);

@@ -43,6 +43,10 @@ constexpr std::array<std::pair<IngestStatus, std::string_view>, 4> kIngestStatus
     {IngestStatus::kDone, "done"},
     {IngestStatus::kFailed, "failed"},
 }};
+constexpr std::array<std::pair<DocumentFormat, std::string_view>, 2> kDocumentFormats{{
+    {DocumentFormat::kMarkdown, "markdown"},
+    {DocumentFormat::kText, "text"},
+}};
 constexpr std::array<std::pair<EventType, std::string_view>, 7> kEventTypes{{
     {EventType::kSubmitted, "document.submitted"},
     {EventType::kApproved, "document.approved"},
@@ -58,6 +62,7 @@ constexpr std::array<std::pair<EventType, std::string_view>, 7> kEventTypes{{
 std::string_view ToString(DocumentStatus status) { return Name(kDocumentStatuses, status); }
 std::string_view ToString(ReviewStatus status) { return Name(kReviewStatuses, status); }
 std::string_view ToString(IngestStatus status) { return Name(kIngestStatuses, status); }
+std::string_view ToString(DocumentFormat format) { return Name(kDocumentFormats, format); }
 std::string_view ToString(EventType type) { return Name(kEventTypes, type); }
 
 std::optional<DocumentStatus> ParseDocumentStatus(std::string_view text) {
@@ -68,6 +73,9 @@ std::optional<ReviewStatus> ParseReviewStatus(std::string_view text) {
 }
 std::optional<IngestStatus> ParseIngestStatus(std::string_view text) {
   return Lookup(kIngestStatuses, text);
+}
+std::optional<DocumentFormat> ParseDocumentFormat(std::string_view text) {
+  return Lookup(kDocumentFormats, text);
 }
 std::optional<EventType> ParseEventType(std::string_view text) { return Lookup(kEventTypes, text); }
 

@@ -18,13 +18,18 @@ using UserId = std::string;
 enum class DocumentStatus { kDraft, kPendingReview, kApproved, kRejected };
 enum class ReviewStatus { kPending, kApproved, kRejected, kWithdrawn };
 enum class IngestStatus { kNone, kPending, kDone, kFailed };
+// How a document's content is written (API.md v1.2 "Formats and import"): Markdown is rendered by
+// the console and chunked along its headings; text is shown as written and chunked by paragraphs.
+enum class DocumentFormat { kMarkdown, kText };
 
 std::string_view ToString(DocumentStatus status);
 std::string_view ToString(ReviewStatus status);
 std::string_view ToString(IngestStatus status);
+std::string_view ToString(DocumentFormat format);
 std::optional<DocumentStatus> ParseDocumentStatus(std::string_view text);
 std::optional<ReviewStatus> ParseReviewStatus(std::string_view text);
 std::optional<IngestStatus> ParseIngestStatus(std::string_view text);
+std::optional<DocumentFormat> ParseDocumentFormat(std::string_view text);
 
 struct Document {
   DocumentId id = 0;
@@ -38,6 +43,8 @@ struct Document {
   IngestStatus ingest_status = IngestStatus::kNone;
   TimePoint created_at{};
   TimePoint updated_at{};
+  // Of its current version; ingestion chunks the approved version by it.
+  DocumentFormat format = DocumentFormat::kMarkdown;
 
   bool operator==(const Document&) const = default;
 };

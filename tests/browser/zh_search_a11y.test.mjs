@@ -27,7 +27,7 @@ test('the flow in Chinese: write, submit, review, approve, search with highlight
   await author.getByTestId('new-document').click();
   await author.getByTestId('title-input').fill('故障复盘模板');
   await author.getByTestId('content-input').fill(
-    '复盘会议在故障恢复后四十八小时内召开。\n记录时间线、根因和改进项。\n');
+    '## 复盘流程\n\n复盘会议在故障恢复后四十八小时内召开。\n记录时间线、根因和改进项。\n');
   await expectAccessible(author, 'the editor');
   await author.getByTestId('save').click();
   await author.getByTestId('submit').waitFor();
@@ -65,6 +65,8 @@ test('the flow in Chinese: write, submit, review, approve, search with highlight
   const result = reviewer.getByTestId('search-result').first();
   await result.waitFor();
   assert.deepEqual(await result.locator('mark').allTextContents(), ['根因']);
+  // Markdown (the default format) is chunked by its headings: the hit names its section.
+  assert.equal(await result.getByTestId('search-section').textContent(), '复盘流程');
   assert.equal(await result.getByRole('link').first().getAttribute('href'), `#/documents/${documentId}`);
   await expectAccessible(reviewer, 'search results');
   await screenshot(reviewer, 'search-zh');

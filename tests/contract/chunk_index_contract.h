@@ -50,6 +50,36 @@ TYPED_TEST_P(ChunkIndexContract, ReplaceChunksReplacesEveryChunkAndNeverAppends)
   EXPECT_TRUE(this->chunks().ListChunks(12345).empty());
 }
 
+// Issue 39: a hit names the heading path of its chunk, on every grouping; a chunk ingested
+// without one has "".
+TYPED_TEST_P(ChunkIndexContract, AHitCarriesItsChunksSection) {
+  const DocumentId manual = this->AddDocument(1).id;
+  const DocumentId plain = this->AddDocument(1).id;
+  this->Ingest(manual, 1, "运维手册",
+               {"# 运维手册\n\n本手册说明值班流程。", "### 备份\n\n每天凌晨全量备份数据库。",
+                "## 监控\n\n告警发到值班群。"},
+               {"运维手册", "运维手册 > 数据库 > 备份", "运维手册 > 监控"});
+  this->Ingest(plain, 1, "随记", {"备份前先确认磁盘空间。"});
+  const std::vector<ChunkHit> documents = this->Search("备份", 10);
+  ASSERT_EQ(documents.size(), 2u);
+  for (const ChunkHit& hit : documents) {
+    EXPECT_EQ(hit.section, hit.document_id == manual ? "运维手册 > 数据库 > 备份" : "")
+        << hit.content;
+  }
+  const std::vector<ChunkHit> chunks =
+      this->chunks().Search(ParseSearchQuery("值班"), 10, SearchGrouping::kChunk);
+  ASSERT_EQ(chunks.size(), 2u);
+  std::vector<std::string> sections;
+  for (const ChunkHit& hit : chunks) sections.push_back(hit.section);
+  std::sort(sections.begin(), sections.end());
+  EXPECT_EQ(sections, (std::vector<std::string>{"运维手册", "运维手册 > 监控"}));
+  this->Ingest(manual, 1, "运维手册", {"### 备份\n\n每周全量备份。"}, {"运维手册 > 备份"});
+  EXPECT_EQ(
+      this->chunks().Search(ParseSearchQuery("全量"), 10, SearchGrouping::kChunk).at(0).section,
+      "运维手册 > 备份")
+      << "a new ingestion replaces the sections with the chunks";
+}
+
 TYPED_TEST_P(ChunkIndexContract, SearchFindsOnlyTheApprovedVersionsChunks) {
   const Document current = this->AddDocument(3);
   const Document stale = this->AddDocument(3);
@@ -417,12 +447,12 @@ TYPED_TEST_P(ChunkIndexContract, ACommonWordStillFindsWhenTheRareOnesFindTooFewD
 }
 
 TYPED_TEST_P(ChunkIndexContract, ChunksOfAMissingDocumentAreAStorageError) {
-  EXPECT_THROW(this->inbox().BeginConsumer()->ReplaceChunks(12345, 1, "T", {"x"}, {}),
+  EXPECT_THROW(this->inbox().BeginConsumer()->ReplaceChunks(12345, 1, "T", {"x"}, {}, {}),
                StorageError);
 }
 
 REGISTER_TYPED_TEST_SUITE_P(
-    ChunkIndexContract, ReplaceChunksReplacesEveryChunkAndNeverAppends,
+    ChunkIndexContract, ReplaceChunksReplacesEveryChunkAndNeverAppends, AHitCarriesItsChunksSection,
     SearchFindsOnlyTheApprovedVersionsChunks, SearchFindsPartialMatchesMoreWordsFirstAndIgnoresCase,
     QuestionsFindTheirAnswerWithoutTheirQuestionWords, MoreOfTheQuestionsWordsRankHigher,
     EachDocumentOnceByItsBestChunkUnlessChunksAreAsked, SearchRanksTitleAndRepeatedMatchesFirst,

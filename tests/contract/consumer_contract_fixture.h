@@ -92,11 +92,12 @@ class ConsumerContractFixture : public ::testing::Test {
     ASSERT_TRUE(inbox().RecordFailure(consumer, event, "boom", 1, ContractTime(at)).parked);
   }
 
-  // Ingests `chunks` of `version` under `title`, committed.
+  // Ingests `chunks` of `version` under `title`, in `sections` (none: all ""), committed.
   void Ingest(DocumentId id, std::int32_t version, const std::string& title,
-              const std::vector<std::string>& chunks) {
+              const std::vector<std::string>& chunks,
+              const std::vector<std::string>& sections = {}) {
     auto tx = inbox().BeginConsumer();
-    tx->ReplaceChunks(id, version, title, chunks, {});
+    tx->ReplaceChunks(id, version, title, chunks, sections, {});
     tx->Commit();
   }
 

@@ -36,6 +36,7 @@ TYPED_TEST_P(DocumentStoreContract, DocumentRoundTripsEveryField) {
   doc.approved_at = ContractTime(5);
   doc.ingest_status = IngestStatus::kDone;
   doc.updated_at = ContractTime(9);
+  doc.format = DocumentFormat::kText;
   const Document stored = this->Add(doc);
   EXPECT_EQ(this->store().FindDocument(stored.id), stored);
 }
@@ -286,6 +287,7 @@ TYPED_TEST_P(DocumentStoreContract, UpdateDocumentOverwritesMutableColumns) {
   changed.approved_at = ContractTime(100);
   changed.ingest_status = IngestStatus::kFailed;
   changed.updated_at = ContractTime(101);
+  changed.format = DocumentFormat::kText;
   this->Update(changed);
   EXPECT_EQ(this->store().FindDocument(doc.id), changed);
 }

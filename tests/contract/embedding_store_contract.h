@@ -58,12 +58,17 @@ class EmbeddingStoreContract : public ConsumerContractFixture<Factory> {
     return keys;
   }
 
-  // Ingests `texts` as the chunks of `version`, each with its key, as ingestion does; committed.
+  // Ingests `texts` as the chunks of `version`, each with its key, as ingestion does, the chunk at
+  // ordinal n in section "第 n+1 节"; committed.
   void IngestKeyed(DocumentId id, std::int32_t version, const std::vector<std::string>& texts) {
     std::vector<std::string> keys;
-    for (const std::string& text : texts) keys.push_back(Key(text));
+    std::vector<std::string> sections;
+    for (const std::string& text : texts) {
+      keys.push_back(Key(text));
+      sections.push_back("第 " + std::to_string(sections.size() + 1) + " 节");
+    }
     auto tx = this->inbox().BeginConsumer();
-    tx->ReplaceChunks(id, version, "知识库指南", texts, keys);
+    tx->ReplaceChunks(id, version, "知识库指南", texts, sections, keys);
     tx->Commit();
   }
 
@@ -808,7 +813,9 @@ TYPED_TEST_P(EmbeddingStoreContract, ApprovedChunksWithKeysFindsEveryApprovedChu
   EXPECT_EQ(found[0].title, "知识库指南");
   EXPECT_EQ(found[0].content, shared);
   EXPECT_EQ(found[0].text_key, this->Key(shared));
+  EXPECT_EQ(found[0].section, "第 2 节");
   EXPECT_EQ(found[1].document_id, second);
+  EXPECT_EQ(found[1].section, "第 1 节");
   EXPECT_EQ(found[1].ordinal, 0);
   EXPECT_EQ(this->embeddings()
                 .ApprovedChunksWithKeys({this->Key(shared), this->Key("Redis 锁是外层闸门")})

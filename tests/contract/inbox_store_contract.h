@@ -338,7 +338,7 @@ TYPED_TEST_P(InboxStoreContract, NothingOfARolledBackTransactionRemains) {
   {
     auto tx = this->inbox().BeginConsumer();
     tx->Claim("ingest", "e-1", ContractTime(50));
-    tx->ReplaceChunks(doc.id, 1, "Title", {"alpha"}, {});
+    tx->ReplaceChunks(doc.id, 1, "Title", {"alpha"}, {}, {});
     tx->SetIngestStatus(doc.id, IngestStatus::kDone);
   }
   EXPECT_TRUE(this->chunks().ListChunks(doc.id).empty());

@@ -120,7 +120,9 @@ TYPED_TEST_P(ReviewTeamContract, AnAssigneeWhoWroteTheVersionIsSelfReview) {
 
   auto doc = this->service_.Create(TestFixture::Author(), "t", "a\n");
   ASSERT_TRUE(doc.ok());
-  ASSERT_TRUE(this->service_.Edit(TestFixture::Admin(), doc->id, EditRequest{{}, "b\n", {}}).ok());
+  ASSERT_TRUE(
+      this->service_.Edit(TestFixture::Admin(), doc->id, EditRequest{{}, "b\n", {}, std::nullopt})
+          .ok());
   auto submitted = this->service_.Submit(TestFixture::Author(), doc->id);
   ASSERT_TRUE(submitted.ok());
   const auto edited_it = this->Assign(submitted->review.id, {"boss"});

@@ -66,7 +66,8 @@ class RevisionLifecycleContract : public ::testing::Test {
     return doc.ok() ? doc->id : 0;
   }
   Document Edit(DocumentId id, const std::string& content, const Actor& editor = Author()) {
-    auto doc = service_.Edit(editor, id, EditRequest{std::nullopt, content, std::nullopt});
+    auto doc =
+        service_.Edit(editor, id, EditRequest{std::nullopt, content, std::nullopt, std::nullopt});
     EXPECT_TRUE(doc.ok()) << (doc.ok() ? "" : doc.error().detail);
     return doc.ok() ? *doc : Document{};
   }
@@ -265,9 +266,9 @@ TYPED_TEST_P(RevisionLifecycleContract, HistoryKeepsSubmittedVersionsAndTheCurre
 
 TYPED_TEST_P(RevisionLifecycleContract, ATitleChangeIsAVersionWithItsOwnTitle) {
   const DocumentId id = this->Published(this->kV1);
-  auto renamed = this->service_.Edit(
-      this->Author(), id,
-      EditRequest{"\u65b0\u5458\u5de5\u6307\u5357", std::nullopt, std::nullopt});  // 新员工指南
+  auto renamed = this->service_.Edit(this->Author(), id,
+                                     EditRequest{"\u65b0\u5458\u5de5\u6307\u5357", std::nullopt,
+                                                 std::nullopt, std::nullopt});  // 新员工指南
   ASSERT_TRUE(renamed.ok());
   EXPECT_EQ(renamed->version, 2);
   EXPECT_EQ(this->service_.GetVersion(id, 2)->title, "\u65b0\u5458\u5de5\u6307\u5357");
@@ -313,8 +314,9 @@ TYPED_TEST_P(RevisionLifecycleContract, RacingRevisionsWithIfMatchStartExactlyOn
   for (int i = 0; i < kEditors; ++i) {
     editors.emplace_back([&, i] {
       go.arrive_and_wait();
-      auto result = this->service_.Edit(this->Author(), id,
-                                        EditRequest{std::nullopt, "racer " + std::to_string(i), 1});
+      auto result = this->service_.Edit(
+          this->Author(), id,
+          EditRequest{std::nullopt, "racer " + std::to_string(i), 1, std::nullopt});
       if (result.ok()) {
         ++started;
       } else if (result.error().code == ErrorCode::kVersionMismatch) {
@@ -344,8 +346,8 @@ TYPED_TEST_P(RevisionLifecycleContract, AnEditRacingAnApprovalNeverChangesWhatWa
   });
   std::thread author([&] {
     go.arrive_and_wait();
-    edit =
-        this->service_.Edit(this->Author(), id, EditRequest{std::nullopt, this->kV3, std::nullopt});
+    edit = this->service_.Edit(this->Author(), id,
+                               EditRequest{std::nullopt, this->kV3, std::nullopt, std::nullopt});
   });
   reviewer.join();
   author.join();

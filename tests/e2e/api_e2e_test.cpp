@@ -133,6 +133,26 @@ TEST_P(ApiTest, LifecycleCreateSubmitApprove) {
   EXPECT_EQ(events[1].actor_id, "bob");
 }
 
+// Issue 39: `format` is markdown unless the author says text, on create or by a PUT; a change of
+// format alone is an edit.
+TEST_P(ApiTest, TheFormatIsSetOnCreateAndChangedByAPut) {
+  const auto text =
+      Post("/api/v1/documents", Alice(),
+           json{{"title", "值班记录"}, {"content", "# 不是标题"}, {"format", "text"}}.dump());
+  ASSERT_EQ(text.status(), 201u) << text.body();
+  EXPECT_EQ(text.json()["format"], "text");
+  const std::string id = text.json()["id"];
+  EXPECT_EQ(Get("/api/v1/documents/" + id, Bob()).json()["format"], "text");
+  const auto changed = Call(http::verb::put, "/api/v1/documents/" + id, Alice(),
+                            json{{"format", "markdown"}}.dump());
+  ASSERT_EQ(changed.status(), 200u) << changed.body();
+  EXPECT_EQ(changed.json()["format"], "markdown");
+  EXPECT_EQ(Get("/api/v1/documents/" + id, Bob()).json()["format"], "markdown");
+  EXPECT_EQ(Get("/api/v1/documents/" + id + "/content", Bob()).json()["content"], "# 不是标题")
+      << "the content is what it was";
+  EXPECT_EQ(Get("/api/v1/documents/" + Create(Alice()), Bob()).json()["format"], "markdown");
+}
+
 TEST_P(ApiTest, ARevisionKeepsTheApprovedVersionPublishedAndShowsTheHistory) {
   const std::string id = Create(Alice(), "\u5165\u804c\u6307\u5357");  // 入职指南
   ASSERT_EQ(Post("/api/v1/reviews/" + Submit(id, Alice()) + "/approve", Bob()).status(), 200u);

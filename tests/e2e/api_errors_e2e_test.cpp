@@ -28,7 +28,11 @@ TEST_P(ApiTest, MalformedBodiesAre400Validation) {
        {"", "{", "not json", "[1, 2]", "\"title\"", "42", "null", R"({"title": 1, "content": "x"})",
         R"({"title": "x", "content": 5})", R"({"title": "x"})", R"({"content": "x"})",
         R"({"title": null, "content": "x"})", R"({"title": "", "content": "x"})",
-        "{\"title\": \"\xff\", \"content\": \"x\"}"}) {
+        "{\"title\": \"\xff\", \"content\": \"x\"}",
+        R"({"title": "x", "content": "x", "format": "html"})",
+        R"({"title": "x", "content": "x", "format": "Markdown"})",
+        R"({"title": "x", "content": "x", "format": null})",
+        R"({"title": "x", "content": "x", "format": 1})"}) {
     ExpectProblem(Post("/api/v1/documents", Alice(), body), 400, "VALIDATION");
   }
   const std::string long_title(201, 'x');
@@ -42,7 +46,8 @@ TEST_P(ApiTest, MalformedBodiesAre400Validation) {
 
   const std::string id = Create(Alice());
   for (const char* body :
-       {"", "[]", R"({"title": 5})", R"({"content": false})", R"({})", R"({"title": null})"}) {
+       {"", "[]", R"({"title": 5})", R"({"content": false})", R"({})", R"({"title": null})",
+        R"({"format": "docx"})", R"({"format": ["text"]})"}) {
     ExpectProblem(Call(http::verb::put, "/api/v1/documents/" + id, Alice(), body), 400,
                   "VALIDATION");
   }

@@ -196,6 +196,44 @@ TEST_P(ConsumersInProcessTest, AnApprovedDocumentGetsItsPreviewAndIsSearchable) 
   }
 }
 
+// Issue 39: Markdown is chunked along its headings and a hit names its heading path; the same
+// heading in a document written as text is only text.
+TEST_P(ConsumersInProcessTest, AHitUnderAThirdLevelHeadingNamesItsSection) {
+  const std::string markdown =
+      "# 运维手册\n\n本手册说明值班流程。\n\n## 数据库\n\n数据库由平台组维护。\n\n"
+      "### 备份\n\n每天凌晨全量备份数据库，保留三十天。zqsectionx\n\n## 监控\n\n告警发到值班群。";
+  const auto created =
+      Post("/api/v1/documents", Alice(), json{{"title", "运维手册"}, {"content", markdown}}.dump());
+  ASSERT_EQ(created.status(), 201u) << created.body();
+  EXPECT_EQ(created.json()["format"], "markdown") << "the default";
+  const std::string id = created.json()["id"];
+  const auto text = Post("/api/v1/documents", Alice(),
+                         json{{"title", "随记"},
+                              {"content", "### 备份\n\n备份也写在随记里。zqsectionx"},
+                              {"format", "text"}}
+                             .dump());
+  ASSERT_EQ(text.status(), 201u) << text.body();
+  EXPECT_EQ(text.json()["format"], "text");
+  const std::string text_id = text.json()["id"];
+  for (const std::string& doc : {id, text_id}) {
+    ASSERT_EQ(Post("/api/v1/reviews/" + Submit(doc, Alice()) + "/approve", Bob()).status(), 200u);
+    WaitForIngestStatus(doc, "done");
+  }
+  EXPECT_EQ(app_->internals().stores.chunks->ListChunks(std::stoll(id)),
+            (std::vector<std::string>{"# 运维手册\n\n本手册说明值班流程。",
+                                      "## 数据库\n\n数据库由平台组维护。",
+                                      "### 备份\n\n每天凌晨全量备份数据库，保留三十天。zqsectionx",
+                                      "## 监控\n\n告警发到值班群。"}))
+      << "one section a chunk, though all of them fit in one";
+
+  const auto hits = Get("/api/v1/search?q=zqsectionx&group=chunk", Bob());
+  ASSERT_EQ(hits.status(), 200u) << hits.body();
+  ASSERT_EQ(hits.json()["items"].size(), 2u) << hits.body();
+  for (const json& item : hits.json()["items"]) {
+    EXPECT_EQ(item["section"], item["document_id"] == id ? "运维手册 > 数据库 > 备份" : "") << item;
+  }
+}
+
 TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfChunks) {
   const std::string content = Article(11, "zqfivex");
   const DocumentId id = Approved("Five deliveries", content);
@@ -268,7 +306,8 @@ TEST_P(ConsumersInProcessTest, AStaleApprovalArrivingLateChangesNothing) {
   ASSERT_TRUE(app_->internals().service.Reject(kReviewer, first->review.id, "again").ok());
   ASSERT_TRUE(
       app_->internals()
-          .service.Edit(kAuthor, doc->id, EditRequest{std::nullopt, "version two zqtwox", 1})
+          .service
+          .Edit(kAuthor, doc->id, EditRequest{std::nullopt, "version two zqtwox", 1, std::nullopt})
           .ok());
   auto second = app_->internals().service.Submit(kAuthor, doc->id);
   ASSERT_TRUE(app_->internals().service.Approve(kReviewer, second->review.id, std::nullopt).ok());

@@ -129,14 +129,16 @@ TEST_P(EmbeddingsProcessTest, SharedParagraphsAreEmbeddedOnceAndVersionsAreDoneO
   WaitFor(second, "done");
   ExpectEachEmbeddedOnce(DistinctChunks({handbook, runbook}));
 
-  // Approved again with its text unchanged: done without a request, its three vectors reused.
+  // Approved again with its text unchanged (renamed, and now written as text: the same
+  // paragraphs make the same chunks): done without a request, its three vectors reused.
   const auto requests = provider_.requests();
   const double hits = Metric("docgate_embedding_cache_hits_total");
   EXPECT_GE(hits, 0) << "exposed";
-  ASSERT_TRUE(
-      service()
-          .Edit(kAuthor, first, EditRequest{"评审手册（第二版）", std::nullopt, std::nullopt})
-          .ok());
+  ASSERT_TRUE(service()
+                  .Edit(kAuthor, first,
+                        EditRequest{"评审手册（第二版）", std::nullopt, std::nullopt,
+                                    DocumentFormat::kText})
+                  .ok());
   Approve(first);
   WaitFor(first, "done");
   EXPECT_EQ(provider_.requests(), requests);
@@ -342,7 +344,8 @@ TEST_P(EmbeddingsProcessTest, EmbeddedInputsEqualDistinctTextsOverAThousandAppro
   for (std::size_t i = 0; i < ids.size(); i += 2) {
     ASSERT_TRUE(service()
                     .Edit(kAuthor, ids[i],
-                          EditRequest{"重审 " + std::to_string(i), std::nullopt, std::nullopt})
+                          EditRequest{"重审 " + std::to_string(i), std::nullopt, std::nullopt,
+                                      std::nullopt})
                     .ok());
     Approve(ids[i]);
     ++approvals;

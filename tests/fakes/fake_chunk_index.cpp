@@ -60,6 +60,7 @@ std::vector<RankedHit> Matches(const FakeTables& tables, const SearchQuery& quer
     const std::string* title;
     std::size_t ordinal;
     const std::string* content;
+    const std::string* section;
     ChunkTerms terms;
   };
   std::vector<Candidate> chunks;
@@ -68,7 +69,7 @@ std::vector<RankedHit> Matches(const FakeTables& tables, const SearchQuery& quer
     const std::vector<PhraseMatch> in_title = AnalyzedText(stored.title).Find(query);
     for (std::size_t ordinal = 0; ordinal < stored.contents.size(); ++ordinal) {
       chunks.push_back(Candidate{id, stored.version, &stored.title, ordinal,
-                                 &stored.contents[ordinal],
+                                 &stored.contents[ordinal], &stored.sections[ordinal],
                                  Analyse(query, in_title, stored.title, stored.contents[ordinal])});
     }
   }
@@ -92,7 +93,7 @@ std::vector<RankedHit> Matches(const FakeTables& tables, const SearchQuery& quer
     }
     hits.emplace_back(-score, chunk.id, chunk.ordinal,
                       ChunkHit{chunk.id, chunk.version, *chunk.title, *chunk.content, score,
-                               static_cast<std::int32_t>(chunk.ordinal)});
+                               static_cast<std::int32_t>(chunk.ordinal), *chunk.section});
   }
   return hits;
 }
@@ -132,6 +133,7 @@ std::vector<std::string> FakeChunkIndex::ListChunks(DocumentId id) {
 
 void FakeChunkWriter::Replace(DocumentId id, std::int32_t version, const std::string& title,
                               const std::vector<std::string>& chunks,
+                              const std::vector<std::string>& sections,
                               const std::vector<std::string>& text_keys) {
   FakeTables& tables = tx_.Open();
   std::vector<std::string> replaced;
@@ -143,7 +145,10 @@ void FakeChunkWriter::Replace(DocumentId id, std::int32_t version, const std::st
     FakeRequireDocument(tables, id, "chunk");
     std::vector<std::string> keys = text_keys;
     keys.resize(chunks.size());
-    tables.chunks.emplace(id, FakeTables::Chunks{version, title, chunks, std::move(keys)});
+    std::vector<std::string> headings = sections;
+    headings.resize(chunks.size());
+    tables.chunks.emplace(
+        id, FakeTables::Chunks{version, title, chunks, std::move(keys), std::move(headings)});
   }
   const TimePoint now =
       std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());

@@ -39,7 +39,8 @@ class FakeChunkWriter {
   explicit FakeChunkWriter(FakeTransaction& tx) : tx_(tx) {}
 
   void Replace(DocumentId id, std::int32_t version, const std::string& title,
-               const std::vector<std::string>& chunks, const std::vector<std::string>& text_keys);
+               const std::vector<std::string>& chunks, const std::vector<std::string>& sections,
+               const std::vector<std::string>& text_keys);
 
  private:
   FakeTransaction& tx_;

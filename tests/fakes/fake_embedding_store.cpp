@@ -217,7 +217,7 @@ std::vector<KeyedChunk> FakeEmbeddingStore::ApprovedChunksWithKeys(
       for (std::size_t i = 0; i < rows.contents.size(); ++i) {
         if (!wanted.contains(rows.text_keys[i])) continue;
         chunks.push_back({doc.id, rows.version, static_cast<std::int32_t>(i), rows.title,
-                          rows.contents[i], rows.text_keys[i]});
+                          rows.contents[i], rows.text_keys[i], rows.sections[i]});
       }
     });
     return chunks;

@@ -30,8 +30,9 @@ class FakeConsumerTransaction final : public ConsumerTransaction {
   }
   void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
                      const std::vector<std::string>& chunks,
+                     const std::vector<std::string>& sections,
                      const std::vector<std::string>& text_keys) override {
-    chunks_.Replace(id, version, title, chunks, text_keys);
+    chunks_.Replace(id, version, title, chunks, sections, text_keys);
   }
   std::size_t CountStoredVectors(const EmbeddingModel& model,
                                  const std::vector<std::string>& text_keys) override {

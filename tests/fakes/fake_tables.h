@@ -47,6 +47,7 @@ struct FakeTables {
     std::string title;
     std::vector<std::string> contents;
     std::vector<std::string> text_keys;  // one per content; empty: no key yet
+    std::vector<std::string> sections;   // one per content
   };
   // (model, dimensions, text key).
   using EmbeddingKey = std::tuple<std::string, int, std::string>;

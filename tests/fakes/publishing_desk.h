@@ -47,7 +47,9 @@ class PublishingDesk {
   // Edits the document as its author (no If-Match).
   void Edit(DocumentId id, std::optional<std::string> title, std::optional<std::string> content) {
     EXPECT_TRUE(
-        service_.Edit(kAuthor, id, EditRequest{std::move(title), std::move(content), std::nullopt})
+        service_
+            .Edit(kAuthor, id,
+                  EditRequest{std::move(title), std::move(content), std::nullopt, std::nullopt})
             .ok());
   }
   IngestStatus StatusOf(DocumentId id) {

@@ -212,7 +212,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 16u);
+  ASSERT_EQ(rows.size(), 17u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -241,6 +241,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[14][1].as<std::string>(), "0015_review_approvals.sql");
   EXPECT_EQ(rows[15][0].as<int>(), 16);
   EXPECT_EQ(rows[15][1].as<std::string>(), "0016_review_teams.sql");
+  EXPECT_EQ(rows[16][0].as<int>(), 17);
+  EXPECT_EQ(rows[16][1].as<std::string>(), "0017_formats.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"
@@ -301,6 +303,28 @@ TEST_F(PgDocumentStoreTest, Migration0015GivesEachApprovedReviewItsDecisionAsIts
     EXPECT_EQ(stores.documents->FindReview(id)->required_approvals, 1) << id;
   }
   EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_review_approval"), 2);
+}
+
+// Migration 0017 on a database of schema 16 (formats): the documents written before it were
+// written as plain text and stay text; a document written after it is Markdown unless it says so.
+TEST_F(PgDocumentStoreTest, Migration0017MarksTheDocumentsWrittenBeforeItText) {
+  {
+    pqxx::connection connection(db_.url());
+    ApplyPostgresMigrations(
+        connection,
+        std::vector<EmbeddedFile>(kPostgresMigrations.begin(), kPostgresMigrations.begin() + 16));
+  }
+  db_.Execute(kSchema14ReviewsSeed);
+  Stores stores = OpenPgStores(Config());  // applies 0017
+  for (const DocumentId id : {1, 2, 3}) {
+    EXPECT_EQ(stores.documents->FindDocument(id)->format, DocumentFormat::kText) << id;
+  }
+  EXPECT_EQ(db_.Count("SELECT count(*) FROM kh_document WHERE format = 'text'"), 3);
+  // The column's default is markdown now: a row written without naming it, as by hand.
+  db_.Execute(
+      "INSERT INTO kh_document (id, title, status, version, author_id, ingest_status, created_at,"
+      " updated_at) VALUES (4, 'd', 'draft', 1, 'alice', 'none', 0, 0)");
+  EXPECT_EQ(stores.documents->FindDocument(4)->format, DocumentFormat::kMarkdown);
 }
 
 // Migration 0008 on a database of schema 7 (ADR 0009): the chunks written before it get docgate's

@@ -224,6 +224,26 @@ TEST_F(SqliteDocumentStoreTest, Migration0015GivesEachApprovedReviewItsDecisionA
             (std::vector<std::vector<std::string>>{{"2"}}));
 }
 
+// Migration 0017 on a database of schema 16 (formats): the documents written before it were
+// written as plain text and stay text; a document written after it is Markdown unless it says so.
+TEST_F(SqliteDocumentStoreTest, Migration0017MarksTheDocumentsWrittenBeforeItText) {
+  fs::create_directories(db_path_.parent_path());
+  {
+    SqliteConnection connection(db_path_.string(), milliseconds(5000));
+    ApplySqliteMigrations(connection, std::vector<EmbeddedFile>(kSqliteMigrations.begin(),
+                                                                kSqliteMigrations.begin() + 16));
+    connection.Execute(kSchema14ReviewsSeed);
+  }
+  Stores stores = Open();  // applies 0017
+  for (const DocumentId id : {1, 2, 3}) {
+    EXPECT_EQ(stores.documents->FindDocument(id)->format, DocumentFormat::kText) << id;
+  }
+  auto tx = stores.documents->Begin();
+  const DocumentId id = tx->InsertDocument(ContractDocument());
+  tx->Commit();
+  EXPECT_EQ(stores.documents->FindDocument(id)->format, DocumentFormat::kMarkdown);
+}
+
 // Migration 0016 builds the outbox and the inbox anew (SQLite cannot change their CHECKs): every
 // row keeps every column, the indexes are back, the outbox's sequence continues after the highest
 // id ever used (rows 4 and 5 were pruned), and the review events are accepted.
@@ -344,7 +364,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"13", "0013_users.sql", "1"},
                           {"14", "0014_sessions.sql", "1"},
                           {"15", "0015_review_approvals.sql", "1"},
-                          {"16", "0016_review_teams.sql", "1"}}));
+                          {"16", "0016_review_teams.sql", "1"},
+                          {"17", "0017_formats.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

@@ -219,7 +219,10 @@ TEST_F(ConsumersTest, AStaleApprovalNeverReplacesANewerOne) {
   auto doc = service_.Create(kAlice, "Guide", "version one words");
   auto first = service_.Submit(kAlice, doc->id);
   ASSERT_TRUE(service_.Reject(kBob, first->review.id, "more").ok());
-  ASSERT_TRUE(service_.Edit(kAlice, doc->id, EditRequest{std::nullopt, "version two words", 1}).ok());
+  ASSERT_TRUE(
+      service_
+          .Edit(kAlice, doc->id, EditRequest{std::nullopt, "version two words", 1, std::nullopt})
+          .ok());
   auto second = service_.Submit(kAlice, doc->id);
   ASSERT_TRUE(service_.Approve(kBob, second->review.id, std::nullopt).ok());
   const OutboxEvent v2 = LastEvent();

@@ -150,11 +150,9 @@ TEST_F(DocumentServiceTest, AnAdminWhoEditedTheSubmittedVersionCannotDecideIt) {
   const Actor admin{"erin", "Erin", false, false, true};
   auto doc = MustCreate("Guide", "v1");
   ASSERT_TRUE(
-      service_.Edit(admin, doc.id, EditRequest{std::nullopt, "v2 by erin", 1})
-          .ok());
+      service_.Edit(admin, doc.id, EditRequest{std::nullopt, "v2 by erin", 1, std::nullopt}).ok());
   ASSERT_TRUE(
-      service_
-          .Edit(kAlice, doc.id, EditRequest{"Guide, again", std::nullopt, 2})
+      service_.Edit(kAlice, doc.id, EditRequest{"Guide, again", std::nullopt, 2, std::nullopt})
           .ok());
   auto t = service_.Submit(admin, doc.id);
   ASSERT_TRUE(t.ok());
@@ -176,7 +174,7 @@ TEST_F(DocumentServiceTest, RejectEditResubmitApproveBindsTheNewVersion) {
   ASSERT_TRUE(service_.Reject(kBob, first.review.id, "typo").ok());
   EXPECT_EQ(service_.GetDocument(doc.id)->status, DocumentStatus::kRejected);
 
-  auto edited = service_.Edit(kAlice, doc.id, EditRequest{std::nullopt, "v2", 1});
+  auto edited = service_.Edit(kAlice, doc.id, EditRequest{std::nullopt, "v2", 1, std::nullopt});
   ASSERT_TRUE(edited.ok());
   EXPECT_EQ(edited->version, 2);
   EXPECT_EQ(edited->status, DocumentStatus::kDraft);
@@ -193,22 +191,22 @@ TEST_F(DocumentServiceTest, RejectEditResubmitApproveBindsTheNewVersion) {
 
 TEST_F(DocumentServiceTest, EditChecksOwnerIfMatchAndState) {
   auto doc = MustCreate();
-  EXPECT_EQ(service_.Edit(kCarol, doc.id, EditRequest{"x", {}, {}}).error().code,
+  EXPECT_EQ(service_.Edit(kCarol, doc.id, EditRequest{"x", {}, {}, std::nullopt}).error().code,
             ErrorCode::kForbidden);
-  EXPECT_EQ(service_.Edit(kAlice, doc.id, EditRequest{"x", {}, 7}).error().code,
+  EXPECT_EQ(service_.Edit(kAlice, doc.id, EditRequest{"x", {}, 7, std::nullopt}).error().code,
             ErrorCode::kVersionMismatch);
-  EXPECT_EQ(service_.Edit(kAlice, doc.id, EditRequest{{}, {}, {}}).error().code,
+  EXPECT_EQ(service_.Edit(kAlice, doc.id, EditRequest{{}, {}, {}, std::nullopt}).error().code,
             ErrorCode::kValidation);
-  EXPECT_EQ(service_.Edit(kAlice, 404, EditRequest{"x", {}, {}}).error().code,
+  EXPECT_EQ(service_.Edit(kAlice, 404, EditRequest{"x", {}, {}, std::nullopt}).error().code,
             ErrorCode::kNotFound);
-  auto same = service_.Edit(kAlice, doc.id, EditRequest{"Guide", "body", 1});
+  auto same = service_.Edit(kAlice, doc.id, EditRequest{"Guide", "body", 1, std::nullopt});
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same->version, 1) << "no change, no new version";
-  auto renamed = service_.Edit(kAlice, doc.id, EditRequest{"Renamed", {}, {}});
+  auto renamed = service_.Edit(kAlice, doc.id, EditRequest{"Renamed", {}, {}, std::nullopt});
   EXPECT_EQ(renamed->version, 2);
   EXPECT_EQ(service_.GetContent(doc.id)->content, "body") << "content carried to the new version";
   MustSubmit(doc.id);
-  EXPECT_EQ(service_.Edit(kAlice, doc.id, EditRequest{"y", {}, {}}).error().code,
+  EXPECT_EQ(service_.Edit(kAlice, doc.id, EditRequest{"y", {}, {}, std::nullopt}).error().code,
             ErrorCode::kInvalidState);
 }
 

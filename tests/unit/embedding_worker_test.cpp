@@ -130,7 +130,7 @@ TEST_F(EmbeddingWorkerTest, ChunksWrittenWithoutKeysAreKeyedAndEmbedded) {
   {  // As a docgate before migration 0010 wrote them.
     auto tx = fakes_.stores.inbox->BeginConsumer();
     tx->ReplaceChunks(handbook, 1, "评审手册", SplitIntoChunks(kHandbook, ChunkerConfig{100, 0}),
-                      {});
+                      {}, {});
     tx->Commit();
   }
   EXPECT_EQ(worker_.Backlog(), 0) << "texts without keys are not known yet";

@@ -76,7 +76,7 @@ TEST_F(IdempotencyServiceTest, KeysOfDifferentCallersAreIndependent) {
 
 TEST_F(IdempotencyServiceTest, TheHookStoresTheResponseWithTheEffectAndItIsReplayed) {
   const auto first = MustProceed();
-  auto doc = service_.Create(kAlice, "Guide", "body",
+  auto doc = service_.Create(kAlice, "Guide", "body", DocumentFormat::kMarkdown,
                              idempotency_.CompleteOnCommit(Request(), first.owner));
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(Replayed(), IdempotentOutcome::Created(*doc));
@@ -92,8 +92,8 @@ TEST_F(IdempotencyServiceTest, TheHookStoresTheResponseWithTheEffectAndItIsRepla
 
 TEST_F(IdempotencyServiceTest, TheHookStoresExactlyWhatTheCreateAnswers) {
   const auto first = MustProceed();
-  auto doc =
-      service_.Create(kAlice, "指南", "body", idempotency_.CompleteOnCommit(Request(), first.owner));
+  auto doc = service_.Create(kAlice, "指南", "body", DocumentFormat::kMarkdown,
+                             idempotency_.CompleteOnCommit(Request(), first.owner));
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ(Replayed(), IdempotentOutcome::Created(*doc));
 }
@@ -123,7 +123,7 @@ TEST_F(IdempotencyServiceTest, AnEffectWhoseLeaseWasTakenOverRollsBack) {
   const auto first = MustProceed();
   clock_.Advance(30s);
   MustProceed();
-  EXPECT_THROW((void)service_.Create(kAlice, "Guide", "body",
+  EXPECT_THROW((void)service_.Create(kAlice, "Guide", "body", DocumentFormat::kMarkdown,
                                      idempotency_.CompleteOnCommit(Request(), first.owner)),
                StorageError);
   EXPECT_TRUE(fakes_.stores.documents->ListDocuments({}).empty());
@@ -132,7 +132,7 @@ TEST_F(IdempotencyServiceTest, AnEffectWhoseLeaseWasTakenOverRollsBack) {
 TEST_F(IdempotencyServiceTest, AFailedUseCaseStoresNothingAndAbandonFreesTheKey) {
   const auto first = MustProceed();
   fakes_.database->FailNextCommit();
-  EXPECT_THROW((void)service_.Create(kAlice, "Guide", "body",
+  EXPECT_THROW((void)service_.Create(kAlice, "Guide", "body", DocumentFormat::kMarkdown,
                                      idempotency_.CompleteOnCommit(Request(), first.owner)),
                StorageUnavailable);
   EXPECT_EQ(Begin().verdict, IdempotencyVerdict::kInFlight);

@@ -10,6 +10,20 @@ namespace docgate {
 
 namespace http = boost::beast::http;
 
+namespace {
+
+// The body's `format`: nullopt when absent; VALIDATION for a value that names no format.
+Result<std::optional<DocumentFormat>> FormatField(const nlohmann::json& body) {
+  auto text = StringField(body, "format");
+  if (!text) return text.error();
+  if (!*text) return std::optional<DocumentFormat>{};
+  const auto format = ParseDocumentFormat(**text);
+  if (!format) return Invalid("format must be markdown or text, got '" + **text + "'");
+  return std::optional<DocumentFormat>{*format};
+}
+
+}  // namespace
+
 void DocumentRoutes::AddTo(Router& router, const RouteGuard& guard) const {
   using V = HttpVerb;
   router.Add(V::post, "/api/v1/documents", guard.Idempotent(Bind(this, &DocumentRoutes::Create)));
@@ -42,7 +56,10 @@ Result<IdempotentOutcome> DocumentRoutes::Create(const RouteContext& ctx, const 
   if (!title) return title.error();
   auto content = RequiredString(*body, "content");
   if (!content) return content.error();
-  auto doc = service_.Create(actor, *title, *content, effect.Hook());
+  auto format = FormatField(*body);
+  if (!format) return format.error();
+  auto doc = service_.Create(actor, *title, *content, format->value_or(DocumentFormat::kMarkdown),
+                             effect.Hook());
   if (!doc) return doc.error();
   return IdempotentOutcome::Created(std::move(*doc));
 }
@@ -101,8 +118,11 @@ Result<HttpResponse> DocumentRoutes::Edit(const RouteContext& ctx, const Actor& 
   if (!title) return title.error();
   auto content = StringField(*body, "content");
   if (!content) return content.error();
+  auto format = FormatField(*body);
+  if (!format) return format.error();
   request.title = std::move(*title);
   request.content = std::move(*content);
+  request.format = *format;
   auto doc = service_.Edit(actor, *id, request);
   if (!doc) return doc.error();
   return DocumentResponse(HttpStatus::ok, *doc, users_.NamesOf(PeopleIn(*doc)));

@@ -131,6 +131,7 @@ json ToJson(const Document& doc, const NameBook& names) {
               {"approved_version", OptionalValue(doc.approved_version)},
               {"approved_at", OptionalTime(doc.approved_at)},
               {"ingest_status", ToString(doc.ingest_status)},
+              {"format", ToString(doc.format)},
               {"created_at", FormatTime(doc.created_at)},
               {"updated_at", FormatTime(doc.updated_at)}};
 }

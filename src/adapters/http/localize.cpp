@@ -75,8 +75,9 @@ const std::vector<std::pair<std::string_view, std::string_view>> kCatalog = {
      "语义搜索和混合搜索需要向量嵌入，而此 docgate 没有配置（“DOCGATE_EMBEDDINGS_URL”）：请使用"
      "“mode=keyword”，或不指定“mode”"},
     {"another request holds {}; retry in {} s", "另一个请求正持有锁“{}”，请在 {} 秒后重试"},
-    {"nothing to change: give title and/or content",
-     "没有要修改的内容：请提供标题或正文，或两者都提供"},
+    {"nothing to change: give title, content or format",
+     "没有要修改的内容：请提供标题、正文或格式"},
+    {"format must be markdown or text, got '{}'", "“format”必须是“markdown”或“text”，而不是“{}”"},
     {"If-Match names version {}, the document is at version {}",
      "请求头“If-Match”指定的是第 {} 版，而文档当前是第 {} 版"},
     // HTTP: router, body, headers, transport, load shedding

@@ -22,17 +22,18 @@ using pg_sql::Statement;
 constexpr Statement kDeleteChunks{
     "delete_chunks", "DELETE FROM kh_document_chunk WHERE document_id = $1 RETURNING text_key"};
 // Every chunk of a document in one round trip: $4 the chunks, $5 their terms (TsVectorLiteral),
-// $6 their text keys (shorter, or empty, leaves the rest NULL), $7 their lengths in terms,
+// $6 their text keys (shorter, or empty, leaves the rest NULL), $7 their lengths in terms, $8 their
+// sections (shorter, or empty, leaves the rest ""),
 // ordinals from 0 in that order; the embeddings of the keys written are orphans no longer.
 constexpr Statement kInsertChunks{
     "insert_chunks",
     "WITH inserted AS ("
     " INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content, search_terms,"
-    "   text_key, search_length)"
+    "   text_key, search_length, section)"
     " SELECT $1::bigint, (c.n - 1)::integer, $2::integer, $3::text, c.content, c.terms::tsvector,"
-    "   c.text_key, c.length"
-    " FROM unnest($4::text[], $5::text[], $6::text[], $7::integer[]) WITH ORDINALITY AS c (content,"
-    "   terms, text_key, length, n)"
+    "   c.text_key, c.length, coalesce(c.section, '')"
+    " FROM unnest($4::text[], $5::text[], $6::text[], $7::integer[], $8::text[]) WITH ORDINALITY"
+    "   AS c (content, terms, text_key, length, section, n)"
     " RETURNING text_key)"
     " UPDATE kh_embedding SET orphaned_at = NULL"
     " WHERE text_key IN (SELECT text_key FROM inserted) AND orphaned_at IS NOT NULL"};
@@ -72,7 +73,7 @@ constexpr Statement kSearch{
     "  SELECT b.*,"
     "   row_number() OVER (PARTITION BY b.document_id ORDER BY b.score DESC, b.ordinal) AS nth"
     "  FROM best b JOIN kh_document d ON d.id = b.document_id AND d.approved_version = b.version)"
-    " SELECT c.document_id, c.version, c.title, c.content, r.score, c.ordinal"
+    " SELECT c.document_id, c.version, c.title, c.content, r.score, c.ordinal, c.section"
     " FROM ranked r JOIN kh_document_chunk c ON c.document_id = r.document_id"
     "  AND c.ordinal = r.ordinal"
     " WHERE r.nth <= $3 ORDER BY r.score DESC, r.document_id, r.ordinal LIMIT $2"};
@@ -115,6 +116,7 @@ std::span<const Statement> PgChunkIndex::Statements() { return kChunkStatements;
 
 void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
                            const std::string& title, const std::vector<std::string>& chunks,
+                           const std::vector<std::string>& sections,
                            const std::vector<std::string>& text_keys) {
   work.Run("replace chunks of document", id, [&](pqxx::work& w) {
     // One statement both reads the old keys and deletes their chunks: a round trip less per
@@ -134,7 +136,8 @@ void PgChunkIndex::Replace(PgWork& work, DocumentId id, std::int32_t version,
         lengths.push_back(length);
       }
       w.exec_prepared(kInsertChunks.name, id, version, Checked(title), TextArray(chunks),
-                      TextArray(terms), TextArray(text_keys), IdArray(lengths));
+                      TextArray(terms), TextArray(text_keys), IdArray(lengths),
+                      TextArray(sections));
     }
     // After the insert, so that a key the new chunks still have stays adopted.
     if (!replaced.empty()) w.exec_prepared(kMarkOrphans.name, TextArray(replaced));

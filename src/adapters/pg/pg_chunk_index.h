@@ -45,6 +45,7 @@ class PgChunkIndex final : public ChunkIndex {
   // document's chunks become exactly `chunks`, in order.
   static void Replace(PgWork& work, DocumentId id, std::int32_t version, const std::string& title,
                       const std::vector<std::string>& chunks,
+                      const std::vector<std::string>& sections,
                       const std::vector<std::string>& text_keys);
 
   // Analyses every chunk whose search_terms is NULL (written before migration 0008, or by a

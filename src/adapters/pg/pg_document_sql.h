@@ -23,33 +23,35 @@ using namespace pg;  // parameters and rows (pg_rows.h)
 
 // The documents' and reviews' SQL: statements prepared on every connection, and the list queries
 // run unprepared.
-inline constexpr Statement kSelectDocument{"select_document",
-                                           "SELECT id, title, status, version, author_id, "
-                                           "current_review_id, approved_version,"
-                                           " approved_at, ingest_status, created_at, updated_at "
-                                           "FROM kh_document WHERE id = $1"};
-inline constexpr Statement kLockDocument{"lock_document",
-                                         "SELECT id, title, status, version, author_id, "
-                                         "current_review_id, approved_version,"
-                                         " approved_at, ingest_status, created_at, updated_at FROM "
-                                         "kh_document WHERE id = $1"
-                                         " FOR UPDATE"};
+inline constexpr Statement kSelectDocument{
+    "select_document",
+    "SELECT id, title, status, version, author_id, "
+    "current_review_id, approved_version,"
+    " approved_at, ingest_status, created_at, updated_at, format"
+    " FROM kh_document WHERE id = $1"};
+inline constexpr Statement kLockDocument{
+    "lock_document",
+    "SELECT id, title, status, version, author_id, "
+    "current_review_id, approved_version,"
+    " approved_at, ingest_status, created_at, updated_at, format"
+    " FROM kh_document WHERE id = $1"
+    " FOR UPDATE"};
 // The consumers' one read of the approvals they work from. For the preview, a batch: $1 document
 // ids, $2 versions; each document found, with that version's content (NULL when it has none) and
 // its position in $1 (from 1) last.
 inline constexpr Statement kSelectDocumentsWithContent{
     "select_documents_with_content",
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
-    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content,"
-    " w.n FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS w (id, version, n)"
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, d.format,"
+    " c.content, w.n FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS w (id, version, n)"
     " JOIN kh_document d ON d.id = w.id"
     " LEFT JOIN kh_document_content c ON c.document_id = w.id AND c.version = w.version"};
 // For ingestion: the document $1 locked, with the content of version $2 (NULL when it has none).
 inline constexpr Statement kLockDocumentWithContent{
     "lock_document_with_content",
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
-    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
-    " FROM kh_document d LEFT JOIN kh_document_content c ON c.document_id = d.id"
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, d.format,"
+    " c.content FROM kh_document d LEFT JOIN kh_document_content c ON c.document_id = d.id"
     " AND c.version = $2 WHERE d.id = $1 FOR UPDATE OF d"};
 inline constexpr Statement kInsertDocument{"insert_document", sql::kInsertDocument};
 // The mutable columns only: the author and the creation time never change.
@@ -57,7 +59,7 @@ inline constexpr Statement kUpdateDocument{"update_document",
                                            "UPDATE kh_document SET title = $2, status = $3, "
                                            "version = $4, current_review_id = $5,"
                                            " approved_version = $6, approved_at = $7, "
-                                           "ingest_status = $8, updated_at = $9"
+                                           "ingest_status = $8, updated_at = $9, format = $10"
                                            " WHERE id = $1"};
 
 // A review's columns as ToReview reads them, its approvals and assignees included, each as one
@@ -195,7 +197,7 @@ inline VersionSummary ToVersionSummary(const pqxx::row& row) {
 inline constexpr const char* kListDocuments =
     "SELECT id, title, status, version, author_id, current_review_id, "
     "approved_version,"
-    " approved_at, ingest_status, created_at, updated_at FROM kh_document"
+    " approved_at, ingest_status, created_at, updated_at, format FROM kh_document"
     " WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR "
     "author_id = $2)"
     "   AND ($3::bigint IS NULL OR id < $3)"

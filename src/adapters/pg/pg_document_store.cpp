@@ -68,7 +68,7 @@ std::vector<std::optional<DocumentWithContent>> PgDocumentStore::FindDocumentsWi
   session_->Autocommit("find documents with content", [&](pqxx::transaction_base& tx) {
     for (const pqxx::row& row :
          tx.exec_prepared(kSelectDocumentsWithContent.name, IdArray(ids), IdArray(versions))) {
-      found.at(row[12].as<std::size_t>() - 1) = ToDocumentWithContent(row);
+      found.at(row[13].as<std::size_t>() - 1) = ToDocumentWithContent(row);
     }
   });
   return found;

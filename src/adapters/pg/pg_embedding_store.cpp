@@ -129,7 +129,7 @@ constexpr Statement kKeysWithVectors{
 // $1 the keys.
 constexpr Statement kApprovedChunksWithKeys{
     "embeddings_approved_chunks_with_keys",
-    "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key"
+    "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key, c.section"
     " FROM kh_document_chunk c"
     " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
     " WHERE c.text_key = ANY($1::text[])"
@@ -338,7 +338,8 @@ std::vector<KeyedChunk> PgEmbeddingStore::ApprovedChunksWithKeys(
                            [](const pqxx::row& row) {
                              return KeyedChunk{row[0].as<DocumentId>(),   row[1].as<std::int32_t>(),
                                                row[2].as<std::int32_t>(), row[3].as<std::string>(),
-                                               row[4].as<std::string>(),  row[5].as<std::string>()};
+                                               row[4].as<std::string>(),  row[5].as<std::string>(),
+                                               row[6].as<std::string>()};
                            });
   });
 }

@@ -47,11 +47,12 @@ Document ToDocument(const pqxx::row& row) {
   doc.ingest_status = Enum<IngestStatus>(row[8], ParseIngestStatus, "ingest status");
   doc.created_at = FromMillis(row[9].as<std::int64_t>());
   doc.updated_at = FromMillis(row[10].as<std::int64_t>());
+  doc.format = Enum<DocumentFormat>(row[11], ParseDocumentFormat, "document format");
   return doc;
 }
 
 DocumentWithContent ToDocumentWithContent(const pqxx::row& row) {
-  return DocumentWithContent{ToDocument(row), Nullable<std::string>(row[11])};
+  return DocumentWithContent{ToDocument(row), Nullable<std::string>(row[12])};
 }
 
 Review ToReview(const pqxx::row& row) {
@@ -126,7 +127,8 @@ PreviewRecord ToPreview(const pqxx::row& row) {
 
 ChunkHit ToHit(const pqxx::row& row) {
   return ChunkHit{row[0].as<DocumentId>(),  row[1].as<std::int32_t>(), row[2].as<std::string>(),
-                  row[3].as<std::string>(), row[4].as<double>(),       row[5].as<std::int32_t>()};
+                  row[3].as<std::string>(), row[4].as<double>(),       row[5].as<std::int32_t>(),
+                  row[6].as<std::string>()};
 }
 
 std::string ToText(const pqxx::row& row) { return row[0].as<std::string>(); }

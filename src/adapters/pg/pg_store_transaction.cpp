@@ -48,7 +48,7 @@ class PgTransaction final : public StoreTransaction {
                           doc.version, Checked(doc.author_id), Checked(Text(doc.current_review_id)),
                           Checked(Text(doc.approved_version)), Checked(Text(doc.approved_at)),
                           Name(ToString(doc.ingest_status)), Millis(doc.created_at),
-                          Millis(doc.updated_at))[0]
+                          Millis(doc.updated_at), Name(ToString(doc.format)))[0]
           .as<DocumentId>();
     });
   }
@@ -70,8 +70,8 @@ class PgTransaction final : public StoreTransaction {
       const auto result = w.exec_prepared(
           kUpdateDocument.name, doc.id, Checked(doc.title), Name(ToString(doc.status)), doc.version,
           Checked(Text(doc.current_review_id)), Checked(Text(doc.approved_version)),
-          Checked(Text(doc.approved_at)), Name(ToString(doc.ingest_status)),
-          Millis(doc.updated_at));
+          Checked(Text(doc.approved_at)), Name(ToString(doc.ingest_status)), Millis(doc.updated_at),
+          Name(ToString(doc.format)));
       ExpectOneRow(result, "document", doc.id);
     });
   }

@@ -68,8 +68,8 @@ inline constexpr char kVectorIds[] =
 inline constexpr char kInsertDocument[] =
     "INSERT INTO kh_document (title, status, version, author_id, "
     "current_review_id,"
-    " approved_version, approved_at, ingest_status, created_at, updated_at)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id";
+    " approved_version, approved_at, ingest_status, created_at, updated_at, format)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id";
 inline constexpr char kInsertReview[] =
     "INSERT INTO kh_document_review (document_id, "
     "document_version, status, submitted_by,"
@@ -113,8 +113,8 @@ inline constexpr char kListVersions[] =
 // select, the content last.
 inline constexpr char kSelectDocumentWithContent[] =
     "SELECT d.id, d.title, d.status, d.version, d.author_id, d.current_review_id,"
-    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, c.content"
-    " FROM kh_document d LEFT JOIN kh_document_content c"
+    " d.approved_version, d.approved_at, d.ingest_status, d.created_at, d.updated_at, d.format,"
+    " c.content FROM kh_document d LEFT JOIN kh_document_content c"
     " ON c.document_id = d.id AND c.version = d.version WHERE d.id = $1";
 inline constexpr char kSelectContent[] =
     "SELECT content FROM kh_document_content "

@@ -18,8 +18,8 @@ using namespace sqlite_rows;  // shared rows and binders (sqlite_rows.h)
 
 constexpr std::string_view kDeleteChunks = "DELETE FROM kh_document_chunk WHERE document_id = ?1";
 constexpr std::string_view kInsertChunk =
-    "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content, text_key)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    "INSERT INTO kh_document_chunk (document_id, ordinal, version, title, content, text_key,"
+    " section) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 constexpr std::string_view kKeysOfChunks =
     "SELECT DISTINCT text_key FROM kh_document_chunk WHERE document_id = ?1 AND text_key IS NOT "
     "NULL";
@@ -45,7 +45,7 @@ constexpr std::string_view kSearch =
     "   row_number() OVER (PARTITION BY c.document_id ORDER BY b.score DESC, c.ordinal) AS nth"
     "  FROM best b JOIN kh_document_chunk c ON c.id = b.id"
     "  JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version)"
-    " SELECT c.document_id, c.version, c.title, c.content, c.ordinal, r.score"
+    " SELECT c.document_id, c.version, c.title, c.content, c.ordinal, r.score, c.section"
     " FROM ranked r JOIN kh_document_chunk c ON c.id = r.id"
     " WHERE r.nth <= ?3 ORDER BY r.score DESC, r.document_id, r.ordinal LIMIT ?2";
 // How many chunks hold the term ?1 (fts5vocab, migration 0011), and how many there are.
@@ -72,8 +72,8 @@ std::vector<std::int64_t> ChunksHolding(SqliteConnection& connection, const Sear
 }
 
 ChunkHit HitFromRow(const SqliteStatement& row) {
-  return ChunkHit{row.Int64(0), row.Int32(1),  row.Text(2),
-                  row.Text(3),  row.Double(5), row.Int32(4)};
+  return ChunkHit{row.Int64(0),  row.Int32(1), row.Text(2), row.Text(3),
+                  row.Double(5), row.Int32(4), row.Text(6)};
 }
 
 }  // namespace
@@ -83,6 +83,7 @@ SqliteChunkIndex::SqliteChunkIndex(std::shared_ptr<SqliteSession> session)
 
 void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t version,
                                const std::string& title, const std::vector<std::string>& chunks,
+                               const std::vector<std::string>& sections,
                                const std::vector<std::string>& text_keys) {
   SqliteConnection& connection = work.Open();
   SqliteStatement old_keys = connection.Prepare(kKeysOfChunks);
@@ -95,7 +96,8 @@ void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t ver
         .Bind(2, static_cast<std::int64_t>(i))
         .Bind(3, version)
         .Bind(4, title)
-        .Bind(5, chunks[i]);
+        .Bind(5, chunks[i])
+        .Bind(7, i < sections.size() ? std::string_view(sections[i]) : std::string_view(""));
     if (i < text_keys.size()) insert.Bind(6, text_keys[i]);
     insert.Run();
   }

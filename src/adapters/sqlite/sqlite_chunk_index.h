@@ -36,6 +36,7 @@ class SqliteChunkIndex final : public ChunkIndex {
   // document's chunks become exactly `chunks`, in order.
   static void Replace(SqliteWork& work, DocumentId id, std::int32_t version,
                       const std::string& title, const std::vector<std::string>& chunks,
+                      const std::vector<std::string>& sections,
                       const std::vector<std::string>& text_keys);
 
   std::vector<ChunkHit> Search(const SearchQuery& query, int limit,

@@ -64,8 +64,10 @@ SqliteStatement& SqliteStatement::Bind(int index, std::int64_t value) {
 }
 
 SqliteStatement& SqliteStatement::Bind(int index, std::string_view value) {
+  // SQLite binds a null pointer as NULL: an empty view without data is still the text "".
+  const char* text = value.data() != nullptr ? value.data() : "";
   const int rc =
-      sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      sqlite3_bind_text64(stmt_, index, text, value.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   if (rc != SQLITE_OK) Fail(rc);
   return *this;
 }

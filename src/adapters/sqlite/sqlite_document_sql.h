@@ -28,7 +28,7 @@ using sqlite_sql::Sql;
 inline constexpr char kSelectDocuments[] =
     "SELECT id, title, status, version, author_id, current_review_id, "
     "approved_version,"
-    " approved_at, ingest_status, created_at, updated_at FROM kh_document "
+    " approved_at, ingest_status, created_at, updated_at, format FROM kh_document "
     "WHERE ";
 // A review's approvals and assignees are read by a second statement (kSelectReviewPeople), for
 // every review read.
@@ -54,14 +54,14 @@ inline constexpr auto kListDocumentsByAuthor =
 inline constexpr auto kListDocumentsByStatusAndAuthor =
     Sql(kSelectDocuments, "status = ?1 AND author_id = ?2 AND id < ?3", kNewestFirst);
 // Insert and update share the parameter numbers of BindDocument; update leaves
-// author_id (?4) and created_at (?9) alone and names the row by ?11.
+// author_id (?4) and created_at (?9) alone and names the row by ?12.
 inline constexpr std::string_view kInsertDocument = sql::kSqlite<sql::kInsertDocument>;
 inline constexpr std::string_view kUpdateDocument =
     "UPDATE kh_document SET title = ?1, status = ?2, version = ?3, "
     "current_review_id = ?5,"
     " approved_version = ?6, approved_at = ?7, ingest_status = ?8, updated_at "
-    "= ?10"
-    " WHERE id = ?11";
+    "= ?10, format = ?11"
+    " WHERE id = ?12";
 inline constexpr std::string_view kSetIngestStatus = sql::kSqlite<sql::kSetIngestStatus>;
 
 inline constexpr std::string_view kSelectContent = sql::kSqlite<sql::kSelectContent>;
@@ -147,11 +147,12 @@ inline Document DocumentFromRow(const SqliteStatement& row) {
   doc.ingest_status = EnumColumn(row, 8, &ParseIngestStatus, "kh_document.ingest_status");
   doc.created_at = row.Time(9);
   doc.updated_at = row.Time(10);
+  doc.format = EnumColumn(row, 11, &ParseDocumentFormat, "kh_document.format");
   return doc;
 }
 
 inline DocumentWithContent DocumentWithContentFromRow(const SqliteStatement& row) {
-  return DocumentWithContent{DocumentFromRow(row), Nullable(row, 11, &SqliteStatement::Text)};
+  return DocumentWithContent{DocumentFromRow(row), Nullable(row, 12, &SqliteStatement::Text)};
 }
 
 inline Review ReviewFromRow(const SqliteStatement& row) {
@@ -222,7 +223,8 @@ inline void BindDocument(SqliteStatement& stmt, const Document& doc) {
       .Bind(7, doc.approved_at)
       .Bind(8, ToString(doc.ingest_status))
       .Bind(9, doc.created_at)
-      .Bind(10, doc.updated_at);
+      .Bind(10, doc.updated_at)
+      .Bind(11, ToString(doc.format));
 }
 
 inline void BindReview(SqliteStatement& stmt, const Review& review) {

@@ -93,15 +93,15 @@ constexpr std::string_view kVectorIds = sql::kSqlite<sql::kVectorIds>;
 
 // ?1 the keys as a JSON array of strings.
 constexpr std::string_view kApprovedChunksWithKeys =
-    "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key"
+    "SELECT c.document_id, c.version, c.ordinal, c.title, c.content, c.text_key, c.section"
     " FROM kh_document_chunk c"
     " JOIN kh_document d ON d.id = c.document_id AND d.approved_version = c.version"
     " WHERE c.text_key IN (SELECT value FROM json_each(?1))"
     " ORDER BY c.document_id, c.ordinal";
 
 KeyedChunk KeyedChunkFromRow(const SqliteStatement& row) {
-  return KeyedChunk{row.Int64(0), row.Int32(1), row.Int32(2),
-                    row.Text(3),  row.Text(4),  row.Text(5)};
+  return KeyedChunk{row.Int64(0), row.Int32(1), row.Int32(2), row.Text(3),
+                    row.Text(4),  row.Text(5),  row.Text(6)};
 }
 
 // Keys are hex digests: nothing in them needs escaping in JSON.

@@ -119,8 +119,9 @@ class SqliteConsumerTransaction final : public ConsumerTransaction {
 
   void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
                      const std::vector<std::string>& chunks,
+                     const std::vector<std::string>& sections,
                      const std::vector<std::string>& text_keys) override {
-    SqliteChunkIndex::Replace(work_, id, version, title, chunks, text_keys);
+    SqliteChunkIndex::Replace(work_, id, version, title, chunks, sections, text_keys);
   }
 
   std::size_t CountStoredVectors(const EmbeddingModel& model,

@@ -49,7 +49,7 @@ class SqliteStoreTransaction final : public StoreTransaction {
   void UpdateDocument(const Document& doc) override {
     auto stmt = Open().Prepare(kUpdateDocument);
     BindDocument(stmt, doc);
-    stmt.Bind(11, doc.id).Run();
+    stmt.Bind(12, doc.id).Run();
     ExpectOneRowChanged(Open(), "document", doc.id);
   }
 

@@ -17,6 +17,7 @@ struct ChunkHit {
   std::string content;       // the chunk's whole text
   double score = 0;          // higher is better; comparable within one result only
   std::int32_t ordinal = 0;  // the chunk's place in its version, from 0
+  std::string section;       // its heading path ("" in text and before a first heading)
 };
 
 // What a search answers: each document once, by its best chunk, or every chunk that matches.

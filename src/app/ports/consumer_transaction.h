@@ -51,11 +51,14 @@ class ConsumerTransaction {
                                                                      std::int32_t version);
   // Replaces every chunk of `id` (of any version) with `chunks`, in order, indexed for full-text
   // search under `title`. Never appends: afterwards the document has exactly these chunks.
-  // `text_keys` has each chunk's key (EmbeddingTextKey, app/embedding_text_key.h), or is empty: the chunks
-  // then have none until the embedding worker keys them. Embeddings whose key no chunk has any
-  // more become orphans; those whose key is back are orphans no longer (app/ports/embedding_store.h).
+  // `sections` has each chunk's heading path (ChunkHit::section), or is empty: every chunk's is "".
+  // `text_keys` has each chunk's key (EmbeddingTextKey, app/embedding_text_key.h), or is empty: the
+  // chunks then have none until the embedding worker keys them. Embeddings whose key no chunk has
+  // any more become orphans; those whose key is back are orphans no longer
+  // (app/ports/embedding_store.h).
   virtual void ReplaceChunks(DocumentId id, std::int32_t version, const std::string& title,
                              const std::vector<std::string>& chunks,
+                             const std::vector<std::string>& sections,
                              const std::vector<std::string>& text_keys) = 0;
   // How many of `text_keys` (counted with their repeats) have a vector of `model` stored: the
   // chunks whose vector costs nothing (an embedding cache hit).

@@ -83,6 +83,7 @@ struct KeyedChunk {
   std::string title;
   std::string content;
   std::string text_key;
+  std::string section;  // its heading path (ChunkHit::section)
 };
 
 // The vectors of the chunks' texts (ADR 0010), stored once per (model, text key): a chunk's key is
