@@ -1,5 +1,7 @@
 // Issue 12: SplitIntoChunks's throughput (bytes of content per second, default config) on prose
-// and on inputs that defeat its cut rules. Each input is generated at the benchmark's size.
+// and on inputs that defeat its cut rules. Issue 39: SplitMarkdownIntoChunks's on the same prose
+// (what a document chunked as text before formats now costs as Markdown) and on a manual with
+// headings, code blocks and tables. Each input is generated at the benchmark's size.
 
 #include <benchmark/benchmark.h>
 
@@ -10,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "app/markdown_chunker.h"
 #include "core/chunker.h"
 #include "support/article_text.h"
 
@@ -62,6 +65,41 @@ void Chunk(benchmark::State& state, const std::function<std::string(std::size_t)
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * content.size()));
   state.counters["chunks"] = static_cast<double>(chunks);
 }
+
+// A Markdown manual in Chinese and English: a section per three paragraphs under a three-level
+// path, every section with a fenced code block and a table.
+std::string MarkdownManual(std::size_t bytes) {
+  std::string text = "# 运维手册\n\n";
+  for (int n = 0; text.size() < bytes; ++n) {
+    if (n % 9 == 0) text += "## 第 " + std::to_string(n / 9 + 1) + " 章\n\n";
+    text += "### " + Marker(n) + " 的步骤\n\n";
+    text += Article(static_cast<std::uint32_t>(n), Marker(n), 3) + "\n\n";
+    text += "```sh\npg_dump -Fc docgate > /backup/docgate-" + std::to_string(n) +
+            ".dump\nsystemctl restart docgate\n```\n\n";
+    text +=
+        "| 参数 | 默认值 |\n|---|---|\n| DOCGATE_LISTEN | 127.0.0.1:8080 |\n| 保留天数 | 30 |\n\n";
+  }
+  return text.substr(0, bytes);
+}
+
+void ChunkMarkdown(benchmark::State& state, const std::function<std::string(std::size_t)>& make) {
+  const std::string content = make(static_cast<std::size_t>(state.range(0)));
+  const ChunkerConfig config{};
+  std::size_t chunks = 0;
+  for (auto _ : state) {
+    const auto result = SplitMarkdownIntoChunks(content, config);
+    chunks = result.size();
+    benchmark::DoNotOptimize(result.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * content.size()));
+  state.counters["chunks"] = static_cast<double>(chunks);
+}
+
+BENCHMARK_CAPTURE(ChunkMarkdown, prose, Prose)->RangeMultiplier(4)->Range(4 << 10, 1 << 20);
+BENCHMARK_CAPTURE(ChunkMarkdown, manual, MarkdownManual)
+    ->RangeMultiplier(4)
+    ->Range(4 << 10, 1 << 20);
+BENCHMARK_CAPTURE(Chunk, manual, MarkdownManual)->RangeMultiplier(4)->Range(4 << 10, 1 << 20);
 
 #define DOCGATE_CHUNKER_BENCH(name, make) \
   BENCHMARK_CAPTURE(Chunk, name, make)->RangeMultiplier(4)->Range(4 << 10, 1 << 20)
