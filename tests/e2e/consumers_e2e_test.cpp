@@ -6,32 +6,31 @@
 // chunker yields.
 
 #include <gtest/gtest.h>
-#include <pqxx/pqxx>
 #include <sqlite3.h>
+#include <pqxx/pqxx>
 
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "adapters/amqp/amqp_connection.h"
+#include "adapters/amqp/amqp_event_source.h"
+#include "adapters/amqp/amqp_url.h"
 #include "adapters/amqp/event_message.h"
 #include "e2e/docgate_process.h"
 #include "e2e/e2e_server.h"
 #include "runtime/operator_commands.h"
 #include "support/article_text.h"
-#include "adapters/amqp/amqp_connection.h"
-#include "adapters/amqp/amqp_event_source.h"
-#include "adapters/amqp/amqp_url.h"
 
 namespace docgate {
 namespace {
 
 using e2e::Backend;
+using e2e::json;
 using e2e::kPostgresWithBroker;
 using e2e::kSqliteWithBroker;
-using e2e::json;
 using namespace std::chrono_literals;
-
 
 using e2e::kAuthor;
 using e2e::kReviewer;
@@ -82,7 +81,8 @@ class ConsumersE2eTest : public e2e::ServerTest {
   void PoisonPreviewOf(DocumentId id, bool poisoned) {
     const std::string create =
         "CREATE TRIGGER e2e_poison BEFORE INSERT ON kh_document_preview FOR EACH ROW WHEN "
-        "(NEW.document_id = " + std::to_string(id) + ") ";
+        "(NEW.document_id = " +
+        std::to_string(id) + ") ";
     if (GetParam().postgres) {
       pqxx::connection connection(pg_->url());
       pqxx::work tx(connection);
@@ -101,9 +101,8 @@ class ConsumersE2eTest : public e2e::ServerTest {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(SqlitePath(app_->config().database.url)->c_str(), &db), SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
-    const std::string sql = poisoned
-                                ? create + "BEGIN SELECT RAISE(ABORT, 'poisoned preview'); END"
-                                : "DROP TRIGGER e2e_poison";
+    const std::string sql = poisoned ? create + "BEGIN SELECT RAISE(ABORT, 'poisoned preview'); END"
+                                     : "DROP TRIGGER e2e_poison";
     char* error = nullptr;
     EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
         << (error ? error : "");
@@ -229,7 +228,8 @@ TEST_P(ConsumersInProcessTest, AHitUnderAThirdLevelHeadingNamesItsSection) {
   const auto hits = Get("/api/v1/search?q=zqsectionx&group=chunk", Bob());
   ASSERT_EQ(hits.status(), 200u) << hits.body();
   ASSERT_EQ(hits.json()["items"].size(), 2u) << hits.body();
-  for (const json& item : hits.json()["items"]) {
+  const json items = hits.json()["items"];  // a copy: json() answers a temporary
+  for (const json& item : items) {
     EXPECT_EQ(item["section"], item["document_id"] == id ? "运维手册 > 数据库 > 备份" : "") << item;
   }
 }
@@ -252,7 +252,8 @@ TEST_P(ConsumersInProcessTest, TheSameApprovalDeliveredFiveTimesLeavesOneSetOfCh
       std::size_t count = 0;
       for (const auto& event : consumer_.events()) count += event.event_id == approval.event_id;
       return count > seen;
-    })) << "redelivery " << i;
+    })) << "redelivery "
+        << i;
     ++seen;
   }
   EXPECT_EQ(app_->internals().stores.chunks->ListChunks(id), ExpectedChunks(content));
@@ -275,13 +276,13 @@ TEST_P(ConsumersInProcessTest, APoisonedEventIsParkedAfterItsAttemptsAndAReplayD
   ASSERT_EQ(parked.size(), 1u);
   EXPECT_EQ(parked[0].consumer, "preview");
   EXPECT_EQ(parked[0].attempts, 3);
-  EXPECT_NE(parked[0].last_error.find("poisoned preview"), std::string::npos) << parked[0].last_error;
+  EXPECT_NE(parked[0].last_error.find("poisoned preview"), std::string::npos)
+      << parked[0].last_error;
   EXPECT_EQ(parked[0].event.document_id, doc->id);
   WaitForIngestStatus(std::to_string(doc->id), "done");  // the other consumer is unaffected
   EXPECT_EQ(app_->internals().pipeline.previews().Find(doc->id), std::nullopt);
   // The approved version is served all the same, from the database.
-  const auto served =
-      Get("/api/v1/documents/" + std::to_string(doc->id) + "/preview", Bob());
+  const auto served = Get("/api/v1/documents/" + std::to_string(doc->id) + "/preview", Bob());
   ASSERT_EQ(served.status(), 200u) << served.body();
   EXPECT_EQ(served.json()["content"], "A preview that cannot be written.");
 
@@ -505,8 +506,7 @@ TEST_P(ConsumersBrokerTest, AWorkerKilledMidWayLeavesEveryDocumentIngestedOnceAf
   EXPECT_EQ(restarted.Terminate(), 0) << "SIGTERM stops a worker cleanly";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ConsumersInProcessTest, e2e::GatedBackends(),
-                         e2e::BackendName);
+INSTANTIATE_TEST_SUITE_P(Backends, ConsumersInProcessTest, e2e::GatedBackends(), e2e::BackendName);
 INSTANTIATE_TEST_SUITE_P(Brokers, ConsumersBrokerTest,
                          ::testing::Values(kPostgresWithBroker, kSqliteWithBroker),
                          e2e::BackendName);
