@@ -53,17 +53,26 @@ std::string MixedScriptsWithoutSpaces(std::size_t bytes) {
   return text;
 }
 
-void Chunk(benchmark::State& state, const std::function<std::string(std::size_t)>& make) {
+// `split` (a chunker) on the input `make` generates at the benchmark's size.
+template <typename Split>
+void Run(benchmark::State& state, const std::function<std::string(std::size_t)>& make,
+         Split split) {
   const std::string content = make(static_cast<std::size_t>(state.range(0)));
   const ChunkerConfig config{};
   std::size_t chunks = 0;
   for (auto _ : state) {
-    const auto result = SplitIntoChunks(content, config);
+    const auto result = split(content, config);
     chunks = result.size();
     benchmark::DoNotOptimize(result.data());
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * content.size()));
   state.counters["chunks"] = static_cast<double>(chunks);
+}
+
+void Chunk(benchmark::State& state, const std::function<std::string(std::size_t)>& make) {
+  Run(state, make, [](std::string_view content, const ChunkerConfig& config) {
+    return SplitIntoChunks(content, config);
+  });
 }
 
 // A Markdown manual in Chinese and English: a section per three paragraphs under a three-level
@@ -83,16 +92,9 @@ std::string MarkdownManual(std::size_t bytes) {
 }
 
 void ChunkMarkdown(benchmark::State& state, const std::function<std::string(std::size_t)>& make) {
-  const std::string content = make(static_cast<std::size_t>(state.range(0)));
-  const ChunkerConfig config{};
-  std::size_t chunks = 0;
-  for (auto _ : state) {
-    const auto result = SplitMarkdownIntoChunks(content, config);
-    chunks = result.size();
-    benchmark::DoNotOptimize(result.data());
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * content.size()));
-  state.counters["chunks"] = static_cast<double>(chunks);
+  Run(state, make, [](std::string_view content, const ChunkerConfig& config) {
+    return SplitMarkdownIntoChunks(content, config);
+  });
 }
 
 BENCHMARK_CAPTURE(ChunkMarkdown, prose, Prose)->RangeMultiplier(4)->Range(4 << 10, 1 << 20);

@@ -97,7 +97,7 @@ void SqliteChunkIndex::Replace(SqliteWork& work, DocumentId id, std::int32_t ver
         .Bind(3, version)
         .Bind(4, title)
         .Bind(5, chunks[i])
-        .Bind(7, i < sections.size() ? std::string_view(sections[i]) : std::string_view(""));
+        .Bind(7, i < sections.size() ? std::string_view(sections[i]) : std::string_view());
     if (i < text_keys.size()) insert.Bind(6, text_keys[i]);
     insert.Run();
   }
