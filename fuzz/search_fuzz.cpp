@@ -68,7 +68,7 @@ class SearchStore {
 
   void Index(const std::string& content) {
     auto transaction = inbox_->BeginConsumer();
-    transaction->ReplaceChunks(id_, 1, "fuzz", {content}, {});
+    transaction->ReplaceChunks(id_, 1, "fuzz", {content}, /*sections=*/{}, /*text_keys=*/{});
     transaction->Commit();
   }
 

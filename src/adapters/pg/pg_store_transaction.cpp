@@ -168,7 +168,9 @@ class PgTransaction final : public StoreTransaction {
   // first. Every statement but UpdateReview's fold of that approval goes through here.
   PgWork& Work() {
     if (pending_approval_) {
-      const auto [id, approval] = std::move(*pending_approval_);
+      // Named members, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      const ReviewId id = pending_approval_->first;
+      const Approval approval = std::move(pending_approval_->second);
       pending_approval_.reset();
       work_.Run("add approval to review", id, [&](pqxx::work& w) {
         w.exec_prepared(kInsertApproval.name, id, Checked(approval.reviewer_id),
