@@ -7,12 +7,14 @@
 
 /**
  * @typedef {'draft' | 'pending_review' | 'approved' | 'rejected'} DocumentStatus
+ * How a document's content is written (API.md v1.2 "Formats and import").
+ * @typedef {'markdown' | 'text'} DocumentFormat
  * A person is an id (a token's `sub`); an `..._name` beside it is their display name, null when
  * docgate has never seen one (API.md, "Names"): the console shows the id then.
  * @typedef {{id: string, title: string, status: DocumentStatus, version: number,
  *   author_id: string, author_name: string | null, current_review_id: string | null,
  *   approved_version: number | null, ingest_status: 'none' | 'pending' | 'done' | 'failed',
- *   created_at: string, updated_at: string}} ApiDocument
+ *   format: DocumentFormat, created_at: string, updated_at: string}} ApiDocument
  * @typedef {{id: string, document_id: string, document_version: number,
  *   status: 'pending' | 'approved' | 'rejected' | 'withdrawn', submitted_by: string,
  *   submitted_by_name: string | null, submitted_at: string, decided_by: string | null,

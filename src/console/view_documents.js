@@ -5,6 +5,7 @@
 import {newIdempotencyKey} from './api.js';
 import {diffView} from './diff_view.js';
 import {actionButton, badge, errorText, field, h, message, person, show, textWith, waitingText} from './dom.js';
+import {renderedView, showRendered} from './markdown.js';
 import {renderTicket, route} from './router.js';
 import {isAuthor, isReviewer} from './session.js';
 import {api, formatTime, PAGE_SIZE, state, t} from './state.js';
@@ -22,8 +23,9 @@ import {api, formatTime, PAGE_SIZE, state, t} from './state.js';
  * @typedef {Partial<import('./api.js').ApiError>} Failure
  */
 /**
- * The version an editor's text is based on (a save's If-Match) and its title and content.
- * @typedef {{version: number, title: string, content: string}} Base
+ * The version an editor's text is based on (a save's If-Match) and its title, content and format.
+ * @typedef {{version: number, title: string, content: string, format: DocumentFormat}} Base
+ * @typedef {import('./api.js').DocumentFormat} DocumentFormat
  */
 /**
  * @template T
@@ -85,20 +87,61 @@ export function pager(after, next, base) {
       next ? h('a', {href: base + 'after=' + encodeURIComponent(next)}, t('page.next')) : null);
 }
 
-function editorControls(title = '', content = '') {
+// How long the editor's preview waits after a keystroke before it renders the text again.
+const PREVIEW_DELAY_MS = 250;
+
+/**
+ * The editor's controls, and `fields`: the form's fields, the content beside its rendered preview
+ * while the format is Markdown.
+ * @param {string} [title]
+ * @param {string} [content]
+ * @param {DocumentFormat} [format]
+ */
+function editorControls(title = '', content = '', format = 'markdown') {
   const titleInput = h(
       'input', {type: 'text', testid: 'title-input', maxlength: 200, required: true, value: title});
   const contentInput = h('textarea', {testid: 'content-input', rows: 18});
   contentInput.value = content;
-  return {titleInput, contentInput};
+  const formatInput =
+      h('select', {testid: 'format-input'}, h('option', {value: 'markdown'}, t('format.markdown')),
+        h('option', {value: 'text'}, t('format.text')));
+  formatInput.value = format;
+  const preview = h('div', {class: 'preview'}, h('h2', {}, t('editor.preview')));
+  /** @type {HTMLElement | null} */
+  let rendered = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let pending;
+  const refresh = () => {
+    clearTimeout(pending);
+    const markdown = formatInput.value === 'markdown';
+    preview.hidden = !markdown;
+    if (!markdown) return;
+    if (!rendered) {
+      rendered = renderedView(contentInput.value, t('editor.preview'));
+      preview.append(rendered);
+    } else {
+      pending = setTimeout(
+          () => showRendered(/** @type {HTMLElement} */ (rendered), contentInput.value),
+          PREVIEW_DELAY_MS);
+    }
+  };
+  contentInput.addEventListener('input', refresh);
+  formatInput.addEventListener('change', refresh);
+  refresh();
+  const fields = [
+    field('field.title', titleInput),
+    field('field.format', formatInput),
+    h('div', {class: 'side-by-side'}, field('field.content', contentInput), preview),
+  ];
+  return {titleInput, contentInput, formatInput, fields};
 }
 
 export async function renderEditorNew() {
-  const {titleInput, contentInput} = editorControls();
+  const {titleInput, contentInput, formatInput, fields} = editorControls();
   /** @type {Intent | null} */
   let intent = null;  // one key for this form's "create", reused by every retry of it
   const save = actionButton('action.save', 'save', async () => {
-    const body = {title: titleInput.value, content: contentInput.value};
+    const body = {title: titleInput.value, content: contentInput.value, format: formatInput.value};
     if (!intent || JSON.stringify(intent.body) !== JSON.stringify(body)) {
       intent = {method: 'POST', path: 'api/v1/documents', body, key: newIdempotencyKey()};
     }
@@ -114,9 +157,8 @@ export async function renderEditorNew() {
   });
   show(
       h('h1', {}, t('documents.new')),
-      h('form', {onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault()},
-        field('field.title', titleInput),
-        field('field.content', contentInput), h('div', {class: 'actions'}, save)));
+      h('form', {onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault()}, ...fields,
+        h('div', {class: 'actions'}, save)));
   titleInput.focus();
 }
 
@@ -158,37 +200,43 @@ export async function renderDocument(id) {
         updated: formatTime(doc.updated_at)
       })),
   ];
-  let base = {version: doc.version, title: doc.title, content: content.content};
+  /** @type {Base} */
+  let base = {version: doc.version, title: doc.title, content: content.content, format: doc.format};
   if (editable) {
-    const {titleInput, contentInput} = editorControls(doc.title, content.content);
+    const {titleInput, contentInput, formatInput, fields} =
+        editorControls(doc.title, content.content, doc.format);
+    const edited = () => ({
+      title: titleInput.value,
+      content: contentInput.value,
+      format: /** @type {DocumentFormat} */ (formatInput.value)
+    });
     const save = actionButton('action.save', 'save', async () => {
       conflictBox.replaceChildren();
-      await saveDocument(doc.id, base, titleInput, contentInput, conflictBox, (next) => {
+      await saveDocument(doc.id, base, edited(), conflictBox, (next) => {
         base = next;
       });
     });
     if (doc.status === 'approved')
       sections.push(h('p', {class: 'note'}, t('document.revisionNote')));
     sections.push(
-        h('form', {onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault()},
-          field('field.title', titleInput),
-          field('field.content', contentInput), conflictBox,
+        h('form', {onsubmit: (/** @type {SubmitEvent} */ e) => e.preventDefault()}, ...fields,
+          conflictBox,
           h('div', {class: 'actions'}, save,
             doc.status !== 'approved' ?
                 transitionButton(
                     'action.submit', 'submit', `api/v1/documents/${doc.id}/submit`,
-                    () => titleInput.value !== base.title || contentInput.value !== base.content) :
+                    () => !sameText(edited(), base)) :
                 null)));
   } else {
+    const label = t('document.content', {version: doc.version});
+    const source = h(
+        'div', {class: 'text', tabindex: 0, role: 'region', 'aria-label': label}, content.content);
+    sections.push(h('h2', {}, label));
     sections.push(
-        h('h2', {}, t('document.content', {version: doc.version})),
-        h('div', {
-          class: 'text',
-          tabindex: 0,
-          role: 'region',
-          'aria-label': t('document.content', {version: doc.version})
-        },
-          content.content));
+        doc.format === 'markdown' ?
+            h('div', {class: 'side-by-side'}, source,
+              renderedView(content.content, t('document.rendered', {version: doc.version}))) :
+            source);
     if (mine && doc.status === 'pending_review') {
       sections.push(h(
           'div', {class: 'actions'},
@@ -219,21 +267,29 @@ export async function renderDocument(id) {
 
 // PUT with If-Match. A 412 shows what changed on the server since this page loaded, and lets the
 // author keep theirs (saved over the new version) or take the server's.
+// Whether the editor holds what `base` is: title, content and format.
+/**
+ * @param {Omit<Base, 'version'>} edited
+ * @param {Base} base
+ */
+function sameText(edited, base) {
+  return edited.title === base.title && edited.content === base.content &&
+      edited.format === base.format;
+}
+
 /**
  * @param {string} id
  * @param {Base} base
- * @param {HTMLInputElement} titleInput
- * @param {HTMLTextAreaElement} contentInput
+ * @param {Omit<Base, 'version'>} body what the editor holds
  * @param {HTMLElement} conflictBox
  * @param {(next: Base) => void} rebase
  */
-async function saveDocument(id, base, titleInput, contentInput, conflictBox, rebase) {
-  const body = {title: titleInput.value, content: contentInput.value};
+async function saveDocument(id, base, body, conflictBox, rebase) {
   message(t('saving'), 'busy');
   try {
     const {body: doc} = /** @type {Answer<ApiDocument>} */ (await api.request(
         'PUT', `api/v1/documents/${id}`, {body, headers: {'If-Match': `"${base.version}"`}}));
-    rebase({version: doc.version, title: body.title, content: body.content});
+    rebase({version: doc.version, ...body});
     message(t('saved', {version: doc.version}), 'ok');
     if (doc.status !== 'draft' || base.version + 1 !== doc.version) route();
   } catch (error) {
@@ -241,9 +297,11 @@ async function saveDocument(id, base, titleInput, contentInput, conflictBox, reb
       return message(errorText(error), 'error');
     const [doc, current] = /** @type {[ApiDocument, ApiContent]} */ (await Promise.all(
         [api.get(`api/v1/documents/${id}`), api.get(`api/v1/documents/${id}/content`)]));
-    if (doc.title === body.title && current.content === body.content) {
+    const theirs =
+        {version: doc.version, title: doc.title, content: current.content, format: doc.format};
+    if (sameText(body, theirs)) {
       // Our own earlier attempt did land (its answer was lost): nothing to resolve.
-      rebase({version: doc.version, title: doc.title, content: current.content});
+      rebase(theirs);
       return message(t('saved', {version: doc.version}), 'ok');
     }
     message(t('conflict.message', {version: doc.version}), 'error');
@@ -257,7 +315,7 @@ async function saveDocument(id, base, titleInput, contentInput, conflictBox, reb
             h('button', {
               type: 'button',
               onclick: () => {
-                rebase({version: doc.version, title: doc.title, content: current.content});
+                rebase(theirs);
                 conflictBox.replaceChildren();
                 message(t('conflict.keepMine'), 'info');
               }

@@ -7,6 +7,7 @@
 import {newIdempotencyKey} from './api.js';
 import {lineDiffView} from './diff_view.js';
 import {actionButton, badge, confirmDialog, errorText, field, h, message, person, show, textWith, waitingText} from './dom.js';
+import {renderedView} from './markdown.js';
 import {assigneesSection, namedAssignees} from './review_assignees.js';
 import {commentsPanel, loadComments} from './review_comments.js';
 import {renderTicket} from './router.js';
@@ -132,7 +133,16 @@ export async function renderReview(id) {
     const lines = lineDiffView(
         approved, submitted, labelKey, vars,
         {onPick: review.status === 'pending' ? panel.pick : undefined});
-    sections.push(h('h2', {}, t(labelKey, vars)), lines.element);
+    const diff = [h('h2', {}, t(labelKey, vars)), lines.element];
+    if (doc.format === 'markdown') {
+      // The diff stays a diff of the source; the version as it reads is shown beside it.
+      const label = t('review.rendered', {version: review.document_version});
+      sections.push(
+          h('div', {class: 'side-by-side'}, h('div', {}, ...diff),
+            h('div', {}, h('h2', {}, label), renderedView(submitted, label))));
+    } else {
+      sections.push(...diff);
+    }
     panel.attach(lines);
   }
   sections.push(...panel.nodes);

@@ -63,7 +63,7 @@ test('10,000 lines all rewritten: past the limit, the full text and a note', asy
   const { reviewId } = await changeUnderReview('一万行 Ten thousand lines', before, after);
   const page = await openReview(reviewId);
   await page.getByText(CATALOG.en['diff.tooLarge'].replace('{lines}', String(LIMITS.lineEdits))).waitFor();
-  await page.getByText('新的第 9999 行 rewritten').waitFor();
+  await page.getByTestId('diff').getByText('新的第 9999 行 rewritten').waitFor();
   assert.deepEqual(page.errors, []);
 });
 

@@ -19,11 +19,11 @@ namespace http = boost::beast::http;
 
 constexpr std::string_view kSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    "img-src 'self' data: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 std::string_view ContentType(std::string_view name) {
   if (name.ends_with(".html")) return "text/html; charset=utf-8";
-  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".js") || name.ends_with(".mjs")) return "text/javascript; charset=utf-8";
   if (name.ends_with(".css")) return "text/css; charset=utf-8";
   if (name.ends_with(".svg")) return "image/svg+xml";
   return "application/octet-stream";
