@@ -17,6 +17,7 @@ packages=(
   libfaiss-dev libomp-14-dev
   clang-14 libclang-rt-14-dev clang-format-14
   chromium fonts-noto-cjk
+  pandoc poppler-utils qpdf libzip-dev
 )
 # The console's browser tests run on Node (18 or later) and npm; a machine with its own Node (and
 # the npm that comes with it) keeps it.

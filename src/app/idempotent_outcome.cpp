@@ -87,6 +87,7 @@ void WriteDocument(Writer& w, const Document& d) {
   w.Text("document.ingest_status", ToString(d.ingest_status));
   w.Time("document.created_at", d.created_at);
   w.Time("document.updated_at", d.updated_at);
+  w.Text("document.format", ToString(d.format));
 }
 
 void WriteReview(Writer& w, const Review& r) {
@@ -265,6 +266,9 @@ Document ReadDocument(const Reader& r) {
   d.ingest_status = r.Parse("document.ingest_status", ParseIngestStatus);
   d.created_at = r.Time("document.created_at");
   d.updated_at = r.Time("document.updated_at");
+  // Outcomes stored before formats: their documents became `text` (migration 0017).
+  d.format = r.OptionalText("document.format") ? r.Parse("document.format", ParseDocumentFormat)
+                                               : DocumentFormat::kText;
   return d;
 }
 
@@ -374,6 +378,12 @@ std::string EncodeOutcome(const IdempotentOutcome& outcome) {
     WriteReview(w, *outcome.review);
   } else {
     WriteDocument(w, outcome.document);
+    if (outcome.source) {
+      w.Text("source.filename", outcome.source->filename);
+      w.Text("source.media_type", outcome.source->media_type);
+      w.Number("source.bytes", static_cast<std::int64_t>(outcome.source->bytes));
+      w.Text("source.sha256", outcome.source->sha256);
+    }
     if (outcome.kind == Kind::kTransitioned) {
       if (!outcome.review) throw std::logic_error("a transitioned outcome without its review");
       WriteReview(w, *outcome.review);
@@ -409,6 +419,10 @@ IdempotentOutcome DecodeOutcome(std::string_view stored) {
     return outcome;
   }
   outcome.document = ReadDocument(r);
+  if (r.OptionalText("source.filename")) {
+    outcome.source = ImportSource{r.Text("source.filename"), r.Text("source.media_type"),
+                                  r.Number<std::uint64_t>("source.bytes"), r.Text("source.sha256")};
+  }
   if (outcome.kind == Kind::kTransitioned) outcome.review = ReadReview(r);
   return outcome;
 }

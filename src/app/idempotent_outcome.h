@@ -27,6 +27,7 @@ struct IdempotentOutcome {
 
   Kind kind = Kind::kCreated;
   Document document;                          // kCreated, kTransitioned: the rows as committed
+  std::optional<ImportSource> source;         // kCreated by an import only
   std::optional<Review> review;               // kTransitioned, kAssigned
   std::optional<ReviewComment> comment;       // kCommented only
   ErrorCode code = ErrorCode::kInvalidState;  // kRefused only

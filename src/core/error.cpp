@@ -17,6 +17,10 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kIdempotencyKeyReused: return "IDEMPOTENCY_KEY_REUSED";
     case ErrorCode::kAlreadyVoted:
       return "ALREADY_VOTED";
+    case ErrorCode::kUnsupportedMediaType:
+      return "UNSUPPORTED_MEDIA_TYPE";
+    case ErrorCode::kUnprocessableDocument:
+      return "UNPROCESSABLE_DOCUMENT";
     case ErrorCode::kUnavailable: return "UNAVAILABLE";
   }
   return "UNKNOWN";

@@ -23,7 +23,9 @@ enum class ErrorCode {
   kPayloadTooLarge,
   kIdempotencyKeyReused,
   kAlreadyVoted,
-  kUnavailable,  // the last: ParseErrorCode walks the codes up to it
+  kUnsupportedMediaType,   // an import of a kind docgate does not convert (415)
+  kUnprocessableDocument,  // an import docgate cannot read (422)
+  kUnavailable,            // the last: ParseErrorCode walks the codes up to it
 };
 
 // The API.md spelling of a code, e.g. "LOCK_BUSY".

@@ -9,7 +9,6 @@
 namespace docgate {
 namespace {
 
-constexpr std::size_t kMaxTitle = 200;
 constexpr std::size_t kMaxReason = 2000;
 constexpr std::size_t kMaxSearchQuery = 256;
 constexpr std::size_t kMaxComment = 2000;

@@ -23,7 +23,8 @@
 
 namespace docgate {
 
-// Title 1..200 characters (Unicode code points of valid UTF-8).
+// Title 1..kMaxTitle characters (Unicode code points of valid UTF-8).
+inline constexpr std::size_t kMaxTitle = 200;
 Status ValidateTitle(const std::string& title);
 // Content: valid UTF-8 without U+0000 (its size is bounded by the request body limit).
 // Every text field refuses U+0000, which PostgreSQL cannot store.

@@ -49,6 +49,17 @@ struct Document {
   bool operator==(const Document&) const = default;
 };
 
+// Where an imported document came from (API.md v1.2 "Formats and import"): the file's name as
+// sent, the media type its content was recognized as, its size and its SHA-256 (hex).
+struct ImportSource {
+  std::string filename;
+  std::string media_type;
+  std::uint64_t bytes = 0;
+  std::string sha256;
+
+  bool operator==(const ImportSource&) const = default;
+};
+
 // A document with the content of one of its versions, read together (nullopt: no such version).
 struct DocumentWithContent {
   Document document;

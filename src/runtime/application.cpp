@@ -16,6 +16,15 @@
 #include <utility>
 
 namespace docgate {
+
+namespace {
+
+// What an import's body may hold beyond its file: the multipart delimiters, the parts' headers
+// and a title.
+constexpr std::size_t kImportFramingBytes = 64 * 1024;
+
+}  // namespace
+
 namespace {
 
 // Queries are embedded while a searcher waits: one attempt, at most 5 s, and the breaker opens at
@@ -128,8 +137,15 @@ Application::Application(Config config, Clock* clock) : config_(std::move(config
                             random_.get(),           clock_,
                             config_.auth.public_url, LoginStateKey(*digest_, jwt_secrets_.front())};
   }
+  converter_ = std::make_unique<ProcessConverter>(config_.import);
+  if (digest_ == nullptr) digest_ = std::make_unique<OpenSslDigest>();
+  importer_ = std::make_unique<DocumentImporter>(*service_, *converter_, *digest_,
+                                                 config_.import.max_bytes);
   api_ = std::make_unique<RestApi>(*service_, *reader_, *idempotency_, *user_names_, *verifier_,
-                                   std::move(health), std::move(sign_in));
+                                   std::move(health), std::move(sign_in), importer_.get());
+  // An import's body: the file and the multipart framing around it.
+  config_.http.upload_path = "/api/v1/documents/import";
+  config_.http.upload_body_limit = config_.import.max_bytes + kImportFramingBytes;
 
   log_format_ = LogFormatOf(config_.log.format);
   std::vector<std::string> secrets = SecretsOf(config_);

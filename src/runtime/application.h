@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "adapters/amqp/amqp_event_sink.h"
+#include "adapters/convert/process_converter.h"
 #include "adapters/crypto/openssl_digest.h"
 #include "adapters/crypto/openssl_random.h"
 #include "adapters/faiss/faiss_vector_index.h"
@@ -25,6 +26,7 @@
 #include "adapters/prometheus/observed_lock_gate.h"
 #include "app/console_sessions.h"
 #include "app/deadline_embedder.h"
+#include "app/document_import.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/ports/clock.h"
@@ -143,6 +145,9 @@ class Application {
   std::unique_ptr<OpenSslDigest> digest_;
   std::unique_ptr<ConsoleSessions> sessions_;
   std::unique_ptr<OidcSignIn> sign_in_;
+  // POST /api/v1/documents/import: files converted by child processes (ADR 0016).
+  std::unique_ptr<ProcessConverter> converter_;
+  std::unique_ptr<DocumentImporter> importer_;
   std::unique_ptr<RestApi> api_;
   LogFormat log_format_ = LogFormat::kJson;
   std::shared_ptr<const SecretPieces> log_secrets_;  // the config's and the JWT secret

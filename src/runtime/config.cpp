@@ -266,6 +266,7 @@ void ValidateConfig(const Config& config) {
   ThrowIf(ConfigCheck().Range("DOCGATE_REVIEW_QUORUM", config.reviews.quorum, 1, 10).Problem());
   ThrowIf(ValidateMongoConfig(config.mongo));
   ThrowIf(ValidateEmbeddingsConfig(config.embeddings));
+  ThrowIf(ValidateImportConfig(config.import));
   ThrowIf(ValidateAmqpConfig(config.amqp));
   ThrowIf(ValidateRedisConfig(config.redis));
   ThrowIf(ValidateHttpConfig(config.http));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "adapters/amqp/amqp_config.h"
+#include "adapters/convert/import_config.h"
 #include "adapters/http/http_server.h"
 #include "adapters/mongo/mongo_config.h"
 #include "adapters/oidc/oidc_config.h"
@@ -129,6 +130,8 @@ struct Config {
   MongoConfig mongo;
   // A URL makes the consumers' side embed approved versions' chunks (ADR 0010).
   EmbeddingsConfig embeddings;
+  // POST /api/v1/documents/import: its size limit and its converters' limits.
+  ImportConfig import;
   LogConfig log;
 };
 

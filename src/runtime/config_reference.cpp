@@ -100,6 +100,8 @@ std::string_view ComponentTitle(ConfigComponent component) {
       return "MongoDB (previews)";
     case ConfigComponent::kEmbeddings:
       return "Embeddings (search by meaning)";
+    case ConfigComponent::kImport:
+      return "Import (files converted to Markdown)";
     case ConfigComponent::kLogging:
       return "Logging";
   }

@@ -412,6 +412,34 @@ constexpr std::array kVariables{
         [](Config& c) -> auto& { return c.embeddings.breaker_max; })
         .Rule(kWithEmbeddings),
 
+    Integer(
+        "DOCGATE_IMPORT_MAX_BYTES", kImport, 1, std::int64_t{1} << 30,
+        "largest file `POST /api/v1/documents/import` takes, in bytes; a larger one is "
+        "`413 PAYLOAD_TOO_LARGE`, refused before its body is read when it says its length",
+        [](Config& c) -> auto& { return c.import.max_bytes; }),
+    Millis(
+        "DOCGATE_IMPORT_TIMEOUT_MS", kImport, 1,
+        "how long a converter (pandoc, pdftotext) may run; a slower one is killed and the "
+        "import is `422 UNPROCESSABLE_DOCUMENT`",
+        [](Config& c) -> auto& { return c.import.timeout; }),
+    Integer(
+        "DOCGATE_IMPORT_MEMORY_BYTES", kImport, std::int64_t{64} << 20, std::int64_t{1} << 40,
+        "a converter's address space (RLIMIT_AS), in bytes",
+        [](Config& c) -> auto& { return c.import.memory_bytes; }),
+    Integer(
+        "DOCGATE_IMPORT_MAX_OUTPUT_BYTES", kImport, 1024, std::int64_t{1} << 30,
+        "the most Markdown a conversion may write, in bytes (RLIMIT_FSIZE)",
+        [](Config& c) -> auto& { return c.import.max_output_bytes; }),
+    Text(
+        "DOCGATE_IMPORT_PANDOC", kImport, ConfigType::kPath,
+        "pandoc, which converts HTML, Word and OpenDocument files (a name is looked up on "
+        "`PATH`); missing: those imports are `415 UNSUPPORTED_MEDIA_TYPE`",
+        [](Config& c) -> auto& { return c.import.pandoc; }),
+    Text(
+        "DOCGATE_IMPORT_PDFTOTEXT", kImport, ConfigType::kPath,
+        "poppler's pdftotext, which converts PDF files (a name is looked up on `PATH`)",
+        [](Config& c) -> auto& { return c.import.pdftotext; }),
+
     Enum(
         "DOCGATE_LOG_LEVEL", kLogging, kLogLevels, kLogLevelSpellings,
         "the least severe level logged (5xx answers are `warn`)",

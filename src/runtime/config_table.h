@@ -33,6 +33,7 @@ enum class ConfigComponent {
   kConsumers,
   kMongoDb,
   kEmbeddings,
+  kImport,
   kLogging,
 };
 

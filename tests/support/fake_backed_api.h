@@ -13,6 +13,7 @@
 #include "adapters/http/rest_api.h"
 #include "adapters/http/sign_in_cookies.h"
 #include "app/console_sessions.h"
+#include "app/document_import.h"
 #include "app/document_service.h"
 #include "app/idempotency.h"
 #include "app/preview_projection.h"
@@ -20,6 +21,7 @@
 #include "app/user_names.h"
 #include "fakes/counting_wakeup.h"
 #include "fakes/fake_clock.h"
+#include "fakes/fake_converter.h"
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
 #include "fakes/fake_stores.h"
@@ -35,7 +37,8 @@ struct FakeBackedApi {
             provider == nullptr
                 ? ConsoleSignIn{}
                 : ConsoleSignIn{provider, &sessions, &random, &clock, std::move(public_url),
-                                LoginStateKey(digest, kSecret)}) {}
+                                LoginStateKey(digest, kSecret)},
+            &importer) {}
 
   static HealthChecks DatabaseUp() {
     HealthChecks health;
@@ -67,6 +70,10 @@ struct FakeBackedApi {
   UserNames users{*stores.users, clock};
   OpenSslDigest digest;
   ConsoleSessions sessions{*stores.sessions, digest, random, clock, std::chrono::hours(8)};
+  // Imports take files of up to kImportMaxBytes, "converted" by the fake.
+  static constexpr std::size_t kImportMaxBytes = 64 * 1024;
+  FakeConverter converter;
+  DocumentImporter importer{service, converter, digest, kImportMaxBytes};
   RestApi api;
 };
 

@@ -88,7 +88,7 @@ TEST(ConfigTable, NamesEachVariableOnceWithADescriptionOfOneLine) {
       EXPECT_EQ(from->field.index(), variable.field.index()) << "another type: " << variable.name;
     }
   }
-  EXPECT_EQ(names.size(), 81u);
+  EXPECT_EQ(names.size(), 87u);
 }
 
 // The defaults docgate had before the table, as the reference shows them.
@@ -173,6 +173,12 @@ TEST(ConfigTable, DefaultsAreTheOnesDocgateHadBeforeTheTable) {
       {"DOCGATE_EMBEDDINGS_MAX_ATTEMPTS", "4"},
       {"DOCGATE_EMBEDDINGS_RETRY_MAX_MS", "30000"},
       {"DOCGATE_EMBEDDINGS_BREAKER_MAX_MS", "60000"},
+      {"DOCGATE_IMPORT_MAX_BYTES", "20971520"},
+      {"DOCGATE_IMPORT_TIMEOUT_MS", "30000"},
+      {"DOCGATE_IMPORT_MEMORY_BYTES", "2147483648"},
+      {"DOCGATE_IMPORT_MAX_OUTPUT_BYTES", "8388608"},
+      {"DOCGATE_IMPORT_PANDOC", "pandoc"},
+      {"DOCGATE_IMPORT_PDFTOTEXT", "pdftotext"},
       {"DOCGATE_LOG_LEVEL", "info"},
       {"DOCGATE_LOG_FORMAT", "(none)"},
   };
@@ -316,7 +322,7 @@ TEST(ConfigTable, TheBoundsAreTheValidatorsBounds) {
                         variable.type == ConfigType::kMillis || variable.type == ConfigType::kHours;
     EXPECT_TRUE(!number || variable.min || !variable.rule.empty()) << name << " has no bound";
   }
-  EXPECT_EQ(bounded, 52);
+  EXPECT_EQ(bounded, 56);
 }
 
 // Every DOCGATE_* name written in src/ (code, messages, comments, the console, the OpenAPI

@@ -34,6 +34,7 @@ namespace http = boost::beast::http;
 // API.md's route table, as "METHOD /path".
 const std::set<std::string> kApiMdRoutes = {
     "POST /api/v1/documents",
+    "POST /api/v1/documents/import",  // v1.2
     "GET /api/v1/documents/{id}",
     "GET /api/v1/documents",
     "PUT /api/v1/documents/{id}",
@@ -87,6 +88,8 @@ const std::map<std::string, unsigned> kApiMdCodes = {
     {"PAYLOAD_TOO_LARGE", 413},
     {"IDEMPOTENCY_KEY_REUSED", 422},
     {"ALREADY_VOTED", 409},
+    {"UNSUPPORTED_MEDIA_TYPE", 415},  // v1.2, imports
+    {"UNPROCESSABLE_DOCUMENT", 422},  // v1.2, imports
     {"UNAVAILABLE", 503},
 };
 
@@ -373,11 +376,14 @@ TEST_F(OpenApiTest, EveryPostTakesAnIdempotencyKeyAndMayReplay) {
     EXPECT_TRUE(ProblemCodes(Resolve(responses.at("409"))).count("IDEMPOTENCY_IN_FLIGHT"))
         << operation.key;
     ASSERT_TRUE(responses.contains("422")) << operation.key;
-    EXPECT_EQ(ProblemCodes(Resolve(responses.at("422"))),
-              std::set<std::string>{"IDEMPOTENCY_KEY_REUSED"})
-        << operation.key;
+    // An import's 422 is also a file it cannot read.
+    const std::set<std::string> key_reused =
+        operation.path == "/api/v1/documents/import"
+            ? std::set<std::string>{"IDEMPOTENCY_KEY_REUSED", "UNPROCESSABLE_DOCUMENT"}
+            : std::set<std::string>{"IDEMPOTENCY_KEY_REUSED"};
+    EXPECT_EQ(ProblemCodes(Resolve(responses.at("422"))), key_reused) << operation.key;
   }
-  EXPECT_EQ(posts, 7);
+  EXPECT_EQ(posts, 8);
 }
 
 TEST_F(OpenApiTest, EveryOperationTakesAndEveryResponseEchoesXRequestId) {
@@ -464,8 +470,9 @@ TEST_F(OpenApiTest, DocumentResponsesCarryETagAndCreationLocation) {
       if (status[0] != '2') continue;
       const json& response = Resolve(ref);
       if (!response.contains("content")) continue;  // 204
-      const bool is_document = response.at("content").begin()->at("schema") ==
-                               json{{"$ref", "#/components/schemas/Document"}};
+      const json& schema = response.at("content").begin()->at("schema");
+      const bool is_document = schema == json{{"$ref", "#/components/schemas/Document"}} ||
+                               schema == json{{"$ref", "#/components/schemas/ImportedDocument"}};
       const bool is_console = operation.op->at("tags") == json{"console"};  // cached files
       EXPECT_EQ(response.at("headers").contains("ETag"), is_document || is_console)
           << operation.key;

@@ -3,14 +3,19 @@
 #include <string>
 #include <utility>
 
+#include "adapters/http/multipart.h"
 #include "adapters/http/request_params.h"
 #include "core/lifecycle.h"
+#include "core/utf8.h"
 
 namespace docgate {
 
 namespace http = boost::beast::http;
 
 namespace {
+
+// An imported file's name, as `source.filename` keeps it.
+constexpr std::size_t kMaxFilenameBytes = 255;
 
 // The body's `format`: nullopt when absent; VALIDATION for a value that names no format.
 Result<std::optional<DocumentFormat>> FormatField(const nlohmann::json& body) {
@@ -27,6 +32,8 @@ Result<std::optional<DocumentFormat>> FormatField(const nlohmann::json& body) {
 void DocumentRoutes::AddTo(Router& router, const RouteGuard& guard) const {
   using V = HttpVerb;
   router.Add(V::post, "/api/v1/documents", guard.Idempotent(Bind(this, &DocumentRoutes::Create)));
+  router.Add(V::post, "/api/v1/documents/import",
+             guard.Idempotent(Bind(this, &DocumentRoutes::Import)));
   router.Add(V::get, "/api/v1/documents", guard.Authenticated(Bind(this, &DocumentRoutes::List)));
   router.Add(V::get, "/api/v1/documents/{id}",
              guard.Authenticated(Bind(this, &DocumentRoutes::Get)));
@@ -62,6 +69,38 @@ Result<IdempotentOutcome> DocumentRoutes::Create(const RouteContext& ctx, const 
                              effect.Hook());
   if (!doc) return doc.error();
   return IdempotentOutcome::Created(std::move(*doc));
+}
+
+Result<IdempotentOutcome> DocumentRoutes::Import(const RouteContext& ctx, const Actor& actor,
+                                                 IdempotentEffect& effect) const {
+  if (importer_ == nullptr) {
+    return MakeError(ErrorCode::kUnsupportedMediaType, "this server imports no files");
+  }
+  auto parts = ParseMultipartForm(View(ctx.request[http::field::content_type]), ctx.request.body());
+  if (!parts) return parts.error();
+  ImportedFile file;
+  bool found = false;
+  for (const FormPart& part : *parts) {
+    if (part.name == "file" && !found) {
+      if (!part.has_filename) return Invalid("the part `file` must be a file (with a filename)");
+      if (part.filename.empty() || part.filename.size() > kMaxFilenameBytes ||
+          !IsStorableText(part.filename)) {
+        return Invalid("the file's name must be 1.." + std::to_string(kMaxFilenameBytes) +
+                       " bytes of UTF-8 without NUL");
+      }
+      file.filename = part.filename;
+      file.bytes = std::string(part.body);
+      found = true;
+    } else if (part.name == "title") {
+      file.title = std::string(part.body);
+    }
+  }
+  if (!found) return Invalid("multipart/form-data must have a part `file`");
+  auto imported = importer_->Import(actor, file, effect.Hook());
+  if (!imported) return imported.error();
+  IdempotentOutcome outcome = IdempotentOutcome::Created(std::move(imported->document));
+  outcome.source = std::move(imported->source);
+  return outcome;
 }
 
 Result<HttpResponse> DocumentRoutes::List(const RouteContext& ctx, const Actor&) const {

@@ -6,6 +6,7 @@
 
 #include "adapters/http/route_guard.h"
 #include "adapters/http/router.h"
+#include "app/document_import.h"
 #include "app/document_service.h"
 #include "app/reader_service.h"
 #include "app/user_names.h"
@@ -15,13 +16,17 @@ namespace docgate {
 // Thread-safe; the services must outlive it and the routes it adds.
 class DocumentRoutes {
  public:
-  DocumentRoutes(DocumentService& service, ReaderService& reader, const UserNames& users)
-      : service_(service), reader_(reader), users_(users) {}
+  // `importer`: null when this server converts no files (POST .../import is then 415).
+  DocumentRoutes(DocumentService& service, ReaderService& reader, const UserNames& users,
+                 const DocumentImporter* importer = nullptr)
+      : service_(service), reader_(reader), users_(users), importer_(importer) {}
 
   void AddTo(Router& router, const RouteGuard& guard) const;
 
  private:
   Result<IdempotentOutcome> Create(const RouteContext& ctx, const Actor& actor,
+                                   IdempotentEffect& effect) const;
+  Result<IdempotentOutcome> Import(const RouteContext& ctx, const Actor& actor,
                                    IdempotentEffect& effect) const;
   Result<HttpResponse> List(const RouteContext& ctx, const Actor& actor) const;
   Result<HttpResponse> Get(const RouteContext& ctx, const Actor& actor) const;
@@ -39,6 +44,7 @@ class DocumentRoutes {
   DocumentService& service_;
   ReaderService& reader_;
   const UserNames& users_;
+  const DocumentImporter* importer_;
 };
 
 }  // namespace docgate

@@ -29,6 +29,10 @@ constexpr Row kTable[] = {
     {ErrorCode::kPayloadTooLarge, HttpStatus::payload_too_large, "Payload too large"},
     {ErrorCode::kIdempotencyKeyReused, HttpStatus::unprocessable_entity, "Idempotency key reused"},
     {ErrorCode::kAlreadyVoted, HttpStatus::conflict, "Already approved by you"},
+    {ErrorCode::kUnsupportedMediaType, HttpStatus::unsupported_media_type,
+     "Unsupported media type"},
+    {ErrorCode::kUnprocessableDocument, HttpStatus::unprocessable_entity,
+     "Document cannot be read"},
     {ErrorCode::kUnavailable, HttpStatus::service_unavailable, "Service unavailable"},
 };
 

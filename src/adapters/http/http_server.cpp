@@ -247,7 +247,9 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
                                                     asio::redirect_error(asio::use_awaitable, ec)));
     }
     http::request_parser<http::string_body> parser;
-    parser.body_limit(config.body_limit);
+    // The larger limit until the header says which applies (a Content-Length above the limit
+    // fails the header's read).
+    parser.body_limit(std::max(config.body_limit, config.upload_body_limit));
     parser.header_limit(static_cast<std::uint32_t>(config.header_limit));
     if (!ec) {
       stream.expires_after(bounded(config.header_timeout));
@@ -262,9 +264,19 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
     // The answer, once known; a body left unread closes the connection after it.
     std::optional<HttpResponse> answer;
     bool body_unread = false;
+    std::size_t body_limit = config.body_limit;
     if (!ec) {
-      answer = Screen(*conn, parser.get(), trace);
-      body_unread = answer && !parser.is_done();
+      const bool upload = config.upload_body_limit > 0 &&
+                          parser.get().method() == http::verb::post &&
+                          PathOf(parser.get().target()) == config.upload_path;
+      if (upload) body_limit = config.upload_body_limit;
+      if (parser.content_length() && *parser.content_length() > body_limit) {
+        ec = http::error::body_limit;
+      } else {
+        parser.body_limit(body_limit);  // what a chunked body may still send
+        answer = Screen(*conn, parser.get(), trace);
+        body_unread = answer && !parser.is_done();
+      }
     }
     if (!ec && !answer) {
       stream.expires_after(config.read_timeout);
@@ -278,7 +290,7 @@ asio::awaitable<void> HttpServer::Impl::Serve(std::shared_ptr<Connection> conn) 
       }
     }
     if (ec) {
-      answer = TransportProblem(ec, config);
+      answer = TransportProblem(ec, config, body_limit);
       if (!answer) break;  // the connection went away, or timed out
       body_unread = true;
     }

@@ -29,6 +29,10 @@ struct HttpConfig {
   std::chrono::milliseconds header_timeout{10000};
   bool keep_alive = true;
   std::size_t body_limit = 1024 * 1024;  // larger bodies get 413 PAYLOAD_TOO_LARGE
+  // POST to upload_path may send up to upload_body_limit instead (0: no such path): the import's
+  // files (DOCGATE_IMPORT_MAX_BYTES and the multipart framing around it).
+  std::string upload_path = {};
+  std::size_t upload_body_limit = 0;
   std::size_t header_limit = 16 * 1024;  // larger request headers get 400 VALIDATION
   // Connections served at once. Beyond them, kSpareConnections more are accepted to answer one
   // request each and close: an operational path is served, anything else gets 503 UNAVAILABLE.

@@ -246,6 +246,8 @@ constexpr Title kTitles[] = {
     {"PAYLOAD_TOO_LARGE", "请求体过大"},
     {"IDEMPOTENCY_KEY_REUSED", "幂等键被重复使用"},
     {"ALREADY_VOTED", "您已经批准过"},
+    {"UNSUPPORTED_MEDIA_TYPE", "不支持的文件类型"},
+    {"UNPROCESSABLE_DOCUMENT", "无法读取该文件"},
     {"UNAVAILABLE", "服务暂时不可用"},
     {"METHOD_NOT_ALLOWED", "不支持此方法"},
     {"INTERNAL", "服务器内部错误"},

@@ -24,8 +24,16 @@ HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const Name
 HttpResponse OutcomeResponse(const IdempotentOutcome& outcome, const UserNames& users) {
   switch (outcome.kind) {
     case IdempotentOutcome::Kind::kCreated: {
-      HttpResponse response = DocumentResponse(HttpStatus::created, outcome.document,
-                                               users.NamesOf(PeopleIn(outcome.document)));
+      nlohmann::json body = ToJson(outcome.document, users.NamesOf(PeopleIn(outcome.document)));
+      if (outcome.source) {
+        // An import's answer: the document, and the file it came from.
+        body["source"] = {{"filename", outcome.source->filename},
+                          {"media_type", outcome.source->media_type},
+                          {"bytes", outcome.source->bytes},
+                          {"sha256", outcome.source->sha256}};
+      }
+      HttpResponse response = JsonResponse(HttpStatus::created, body);
+      response.set(http::field::etag, VersionTag(outcome.document.version));
       response.set(http::field::location,
                    "/api/v1/documents/" + std::to_string(outcome.document.id));
       return response;

@@ -17,9 +17,9 @@ namespace http = boost::beast::http;
 
 RestApi::RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
                  UserNames& users, const JwtVerifier& verifier, HealthChecks health,
-                 ConsoleSignIn sign_in)
+                 ConsoleSignIn sign_in, const DocumentImporter* importer)
     : guard_(verifier, idempotency, users, sign_in.sessions),
-      documents_(service, reader, users),
+      documents_(service, reader, users, importer),
       reviews_(service, users),
       search_(reader),
       users_(users),

@@ -33,7 +33,7 @@ class RestApi {
  public:
   RestApi(DocumentService& service, ReaderService& reader, IdempotencyService& idempotency,
           UserNames& users, const JwtVerifier& verifier, HealthChecks health,
-          ConsoleSignIn sign_in = {});
+          ConsoleSignIn sign_in = {}, const DocumentImporter* importer = nullptr);
 
   // Never throws. A path that is not valid UTF-8 without U+0000 (CheckPath) is 400 before any
   // route is tried. Notes in `trace` the matched route's template ("unmatched" for a 404) and,

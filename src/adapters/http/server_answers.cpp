@@ -23,11 +23,11 @@ void LocalizeServerAnswer(HttpResponse& response, const HttpRequestHeader& reque
 }
 
 std::optional<HttpResponse> TransportProblem(const boost::beast::error_code& ec,
-                                             const HttpConfig& config) {
+                                             const HttpConfig& config, std::size_t body_limit) {
   if (ec == http::error::body_limit) {
     return ProblemResponse(
         MakeError(ErrorCode::kPayloadTooLarge,
-                  "request body exceeds " + std::to_string(config.body_limit) + " bytes"));
+                  "request body exceeds " + std::to_string(body_limit) + " bytes"));
   }
   if (ec == http::error::header_limit) {
     return ProblemResponse(

@@ -25,9 +25,9 @@ std::string_view PathOf(boost::beast::string_view target);
 void LocalizeServerAnswer(HttpResponse& response, const HttpRequestHeader& request_headers);
 
 // The answer to a request the parser refused with `ec`, or nullopt when the connection just went
-// away (or broke in a way that leaves nothing to answer).
+// away (or broke in a way that leaves nothing to answer). `body_limit`: the one that applied.
 std::optional<HttpResponse> TransportProblem(const boost::beast::error_code& ec,
-                                             const HttpConfig& config);
+                                             const HttpConfig& config, std::size_t body_limit);
 
 // The 503 of a request the server does not take on, for `reason` (a kShed* value, noted in
 // `trace`).
