@@ -40,7 +40,17 @@ status=0
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" --timeout 600 "$@" || status=$?
 
 # ctest shows a skipped test's name, not its output: the reasons (tests print "SKIPPED: ...").
-if grep -h "^SKIPPED: " "$build_dir/Testing/Temporary/LastTest.log" 2>/dev/null; then
+# In the sharded suites (tests/CMakeLists.txt) ctest sees the shard, not the test: GoogleTest's
+# "<file>:<line>: Skipped", the reason and "[  SKIPPED ] <test>" are turned into the same line.
+log=$build_dir/Testing/Temporary/LastTest.log
+skipped=$( { grep -h "^SKIPPED: " "$log" 2>/dev/null || true
+             awk '/: Skipped$/ { getline reason; next_reason = reason; next }
+                  /^\[  SKIPPED \] / && next_reason != "" {
+                    sub(/ \([0-9]+ ms\)$/, "", $0); sub(/^\[  SKIPPED \] /, "", $0)
+                    print "SKIPPED: " $0 ": " next_reason; next_reason = "" }' "$log" 2>/dev/null
+           } | sort -u)
+if [ -n "$skipped" ]; then
+  echo "$skipped"
   echo "test.sh: the tests above were skipped"
 fi
 

@@ -135,7 +135,9 @@ export class Api {
     }
     /** @type {RequestInit} */
     const init = {method, headers: sent, cache: 'no-store', credentials: 'same-origin'};
-    if (body !== undefined) {
+    if (body instanceof FormData) {
+      init.body = body;  // multipart/form-data, its boundary set by the browser
+    } else if (body !== undefined) {
       sent['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }

@@ -61,6 +61,7 @@ export async function renderDocuments(query) {
         isAuthor() ? h('a', {class: 'button', href: '#/documents/new', testid: 'new-document'},
                        t('action.new')) :
                      null,
+        isAuthor() ? importControl() : null,
         isAuthor() ? h('a', {href: mine ? '#/documents?all=1' : '#/documents'},
                        t(mine ? 'documents.showAll' : 'documents.showMine')) :
                      null),
@@ -85,6 +86,37 @@ export function pager(after, next, base) {
       'div', {class: 'actions'},
       after ? h('a', {href: base.replace(/[?&]$/, '')}, t('page.first')) : null,
       next ? h('a', {href: base + 'after=' + encodeURIComponent(next)}, t('page.next')) : null);
+}
+
+// The file types POST /api/v1/documents/import converts (the server decides by content).
+const IMPORT_TYPES = '.md,.markdown,.txt,.html,.htm,.docx,.odt,.pdf';
+
+// "Import file": the chosen file becomes a Markdown draft (API.md v1.2 "Formats and import"),
+// whose page opens. One Idempotency-Key per chosen file, reused by the automatic retries.
+function importControl() {
+  const input = h('input', {type: 'file', accept: IMPORT_TYPES, testid: 'import-file'});
+  input.addEventListener('change', async () => {
+    const file = input.files?.[0];
+    if (!file) return;
+    const form = new FormData();
+    form.append('file', file, file.name);
+    const intent =
+        {method: 'POST', path: 'api/v1/documents/import', body: form, key: newIdempotencyKey()};
+    input.disabled = true;
+    try {
+      message(t('importing', {name: file.name}), 'busy');
+      const {body: doc} = /** @type {Answer<ApiDocument>} */ (
+          await api.perform(intent, {onWait: (w) => message(waitingText(w), 'busy')}));
+      message(t('imported', {name: file.name}), 'ok');
+      location.hash = '#/documents/' + doc.id;
+    } catch (error) {
+      message(errorText(error), 'error');
+    } finally {
+      input.disabled = false;
+      input.value = '';
+    }
+  });
+  return h('label', {class: 'import'}, t('action.import'), ' ', input);
 }
 
 // How long the editor's preview waits after a keystroke before it renders the text again.

@@ -1,7 +1,8 @@
-// Markdown in the console (issue 39, item 2): rendered beside its source on the document page, the
+// Markdown in the console (issue 39, items 2 and 5): rendered beside its source on the document page, the
 // review page and the editor's preview, by the packages the binary ships (markdown-it, DOMPurify);
 // nothing in a document runs, embeds a page, links to javascript: or data:, or fetches from another
-// site before a click; a plain-text document is shown as written.
+// site before a click; a plain-text document is shown as written; a file imported from the
+// documents page (import-file) becomes a draft.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -178,4 +179,28 @@ test('the editor previews Markdown as it is typed, and a plain-text document is 
   assert.equal(await reader.getByTestId('rendered').count(), 0);
   assert.deepEqual([...page.errors, ...reader.errors], []);
   assert.deepEqual([...page.violations, ...reader.violations], []);
+});
+
+test('the documents page imports a file: Markdown becomes a draft, another type is refused', async () => {
+  const page = await watchedConsole(alice, 'zh-CN');
+  await page.getByTestId('nav-documents').click();
+  await page.getByTestId('import-file').setInputFiles({
+    name: '值班手册.md', mimeType: 'text/markdown',
+    buffer: Buffer.from('# 值班手册\n\n- 先止血\n- 再排查\n'),
+  });
+  // The draft's page, its editor previewing the imported text.
+  await page.getByTestId('rendered').locator('h1', { hasText: '值班手册' }).waitFor();
+  const id = idInUrl(page);
+  const doc = await docgate.api(alice, 'GET', `api/v1/documents/${id}`);
+  assert.equal(doc.json.title, '值班手册');
+  assert.equal(doc.json.status, 'draft');
+  assert.equal(doc.json.format, 'markdown');
+  // A type docgate does not import: the server's reason, in the page's language.
+  await page.getByTestId('nav-documents').click();
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'table.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n1,2\n'),
+  });
+  await page.getByTestId('message').getByText('table.csv').waitFor();
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(page.violations, []);
 });
