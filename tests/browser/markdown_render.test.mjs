@@ -33,6 +33,8 @@ const MANUAL = [
   '<script>window.pwned = "script"</script>',
   '<img src="x" onerror="window.pwned = \'onerror\'">',
   '<iframe src="https://frames.example.test/"></iframe>',
+  '<svg><script>window.pwned = "svg"</script><circle r="5" onload="window.pwned = \'svg-onload\'"/></svg>',
+  '![矢量图](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9ImFsZXJ0KDEpIi8+)',
   '',
   '[官网](https://example.com/docs) [邮件](mailto:ops@example.com)',
   '[危险](javascript:window.pwned=1) [数据](data:text/html;base64,PHNjcmlwdD4=) [站内](/metrics)',
@@ -133,6 +135,17 @@ test('a Markdown document reads rendered beside its source, and nothing in it ru
   // (axe-core's own checks apply inline styles, which the CSP reports: they come after.)
   assert.deepEqual(await seriousViolations(page), []);
   await screenshot(page, 'markdown-rendered-zh');
+
+  // The author's view of the same document: the editor's preview, as safe.
+  const author = await watchedConsole(alice, 'en-US');
+  await author.goto(`${docgate.base}#/documents/${doc.id}`);
+  const preview = author.getByTestId('rendered');
+  await preview.locator('h2', { hasText: '步骤' }).waitFor();
+  assert.deepEqual(await unsafeNodes(preview), []);
+  assert.deepEqual(author.foreign, []);
+  assert.equal(await author.evaluate(() => window.pwned), undefined);
+  assert.deepEqual(author.violations, []);
+  assert.deepEqual(author.errors, []);
 });
 
 test('the review page shows the submitted version rendered beside its diff', async () => {

@@ -1,15 +1,18 @@
 // End-to-end: POST /api/v1/documents/import over HTTP on the embedded default (issue 39, item 4):
 // a Word file made by pandoc becomes a Markdown draft with its source; the import alone takes a
 // body above DOCGATE_HTTP_BODY_LIMIT, and one above DOCGATE_IMPORT_MAX_BYTES is 413 from its
-// Content-Length, before any of it is sent.
+// Content-Length, before any of it is sent; a file that keeps its converter busy until the time
+// limit is 422 while the server answers every other request.
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 
 #include "e2e/api_e2e_fixture.h"
 #include "e2e/e2e_server.h"
@@ -85,6 +88,47 @@ TEST_P(SqliteApiTest, OnlyTheImportTakesBodiesAboveTheBodyLimitUpToItsOwn) {
   const HttpReply refused = client.Raw(header);
   ExpectProblem(refused, 413, "PAYLOAD_TOO_LARGE");
   EXPECT_EQ(Get("/healthz", {}).status(), 200u);
+}
+
+// A file that keeps its converter busy until the time limit: the import is 422 with the reason,
+// and meanwhile the server answers everything else (the conversion holds one worker, in a child).
+TEST_P(SqliteApiTest, TheServerAnswersOthersWhileAHostileFileConverts) {
+  if (std::system("command -v pandoc >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "pandoc is not installed (scripts/deps.sh)";
+  }
+  Config config = MakeConfig();
+  config.import.timeout = 3s;
+  StartApp(config);
+  // 12 MB of one HTML table, which pandoc takes far longer than 3 s to convert.
+  std::string html = "<!DOCTYPE html><html><body><table>";
+  while (html.size() < 12 * 1024 * 1024) {
+    html += "<tr><td>慢</td><td><b>cell</b></td><td><i>x</i></td></tr>";
+  }
+  html += "</table></body></html>";
+  std::atomic<bool> answered{false};
+  HttpReply hostile;
+  std::thread importer([&] {
+    HttpClient client(port_, 120s);
+    hostile = client.Raw(ImportRequest(Alice(), "slow.html", html));
+    answered = true;
+  });
+  // While it converts: probes, reads and writes are answered (each within its own client's
+  // timeout); the import is still in flight when they are.
+  int served = 0;
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(Get("/healthz", {}).status(), 200u);
+    EXPECT_EQ(
+        Post("/api/v1/documents", Alice(), R"({"title": "转换期间", "content": "服务照常。"})")
+            .status(),
+        201u);
+    ++served;
+  }
+  const bool still_converting = !answered;
+  importer.join();
+  EXPECT_EQ(served, 5);
+  EXPECT_TRUE(still_converting) << "the conversion ended before the other requests were served";
+  ExpectProblem(hostile, 422, "UNPROCESSABLE_DOCUMENT");
+  EXPECT_NE(hostile.body().find("took longer than 3"), std::string::npos) << hostile.body();
 }
 
 }  // namespace
