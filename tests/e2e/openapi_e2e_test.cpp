@@ -71,6 +71,23 @@ TEST_P(OpenApiE2eTest, EveryRealResponseMatchesTheDocument) {
   ASSERT_EQ(created.status(), 201u) << created.body();
   const std::string id = created.json()["id"];
   const std::string other = Create(Alice(), "Release checklist");
+  // An import (v1.2): a Markdown file as multipart/form-data; a type docgate does not import; an
+  // empty file.
+  Headers form = Alice();
+  form.emplace_back("Content-Type", "multipart/form-data; boundary=openapi-e2e");
+  const auto file_part = [](const std::string& filename, const std::string& content) {
+    return "--openapi-e2e\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" +
+           filename + "\"\r\n\r\n" + content + "\r\n--openapi-e2e--\r\n";
+  };
+  const HttpReply imported = Record(http::verb::post, "/api/v1/documents/import", form,
+                                    file_part("guide.md", "# \xE5\xAF\xBC\xE5\x85\xA5\n"));
+  ASSERT_EQ(imported.status(), 201u) << imported.body();
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents/import", form, file_part("t.csv", "a,b\n"))
+                .status(),
+            415u);
+  ASSERT_EQ(Record(http::verb::post, "/api/v1/documents/import", form, file_part("empty.md", ""))
+                .status(),
+            422u);
   const HttpReply page = Record(http::verb::get, "/api/v1/documents?limit=1", Bob());
   ASSERT_FALSE(page.json()["next"].is_null()) << page.body();
   Record(http::verb::get, "/api/v1/documents?status=draft&author_id=alice&after=" + other, Bob());
