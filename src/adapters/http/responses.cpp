@@ -15,8 +15,16 @@ HttpResponse JsonResponse(HttpStatus status, const nlohmann::json& body) {
   return response;
 }
 
-HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const NameBook& names) {
-  HttpResponse response = JsonResponse(status, ToJson(doc, names));
+HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const NameBook& names,
+                              const std::optional<ImportSource>& source) {
+  nlohmann::json body = ToJson(doc, names);
+  if (source) {
+    body["source"] = {{"filename", source->filename},
+                      {"media_type", source->media_type},
+                      {"bytes", source->bytes},
+                      {"sha256", source->sha256}};
+  }
+  HttpResponse response = JsonResponse(status, body);
   response.set(http::field::etag, VersionTag(doc.version));
   return response;
 }
@@ -24,16 +32,9 @@ HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const Name
 HttpResponse OutcomeResponse(const IdempotentOutcome& outcome, const UserNames& users) {
   switch (outcome.kind) {
     case IdempotentOutcome::Kind::kCreated: {
-      nlohmann::json body = ToJson(outcome.document, users.NamesOf(PeopleIn(outcome.document)));
-      if (outcome.source) {
-        // An import's answer: the document, and the file it came from.
-        body["source"] = {{"filename", outcome.source->filename},
-                          {"media_type", outcome.source->media_type},
-                          {"bytes", outcome.source->bytes},
-                          {"sha256", outcome.source->sha256}};
-      }
-      HttpResponse response = JsonResponse(HttpStatus::created, body);
-      response.set(http::field::etag, VersionTag(outcome.document.version));
+      HttpResponse response =
+          DocumentResponse(HttpStatus::created, outcome.document,
+                           users.NamesOf(PeopleIn(outcome.document)), outcome.source);
       response.set(http::field::location,
                    "/api/v1/documents/" + std::to_string(outcome.document.id));
       return response;

@@ -4,6 +4,7 @@
 // idempotent request's outcome (app/idempotent_outcome.h, ADR 0007).
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "adapters/http/dto.h"
@@ -17,7 +18,9 @@ namespace docgate {
 // `body` as application/json.
 HttpResponse JsonResponse(HttpStatus status, const nlohmann::json& body);
 // The document as JSON (with its author's name from `names`) with its version as ETag.
-HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const NameBook& names);
+// `source`: an import's answer carries the file the document came from.
+HttpResponse DocumentResponse(HttpStatus status, const Document& doc, const NameBook& names,
+                              const std::optional<ImportSource>& source = std::nullopt);
 
 // The answer of a POST route: created, 201 with the document, ETag and Location; transitioned,
 // 200 {"document", "review"}; refused, the problem of its code with its (stored) detail. The same
