@@ -217,6 +217,11 @@ TEST_F(SqliteDocumentStoreTest, Migration0015GivesEachApprovedReviewItsDecisionA
   EXPECT_EQ(approvals(3), std::vector<Approval>{});
   EXPECT_EQ(approvals(4),
             (std::vector<Approval>{{"bob", std::nullopt, TimePoint{milliseconds(400)}}}));
+  // Migration 0018 kept them in one b-tree: a WITHOUT ROWID table has no index of its key beside
+  // it.
+  EXPECT_EQ(RawDatabase(db_path_).Rows(
+                "SELECT name FROM sqlite_schema WHERE tbl_name = 'kh_review_approval'"),
+            (std::vector<std::vector<std::string>>{{"kh_review_approval"}}));
   for (const ReviewId id : {1, 2, 3, 4}) {
     EXPECT_EQ(stores.documents->FindReview(id)->required_approvals, 1) << id;
   }
@@ -365,7 +370,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"14", "0014_sessions.sql", "1"},
                           {"15", "0015_review_approvals.sql", "1"},
                           {"16", "0016_review_teams.sql", "1"},
-                          {"17", "0017_formats.sql", "1"}}));
+                          {"17", "0017_formats.sql", "1"},
+                          {"18", "0018_approvals_without_rowid.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();
