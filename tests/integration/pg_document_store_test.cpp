@@ -38,6 +38,7 @@
 #include "support/schema14_reviews_seed.h"
 #include "support/schema6_versions_seed.h"
 #include "support/schema7_chunks_seed.h"
+#include "support/test_actors.h"
 
 namespace docgate {
 namespace {
@@ -81,10 +82,6 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, UserDirectoryContract, ::testing::Types
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, SessionStoreContract, ::testing::Types<PgStoreFactory>);
 
 namespace {
-
-const Actor kAlice{"alice", "Alice", true, false, false};
-const Actor kBob{"bob", "Bob", false, true, false};
-const Actor kDave{"dave", "Dave", false, true, false};
 
 constexpr int kRacers = 50;
 

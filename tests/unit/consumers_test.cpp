@@ -25,6 +25,7 @@
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
 #include "fakes/fake_stores.h"
+#include "support/test_actors.h"
 #include "worker/event_worker.h"
 #include "worker/reconciler.h"
 
@@ -32,9 +33,6 @@ namespace docgate {
 namespace {
 
 using namespace std::chrono_literals;
-
-const Actor kAlice{"alice", "Alice", true, false, false};
-const Actor kBob{"bob", "Bob", false, true, false};
 
 // Counts its calls and fails the first `failures` of them.
 class FlakyConsumer final : public InboxConsumer {

@@ -7,16 +7,12 @@
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
 #include "fakes/fake_stores.h"
+#include "support/test_actors.h"
 
 namespace docgate {
 namespace {
 
 using std::chrono::milliseconds;
-
-const Actor kAlice{"alice", "Alice", true, false, false};
-const Actor kCarol{"carol", "Carol", true, false, false};
-const Actor kBob{"bob", "Bob", false, true, false};
-const Actor kDave{"dave", "Dave", false, true, false};
 
 class DocumentServiceTest : public ::testing::Test {
  protected:

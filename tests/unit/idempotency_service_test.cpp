@@ -7,13 +7,12 @@
 #include "fakes/fake_lock_gate.h"
 #include "fakes/fake_random.h"
 #include "fakes/fake_stores.h"
+#include "support/test_actors.h"
 
 namespace docgate {
 namespace {
 
 using namespace std::chrono_literals;
-
-const Actor kAlice{"alice", "Alice", true, false, false};
 
 IdempotentRequest Request(const std::string& fingerprint = "fp-1",
                           const std::string& caller = "alice", const std::string& key = "k-1") {

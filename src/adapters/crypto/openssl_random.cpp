@@ -5,7 +5,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "adapters/crypto/hex.h"
+#include "core/hex.h"
 
 namespace docgate {
 namespace {

@@ -11,6 +11,9 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <vector>
+
+#include "adapters/web/address_screen.h"
 
 namespace docgate {
 namespace {
@@ -30,6 +33,28 @@ bool IsAddress(const std::string& host) {
 bool ClosedWhileIdle(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
          ec == asio::error::broken_pipe || ec == asio::error::eof;
+}
+
+// The endpoints of `found` that `destinations` allows, in the resolver's order. Throws
+// UnsafeDestinationError naming the first refused address when none is left.
+std::vector<asio::ip::tcp::endpoint> Allowed(const asio::ip::tcp::resolver::results_type& found,
+                                             Destinations destinations, const std::string& host) {
+  std::vector<asio::ip::tcp::endpoint> allowed;
+  std::string refused;
+  for (const auto& entry : found) {
+    const asio::ip::tcp::endpoint endpoint = entry.endpoint();
+    const AddressKind kind = KindOf(endpoint.address());
+    if (destinations == Destinations::kAny || kind == AddressKind::kPublic) {
+      allowed.push_back(endpoint);
+    } else if (refused.empty()) {
+      refused = endpoint.address().to_string() + ", " + std::string(DescribeAddressKind(kind));
+    }
+  }
+  if (allowed.empty()) {
+    throw UnsafeDestinationError(host + " resolves to " +
+                                 (refused.empty() ? std::string("no address") : refused));
+  }
+  return allowed;
 }
 
 }  // namespace
@@ -55,8 +80,11 @@ std::shared_ptr<asio::ssl::context> MakeVerifyingTlsContext(const std::string& c
 }
 
 HttpConnection::HttpConnection(WebUrl url, std::shared_ptr<asio::ssl::context> tls,
-                               std::chrono::milliseconds connect_timeout)
-    : url_(std::move(url)), tls_context_(std::move(tls)), connect_timeout_(connect_timeout) {}
+                               std::chrono::milliseconds connect_timeout, Destinations destinations)
+    : url_(std::move(url)),
+      tls_context_(std::move(tls)),
+      connect_timeout_(connect_timeout),
+      destinations_(destinations) {}
 
 HttpConnection::~HttpConnection() { Close(); }
 
@@ -88,13 +116,14 @@ void HttpConnection::Connect() {
                          });
   Run();
   if (ec) throw HttpTransportError("cannot resolve " + url_.host + ": " + ec.message());
+  const std::vector<asio::ip::tcp::endpoint> allowed = Allowed(endpoints, destinations_, url_.host);
   if (url_.tls) {
     tls_.emplace(io_, *tls_context_);
   } else {
     plain_.emplace(io_);
   }
   Tcp().expires_after(connect_timeout_);
-  Tcp().async_connect(endpoints, [&](beast::error_code e, const auto&) { ec = e; });
+  Tcp().async_connect(allowed, [&](beast::error_code e, const auto&) { ec = e; });
   Run();
   if (ec) {
     Close();

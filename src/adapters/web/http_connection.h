@@ -31,6 +31,19 @@ class HttpTransportError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The URL's host resolved to no address docgate may connect to (Destinations::kPublicOnly): no
+// connection was attempted.
+class UnsafeDestinationError : public HttpTransportError {
+ public:
+  using HttpTransportError::HttpTransportError;
+};
+
+// Where a connection may go. kPublicOnly is for URLs that users give (webhooks): the host's
+// addresses are resolved and screened (address_screen.h) at every connect, and only the public
+// ones are tried, so a name that resolves to a private address now, or a spelling of one
+// ("2130706433", "::ffff:127.0.0.1"), never reaches it.
+enum class Destinations { kAny, kPublicOnly };
+
 // The TLS settings every connection to one https:// server shares: peer verification against
 // `ca_file` (PEM) or, when empty, the system's trust store. Throws std::runtime_error when the
 // file cannot be read.
@@ -43,14 +56,16 @@ class HttpConnection {
  public:
   // `tls` is required for an https:// `url` and ignored otherwise.
   HttpConnection(WebUrl url, std::shared_ptr<boost::asio::ssl::context> tls,
-                 std::chrono::milliseconds connect_timeout);
+                 std::chrono::milliseconds connect_timeout,
+                 Destinations destinations = Destinations::kAny);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
   // Sends `request` and reads the whole response, both within `timeout` (the connect, when one
   // is needed, within connect_timeout before it). A response body larger than `body_limit` bytes
-  // is an error. Throws HttpTransportError; the connection is then closed.
+  // is an error. Throws HttpTransportError (UnsafeDestinationError before connecting when the
+  // destinations allow none of the host's addresses); the connection is then closed.
   HttpResponse Exchange(const HttpRequest& request, std::chrono::milliseconds timeout,
                         std::size_t body_limit);
 
@@ -66,6 +81,7 @@ class HttpConnection {
   const WebUrl url_;
   const std::shared_ptr<boost::asio::ssl::context> tls_context_;
   const std::chrono::milliseconds connect_timeout_;
+  const Destinations destinations_;
   boost::asio::io_context io_;
   std::optional<boost::beast::tcp_stream> plain_;
   std::optional<TlsStream> tls_;
