@@ -8,7 +8,7 @@
 namespace docgate {
 namespace {
 
-const TimePoint kT0{std::chrono::milliseconds{1'000}};
+const TimePoint kClockStart{std::chrono::milliseconds{1'000}};
 const TimePoint kT1{std::chrono::milliseconds{2'000}};
 
 Actor Author() { return Actor{"alice", "", true, false, false}; }
@@ -21,8 +21,8 @@ Document DocIn(DocumentStatus status) {
   doc.status = status;
   doc.version = 3;
   doc.author_id = "alice";
-  doc.created_at = kT0;
-  doc.updated_at = kT0;
+  doc.created_at = kClockStart;
+  doc.updated_at = kClockStart;
   if (status == DocumentStatus::kPendingReview) doc.current_review_id = 40;
   return doc;
 }
@@ -34,7 +34,7 @@ Review ReviewIn(ReviewStatus status) {
   review.document_version = 3;
   review.status = status;
   review.submitted_by = "alice";
-  review.submitted_at = kT0;
+  review.submitted_at = kClockStart;
   return review;
 }
 
@@ -79,13 +79,13 @@ TEST(LifecycleTest, EditWithoutChangeKeepsVersionButLeavesRejected) {
 TEST(LifecycleTest, AChangeToAnApprovedDocumentStartsARevisionThatKeepsTheApprovedVersion) {
   Document doc = DocIn(DocumentStatus::kApproved);
   doc.approved_version = 3;
-  doc.approved_at = kT0;
+  doc.approved_at = kClockStart;
   doc.ingest_status = IngestStatus::kDone;
   ASSERT_TRUE(Edit(doc, /*changed=*/true, kT1).ok());
   EXPECT_EQ(doc.status, DocumentStatus::kDraft);
   EXPECT_EQ(doc.version, 4);
   EXPECT_EQ(doc.approved_version, 3) << "the approved version stays published";
-  EXPECT_EQ(doc.approved_at, kT0);
+  EXPECT_EQ(doc.approved_at, kClockStart);
   EXPECT_EQ(doc.ingest_status, IngestStatus::kDone) << "of the approved version, unchanged";
 }
 

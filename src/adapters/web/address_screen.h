@@ -7,7 +7,7 @@ namespace docgate {
 
 // What an IP address reaches, for refusing server-side request forgery: an address that a URL
 // given by a user (a webhook's) must not make docgate connect to, unless the operator allows
-// private addresses (DOCGATE_WEBHOOK_ALLOW_PRIVATE). Registries: IANA's IPv4 and IPv6
+// private addresses for webhooks (ADR 0017). Registries: IANA's IPv4 and IPv6
 // special-purpose address registries (RFC 6890 and its updates).
 enum class AddressKind {
   kPublic,       // none of the below: may be connected to
