@@ -79,4 +79,29 @@ WebUrl ParseWebUrl(std::string_view url, std::string_view credentials_variable) 
   return parsed;
 }
 
+WebTarget ParseWebTarget(std::string_view url, std::string_view credentials_variable) {
+  if (url.size() > kMaxWebTargetUrl) {
+    throw std::invalid_argument("the URL is longer than " + std::to_string(kMaxWebTargetUrl) +
+                                " characters");
+  }
+  for (const char c : url) {
+    if (c <= ' ' || c > '~') {
+      throw std::invalid_argument(
+          "the URL holds a space or a character that is not printable ASCII: percent-encode it");
+    }
+  }
+  if (url.find('#') != std::string_view::npos) {
+    throw std::invalid_argument("a fragment has no place in the URL");
+  }
+  const std::size_t question = url.find('?');
+  WebTarget parsed{.server = ParseWebUrl(url.substr(0, question), credentials_variable),
+                   .target = {}};
+  const std::size_t scheme_end = url.find("://") + 3;
+  const std::size_t path_start = url.find('/', scheme_end);
+  parsed.target = path_start < question ? std::string(url.substr(path_start, question - path_start))
+                                        : std::string("/");
+  if (question != std::string_view::npos) parsed.target += url.substr(question);
+  return parsed;
+}
+
 }  // namespace docgate
