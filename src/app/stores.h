@@ -13,6 +13,7 @@
 #include "app/ports/preview_store.h"
 #include "app/ports/session_store.h"
 #include "app/ports/user_directory.h"
+#include "app/ports/webhook_store.h"
 
 namespace docgate {
 
@@ -31,6 +32,7 @@ struct Stores {
   std::shared_ptr<EmbeddingStore> embeddings;
   std::shared_ptr<UserDirectory> users;
   std::shared_ptr<SessionStore> sessions;
+  std::shared_ptr<WebhookStore> webhooks;
   std::function<PoolStats()> pool_stats;  // the connection pool's occupancy, for metrics
 };
 

@@ -11,6 +11,7 @@
 #include "fakes/fake_preview_store.h"
 #include "fakes/fake_session_store.h"
 #include "fakes/fake_user_directory.h"
+#include "fakes/fake_webhook_store.h"
 
 namespace docgate {
 namespace {
@@ -27,6 +28,7 @@ FakeStores OpenOn(std::shared_ptr<FakeDatabase> database) {
   stores.embeddings = std::make_shared<FakeEmbeddingStore>(database);
   stores.users = std::make_shared<FakeUserDirectory>(database);
   stores.sessions = std::make_shared<FakeSessionStore>(database);
+  stores.webhooks = std::make_shared<FakeWebhookStore>(database);
   stores.pool_stats = [] { return PoolStats{}; };  // no pool
   return fakes;
 }

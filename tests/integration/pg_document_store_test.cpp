@@ -28,6 +28,7 @@
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
+#include "contract/webhook_store_contract.h"
 #include "core/error.h"
 #include "core/lifecycle.h"
 #include "fakes/counting_wakeup.h"
@@ -80,6 +81,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, ChunkIndexContract, ::testing::Types<Pg
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, EmbeddingStoreContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, UserDirectoryContract, ::testing::Types<PgStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, SessionStoreContract, ::testing::Types<PgStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, WebhookStoreContract, ::testing::Types<PgStoreFactory>);
 
 namespace {
 
@@ -209,7 +211,7 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   });
   EXPECT_EQ(failures.load(), 0);
   const auto rows = db_.Execute("SELECT version, name FROM schema_migrations ORDER BY version");
-  ASSERT_EQ(rows.size(), 17u);
+  ASSERT_EQ(rows.size(), 18u);
   EXPECT_EQ(rows[0][0].as<int>(), 1);
   EXPECT_EQ(rows[0][1].as<std::string>(), "0001_init.sql");
   EXPECT_EQ(rows[1][0].as<int>(), 2);
@@ -240,6 +242,8 @@ TEST_F(PgDocumentStoreTest, ConcurrentStartsMigrateExactlyOnce) {
   EXPECT_EQ(rows[15][1].as<std::string>(), "0016_review_teams.sql");
   EXPECT_EQ(rows[16][0].as<int>(), 17);
   EXPECT_EQ(rows[16][1].as<std::string>(), "0017_formats.sql");
+  EXPECT_EQ(rows[17][0].as<int>(), 18);
+  EXPECT_EQ(rows[17][1].as<std::string>(), "0018_webhooks.sql");
   EXPECT_EQ(db_.Count("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
                       " AND tablename IN ('kh_document', 'kh_document_content',"
                       " 'kh_document_review', 'kh_outbox', 'kh_idempotency',"

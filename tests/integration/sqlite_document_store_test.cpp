@@ -31,6 +31,7 @@
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
+#include "contract/webhook_store_contract.h"
 #include "core/error.h"
 #include "runtime/open_stores.h"
 #include "support/schema14_reviews_seed.h"
@@ -123,6 +124,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, EmbeddingStoreContract,
                                ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, UserDirectoryContract, ::testing::Types<SqliteStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, SessionStoreContract, ::testing::Types<SqliteStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, WebhookStoreContract, ::testing::Types<SqliteStoreFactory>);
 
 namespace {
 
@@ -371,7 +373,8 @@ TEST_F(SqliteDocumentStoreTest, MigrationsAreRecordedAndAppliedOnceAcrossReopens
                           {"15", "0015_review_approvals.sql", "1"},
                           {"16", "0016_review_teams.sql", "1"},
                           {"17", "0017_formats.sql", "1"},
-                          {"18", "0018_approvals_without_rowid.sql", "1"}}));
+                          {"18", "0018_approvals_without_rowid.sql", "1"},
+                          {"19", "0019_webhooks.sql", "1"}}));
   const auto first = RawDatabase(db_path_).Rows("SELECT * FROM schema_migrations");
   Open();
   Open();

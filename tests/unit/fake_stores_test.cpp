@@ -21,6 +21,7 @@
 #include "contract/revision_lifecycle_contract.h"
 #include "contract/session_store_contract.h"
 #include "contract/user_directory_contract.h"
+#include "contract/webhook_store_contract.h"
 #include "core/error.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_outbox_store.h"
@@ -58,6 +59,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Fake, ChunkIndexContract, ::testing::Types<FakeSt
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, EmbeddingStoreContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, UserDirectoryContract, ::testing::Types<FakeStoreFactory>);
 INSTANTIATE_TYPED_TEST_SUITE_P(Fake, SessionStoreContract, ::testing::Types<FakeStoreFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Fake, WebhookStoreContract, ::testing::Types<FakeStoreFactory>);
 
 namespace {
 

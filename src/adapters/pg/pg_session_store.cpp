@@ -7,8 +7,8 @@
 
 #include "adapters/pg/pg_rows.h"
 #include "adapters/pg/pg_session.h"
-#include "adapters/sql/session_roles.h"
 #include "adapters/sql/shared_statements.h"
+#include "adapters/sql/word_list.h"
 #include "core/error.h"
 
 namespace docgate {
@@ -29,7 +29,7 @@ SessionRecord ToSession(const pqxx::row& row) {
   return SessionRecord{row[0].as<std::string>(),
                        row[1].as<std::string>(),
                        Nullable<std::string>(row[2]),
-                       sql::SplitSessionRoles(row[3].as<std::string>()),
+                       sql::SplitWords(row[3].as<std::string>()),
                        row[4].as<std::string>(),
                        row[5].as<std::string>(),
                        FromMillis(row[6].as<std::int64_t>()),
@@ -45,7 +45,7 @@ std::span<const Statement> PgSessionStore::Statements() { return kSessionStateme
 // Not in autocommit: an INSERT that ran again after its answer was lost would find its own row and
 // report a duplicate. A transaction of its own is run again only when it cannot have committed.
 void PgSessionStore::Create(const SessionRecord& session) {
-  const std::optional<std::string> roles = sql::JoinSessionRoles(session.roles);
+  const std::optional<std::string> roles = sql::JoinWords(session.roles);
   if (!roles)
     throw StorageError("postgres: a session role must be a non-empty word without spaces");
   session_->Atomically("create session", [&](pqxx::transaction_base& tx) {

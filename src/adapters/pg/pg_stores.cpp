@@ -13,6 +13,7 @@
 #include "adapters/pg/pg_session.h"
 #include "adapters/pg/pg_session_store.h"
 #include "adapters/pg/pg_user_directory.h"
+#include "adapters/pg/pg_webhook_store.h"
 
 namespace docgate {
 
@@ -22,7 +23,7 @@ std::vector<pg_sql::Statement> PgStatementsOfEveryStore() {
        {PgDocumentStore::Statements(), PgOutboxStore::Statements(),
         PgIdempotencyStore::Statements(), PgPreviewStore::Statements(), PgChunkIndex::Statements(),
         PgInboxStore::Statements(), PgEmbeddingStore::Statements(), PgUserDirectory::Statements(),
-        PgSessionStore::Statements()}) {
+        PgSessionStore::Statements(), PgWebhookStore::Statements()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -40,6 +41,7 @@ Stores OpenPgStores(PgConfig config) {
   stores.embeddings = std::make_shared<PgEmbeddingStore>(session);
   stores.users = std::make_shared<PgUserDirectory>(session);
   stores.sessions = std::make_shared<PgSessionStore>(session);
+  stores.webhooks = std::make_shared<PgWebhookStore>(session);
   stores.pool_stats = [session] { return session->pool_stats(); };
   return stores;
 }

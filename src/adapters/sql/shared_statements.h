@@ -217,4 +217,38 @@ inline constexpr char kSelectSession[] =
 inline constexpr char kDeleteSession[] = "DELETE FROM kh_session WHERE id_hash = $1";
 inline constexpr char kDeleteExpiredSessions[] = "DELETE FROM kh_session WHERE expires_at <= $1";
 
+// webhook store (ADR 0017). A webhook's `events` are space-separated routing keys or "*".
+inline constexpr char kInsertWebhook[] =
+    "INSERT INTO kh_webhook (url, events, format, sealed_secret, description, created_by,"
+    " created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+inline constexpr char kSelectWebhooks[] =
+    "SELECT id, url, events, format, sealed_secret, description, created_by, created_at"
+    " FROM kh_webhook WHERE deleted_at IS NULL ORDER BY id";
+inline constexpr char kSelectWebhook[] =
+    "SELECT id, url, events, format, sealed_secret, description, created_by, created_at"
+    " FROM kh_webhook WHERE id = $1 AND deleted_at IS NULL";
+inline constexpr char kDeleteWebhook[] =
+    "UPDATE kh_webhook SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL";
+// A delivery of event $1 (type $2, body $3) for each live webhook taking its type, due at $4.
+inline constexpr char kEnqueueWebhookDeliveries[] =
+    "INSERT INTO kh_webhook_delivery (webhook_id, event_id, event_type, payload, status,"
+    " next_attempt_at, created_at)"
+    " SELECT id, CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS TEXT), 'pending',"
+    " CAST($4 AS BIGINT), CAST($4 AS BIGINT) FROM kh_webhook"
+    " WHERE deleted_at IS NULL"
+    " AND (events = '*' OR (' ' || events || ' ') LIKE ('% ' || CAST($2 AS TEXT) || ' %'))"
+    " ON CONFLICT (webhook_id, event_id) DO NOTHING";
+inline constexpr char kSelectWebhookDeliveries[] =
+    "SELECT id, webhook_id, event_id, event_type, payload, status, attempts, last_status,"
+    " last_error, next_attempt_at, delivered_at, created_at FROM kh_webhook_delivery"
+    " WHERE webhook_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3";
+inline constexpr char kSelectWebhookDelivery[] =
+    "SELECT id, webhook_id, event_id, event_type, payload, status, attempts, last_status,"
+    " last_error, next_attempt_at, delivered_at, created_at FROM kh_webhook_delivery"
+    " WHERE webhook_id = $1 AND id = $2";
+inline constexpr char kRedeliverWebhookDelivery[] =
+    "UPDATE kh_webhook_delivery SET status = 'pending', next_attempt_at = $3, claimed_by = NULL,"
+    " claimed_until = NULL WHERE webhook_id = $1 AND id = $2"
+    " AND EXISTS (SELECT 1 FROM kh_webhook WHERE id = $1 AND deleted_at IS NULL)";
+
 }  // namespace docgate::sql

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/sql/session_roles.h"
 #include "adapters/sql/shared_statements.h"
+#include "adapters/sql/word_list.h"
 #include "adapters/sqlite/sqlite_rows.h"
 #include "adapters/sqlite/sqlite_session.h"
 #include "core/error.h"
@@ -24,7 +24,7 @@ SessionRecord SessionFromRow(const SqliteStatement& row) {
   return SessionRecord{row.Text(0),
                        row.Text(1),
                        Nullable(row, 2, &SqliteStatement::Text),
-                       sql::SplitSessionRoles(row.Text(3)),
+                       sql::SplitWords(row.Text(3)),
                        row.Text(4),
                        row.Text(5),
                        row.Time(6),
@@ -37,7 +37,7 @@ SqliteSessionStore::SqliteSessionStore(std::shared_ptr<SqliteSession> session)
     : session_(std::move(session)) {}
 
 void SqliteSessionStore::Create(const SessionRecord& session) {
-  const std::optional<std::string> roles = sql::JoinSessionRoles(session.roles);
+  const std::optional<std::string> roles = sql::JoinWords(session.roles);
   if (!roles) throw StorageError("sqlite: a session role must be a non-empty word without spaces");
   session_->Atomically([&](SqliteConnection& connection) {
     connection.Prepare(kInsertSession)

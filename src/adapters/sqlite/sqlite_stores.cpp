@@ -13,6 +13,7 @@
 #include "adapters/sqlite/sqlite_session.h"
 #include "adapters/sqlite/sqlite_session_store.h"
 #include "adapters/sqlite/sqlite_user_directory.h"
+#include "adapters/sqlite/sqlite_webhook_store.h"
 
 namespace docgate {
 
@@ -28,6 +29,7 @@ Stores OpenSqliteStores(SqliteConfig config) {
   stores.embeddings = std::make_shared<SqliteEmbeddingStore>(session);
   stores.users = std::make_shared<SqliteUserDirectory>(session);
   stores.sessions = std::make_shared<SqliteSessionStore>(session);
+  stores.webhooks = std::make_shared<SqliteWebhookStore>(session);
   stores.pool_stats = [session] { return session->pool_stats(); };
   return stores;
 }

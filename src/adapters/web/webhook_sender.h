@@ -11,12 +11,10 @@
 #include "adapters/web/http_connection.h"
 #include "adapters/web/web_url.h"
 #include "app/ports/digest.h"
+#include "app/ports/webhook_store.h"
 #include "core/model.h"
 
 namespace docgate {
-
-// A webhook's payload format (API.md v1.2 "Webhooks").
-enum class WebhookFormat { kGeneric, kWeCom, kDingTalk, kFeishu };
 
 // One delivery of one event to one webhook: everything a send needs, read from the delivery's
 // rows. `secret` is the opened signing secret ("" for none: a chat robot without 加签).
