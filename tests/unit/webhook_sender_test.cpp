@@ -167,6 +167,8 @@ TEST_F(WebhookSenderTest, PublicOnlyRefusesTheLoopbackReceiverAndABadUrlIsAFailu
   const WebhookAttempt bad = Send(Generic("ftp://example.com/hook"));
   EXPECT_FALSE(bad.delivered);
   EXPECT_EQ(bad.error, "the URL cannot be used: the scheme must be http:// or https://");
+  EXPECT_EQ(Send(Generic("https://127.0.0.1:" + std::to_string(receiver_.port()) + "/hook")).error,
+            "the URL cannot be used: this sender has no TLS settings for https://");
   EXPECT_TRUE(receiver_.requests().empty());
 }
 

@@ -107,6 +107,10 @@ WebhookAttempt WebhookSender::Send(const WebhookEnvelope& envelope, TimePoint no
     attempt.error = std::string("the URL cannot be used: ") + error.what();
     return attempt;
   }
+  if (outbound.target.server.tls && !tls_) {
+    attempt.error = "the URL cannot be used: this sender has no TLS settings for https://";
+    return attempt;
+  }
   HttpResponse response;
   try {
     HttpConnection connection(outbound.target.server, tls_, options_.connect_timeout,

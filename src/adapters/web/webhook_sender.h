@@ -64,7 +64,8 @@ class WebhookSender {
     std::chrono::milliseconds answer_timeout{10'000};
     std::size_t answer_limit = 64 * 1024;
   };
-  // `tls` verifies https:// receivers (MakeVerifyingTlsContext).
+  // `tls` verifies https:// receivers (MakeVerifyingTlsContext); without it an https:// URL is a
+  // failed attempt.
   WebhookSender(Options options, std::shared_ptr<boost::asio::ssl::context> tls,
                 const Digest& digest);
 
