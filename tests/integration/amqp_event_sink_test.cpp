@@ -325,6 +325,8 @@ TEST_F(AmqpEventSinkTest, StateAndCountersAreReadFromAnotherThreadWhileTheRelayW
   for (int i = 0; i < 1000 && !saw_degraded; ++i) std::this_thread::sleep_for(10ms);
   proxy.Start();
   ASSERT_TRUE(HealsWithin15s(sink));
+  // And a turn once it is ok again: the first "ok" may have passed before the reader ran.
+  for (int i = 0; i < 1000 && !saw_ok; ++i) std::this_thread::sleep_for(10ms);
   readiness.request_stop();
   readiness.join();
   EXPECT_TRUE(saw_ok);
